@@ -1,0 +1,172 @@
+"""Error codes, problems and the structured error every command reports.
+
+A `Problem` is a value that travels with results (a skipped skill, a plugin that failed to load);
+a `SwarmError` is raised when a command cannot go on. Both carry a stable `code` so that scripts
+and agents can branch on it, and both render through any formatter as the same record.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+
+class ErrorCode(str, enum.Enum):
+    """Stable error codes; the value is what users see, so a value never changes once released."""
+
+    # Plugin loading (core/plugins.py)
+    PLUGIN_IMPORT_FAILED = "PLUGIN_IMPORT_FAILED"
+    PLUGIN_HOOK_MISMATCH = "PLUGIN_HOOK_MISMATCH"
+    PLUGIN_NAME_CONFLICT = "PLUGIN_NAME_CONFLICT"
+    PLUGIN_HOOK_FAILED = "PLUGIN_HOOK_FAILED"
+    PLUGINS_STRICT = "PLUGINS_STRICT"
+    # Components asked for by name
+    UNKNOWN_COMPONENT = "UNKNOWN_COMPONENT"
+    COMPONENT_FAILED = "COMPONENT_FAILED"
+    # Command line
+    USAGE = "USAGE"
+    # Hand-off errors named by the hand-off seed (error response format)
+    INVALID_PAYLOAD = "INVALID_PAYLOAD"
+    TARGET_NOT_FOUND = "TARGET_NOT_FOUND"
+    VALIDATION_FAILED = "VALIDATION_FAILED"
+    HEALTH_CHECK_FAILED = "HEALTH_CHECK_FAILED"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Severity(str, enum.Enum):
+    """How much a problem matters: errors exclude a result, warnings only annotate it."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _code_value(code: str | ErrorCode) -> str:
+    return code.value if isinstance(code, ErrorCode) else str(code)
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with one input, kept with the results instead of being logged and lost."""
+
+    code: str = attrs.field(converter=_code_value)
+    message: str
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+    severity: Severity = Severity.ERROR
+
+    def location(self) -> str:
+        """Render `path:line:col` the way editors and compilers do, so the spot is clickable."""
+        if self.path is None:
+            return ""
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return where
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form, omitting absent location parts so documents stay small."""
+        data: dict[str, Any] = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+        }
+        for key in ("path", "line", "column", "hint"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+class SwarmError(Exception):
+    """A failure the user caused (bad input, unknown name): exit status 1 with a structured error."""
+
+    exit_code: ClassVar[int] = 1
+
+    def __init__(
+        self,
+        code: str | ErrorCode,
+        message: str,
+        *,
+        details: Mapping[str, Any] | None = None,
+        hint: str | None = None,
+        recoverable: bool = True,
+        payload_preserved: str | None = None,
+        problems: tuple[Problem, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.code = _code_value(code)
+        self.message = message
+        self.details = dict(details or {})
+        self.hint = hint
+        self.recoverable = recoverable
+        self.payload_preserved = payload_preserved
+        self.problems = problems
+
+    def __str__(self) -> str:
+        text = f"{self.code}: {self.message}"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+    def to_document(self) -> ErrorDocument:
+        """Turn the exception into the record the formatters render."""
+        return ErrorDocument(
+            code=self.code,
+            message=self.message,
+            details=dict(self.details),
+            hint=self.hint,
+            recoverable=self.recoverable,
+            payload_preserved=self.payload_preserved,
+            problems=self.problems,
+        )
+
+
+class UsageError(SwarmError):
+    """A command line that cannot be understood: exit status 2, like click's own usage errors."""
+
+    exit_code: ClassVar[int] = 2
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(ErrorCode.USAGE, message, details=details, hint=hint)
+
+
+@attrs.frozen
+class ErrorDocument:
+    """The seed's error response (`error: {code, message, details, recoverable, payload_preserved}`)."""
+
+    kind: ClassVar[str] = "error"
+    code: str
+    message: str
+    details: dict[str, Any] = attrs.field(factory=dict)
+    hint: str | None = None
+    recoverable: bool = True
+    payload_preserved: str | None = None
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form under a single `error` key, as the seed's format has it."""
+        error: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "details": self.details,
+            "recoverable": self.recoverable,
+            "payload_preserved": self.payload_preserved,
+        }
+        if self.hint is not None:
+            error["hint"] = self.hint
+        if self.problems:
+            error["problems"] = [p.to_data() for p in self.problems]
+        return {"error": error}

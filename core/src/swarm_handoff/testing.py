@@ -1,0 +1,234 @@
+"""The `swarm_handoff.testing` pytest plugin: fixtures for plugin and skill-pack authors.
+
+It is registered through the `pytest11` entry point, so installing swarm-handoff-core makes the
+fixtures available in any test suite. Importing it is cheap; typer is imported only by the CLI
+fixture.
+
+Fixtures:
+    swarm_host        an isolated plugin host with only the core's built-ins (no entry points)
+    make_swarm_host   build a host that loads only the named entry-point plugins
+    register_plugin   register a throwaway plugin object in the current host for one test
+    skill_tree        write `.claude/skills/<name>/SKILL.md` folders under `tmp_path`
+    swarm_cli         run the `swarm-handoff` CLI in-process against the current host
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from swarm_handoff import plugins as _plugins
+
+
+@pytest.fixture
+def make_swarm_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., _plugins.PluginHost]]:
+    """Return `make(load=("name", ...), strict=False)`: a host loading only those entry points."""
+
+    def make(load: Sequence[str] = (), *, strict: bool = False, disable: Sequence[str] = ()) -> _plugins.PluginHost:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_HANDOFF_")}
+        env[_plugins.ENV_LOAD] = ",".join(load)
+        if disable:
+            env[_plugins.ENV_DISABLE] = ",".join(disable)
+        if strict:
+            env[_plugins.ENV_STRICT] = "1"
+        for key in (_plugins.ENV_LOAD, _plugins.ENV_DISABLE, _plugins.ENV_STRICT):
+            if key in env:
+                monkeypatch.setenv(key, env[key])
+            else:
+                monkeypatch.delenv(key, raising=False)
+        host = _plugins.build_host(env)
+        _plugins.set_host(host)
+        return host
+
+    yield make
+    _plugins.reset_host()
+
+
+@pytest.fixture
+def swarm_host(make_swarm_host: Callable[..., _plugins.PluginHost]) -> _plugins.PluginHost:
+    """A host with the core's built-ins only: installed plugins never leak into the test."""
+    return make_swarm_host(())
+
+
+@pytest.fixture
+def register_plugin(swarm_host: _plugins.PluginHost) -> Iterator[Callable[..., bool]]:
+    """Return `register(plugin, name=None) -> bool`; every plugin added is removed after the test."""
+    added: list[str] = []
+
+    def register(
+        plugin: object, name: str | None = None, *, distribution: str = "test-plugin", version: str = "0"
+    ) -> bool:
+        plugin_name = name or f"test-plugin-{len(added)}"
+        ok = swarm_host.add_plugin(plugin, plugin_name, distribution=distribution, version=version)
+        if ok:
+            added.append(plugin_name)
+        return ok
+
+    try:
+        yield register
+    finally:
+        for plugin_name in added:
+            swarm_host.remove_plugin(plugin_name)
+
+
+@attrs.define
+class SkillTree:
+    """A folder holding `.claude/skills/`, with helpers that write SKILL.md files into it."""
+
+    root: Path
+
+    @property
+    def skills_dir(self) -> Path:
+        """The `.claude/skills` folder of this tree."""
+        return self.root / ".claude" / "skills"
+
+    def add(
+        self, name: str, frontmatter: Mapping[str, Any] | None = None, *, body: str = "", raw: str | bytes | None = None
+    ) -> Path:
+        """Write one skill; `raw` is written as is, else `frontmatter` is dumped as YAML."""
+        folder = self.skills_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "SKILL.md"
+        if raw is not None:
+            if isinstance(raw, bytes):
+                path.write_bytes(raw)
+            else:
+                path.write_text(raw, encoding="utf-8", newline="")
+            return path
+        meta = {"name": name, "description": f"The {name} skill.", **dict(frontmatter or {})}
+        path.write_text(f"---\n{_dump_yaml(meta)}---\n{body or f'# {name}'}\n", encoding="utf-8")
+        return path
+
+    def add_handoff(
+        self, name: str, categories: Sequence[str] = ("research",), description: str | None = None, **handoff: Any
+    ) -> Path:
+        """Write a skill with a valid v2.0 `handoff:` block (the common case in tests)."""
+        block = {
+            "accepts_handoff": True,
+            "handoff_categories": list(categories),
+            "handoff_description": description or f"Hand {name} the work.",
+            **handoff,
+        }
+        return self.add(name, {"handoff": block})
+
+
+def _dump_yaml(data: Mapping[str, Any]) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    stream = io.StringIO()
+    yaml.dump(dict(data), stream)
+    return stream.getvalue()
+
+
+@pytest.fixture
+def skill_tree(tmp_path: Path) -> SkillTree:
+    """A `SkillTree` rooted at `tmp_path` (use `.add(...)` and `.add_handoff(...)`)."""
+    return SkillTree(tmp_path)
+
+
+@attrs.define
+class CliResult:
+    """What one CLI run produced: exit code, stdout, stderr, and stdout parsed as JSON on demand."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        """Parse stdout as the single JSON document a `--format json` command prints."""
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def swarm_cli() -> Callable[..., CliResult]:
+    """Return `run(*args, env=None, input=None) -> CliResult`, running the CLI in-process.
+
+    The CLI uses the current host: combine with `swarm_host` or `make_swarm_host` to choose it.
+    """
+
+    def run(*args: str, env: Mapping[str, str] | None = None, input: str | None = None) -> CliResult:
+        from typer.testing import CliRunner
+
+        from swarm_handoff.cli.app import build_app
+
+        runner = CliRunner()
+        result = runner.invoke(build_app(), list(args), env=dict(env or {}), input=input, catch_exceptions=False)
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+@attrs.define
+class FakeDistributions:
+    """Installs throwaway distributions (modules plus entry points) on `sys.path` for one test."""
+
+    root: Path
+    monkeypatch: pytest.MonkeyPatch
+    modules: list[str] = attrs.field(factory=list)
+
+    def install(
+        self,
+        name: str,
+        *,
+        version: str = "1.0",
+        entry_points: Mapping[str, Mapping[str, str]] | None = None,
+        modules: Mapping[str, str] | None = None,
+        files: Mapping[str, str] | None = None,
+    ) -> Path:
+        """Write a distribution named `name` that importlib.metadata finds like a pip-installed one."""
+        import importlib
+        import textwrap
+
+        site = self.root / f"site-{len(self.modules)}-{name}"
+        site.mkdir(parents=True)
+        for module, source in (modules or {}).items():
+            target = site / (module.replace(".", "/") + ".py")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            for parent in target.relative_to(site).parents:
+                if str(parent) != ".":
+                    (site / parent / "__init__.py").touch()
+            target.write_text(textwrap.dedent(source), encoding="utf-8")
+            self.modules.append(module)
+        for relative, text in (files or {}).items():
+            path = site / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+        lines = []
+        for group, eps in (entry_points or {}).items():
+            lines.append(f"[{group}]")
+            lines.extend(f"{ep_name} = {value}" for ep_name, value in eps.items())
+        (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+        self.monkeypatch.syspath_prepend(str(site))
+        importlib.invalidate_caches()
+        return site
+
+    def cleanup(self) -> None:
+        """Forget the modules the fake distributions brought, so later tests import afresh."""
+        import sys
+
+        for module in self.modules:
+            for loaded in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+                del sys.modules[loaded]
+
+
+@pytest.fixture
+def fake_distributions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDistributions]:
+    """Install throwaway distributions with entry points (plugins, skill packs) for one test."""
+    fakes = FakeDistributions(tmp_path / "fake-site-packages", monkeypatch)
+    try:
+        yield fakes
+    finally:
+        fakes.cleanup()

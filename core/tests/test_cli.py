@@ -1,0 +1,119 @@
+"""The CLI shell: --version, `plugins`, output formats, exit codes, strict plugin loading."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from swarm_handoff import __version__, plugins
+from swarm_handoff.cli import main
+
+BROKEN = "raise ImportError('no such thing')\n"
+TYPO = "from swarm_handoff import hookimpl\n@hookimpl\ndef swarm_handoff_formaters(register):\n    pass\n"
+
+
+@pytest.fixture
+def broken_plugins(fake_distributions, monkeypatch):
+    fake_distributions.install(
+        "broken-dist",
+        version="2.1",
+        entry_points={"swarm_handoff": {"broken": "broken_mod"}},
+        modules={"broken_mod": BROKEN},
+    )
+    fake_distributions.install(
+        "typo-dist", entry_points={"swarm_handoff": {"typo": "typo_mod"}}, modules={"typo_mod": TYPO}
+    )
+    monkeypatch.delenv(plugins.ENV_LOAD)
+    plugins.reset_host()
+
+
+def test_version(swarm_cli):
+    result = swarm_cli("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"swarm-handoff {__version__}"
+
+
+def test_plugins_json_is_one_document_listing_builtins(swarm_cli):
+    result = swarm_cli("plugins", "--format", "json")
+    assert result.exit_code == 0
+    data = result.json()
+    assert data["core_version"] == __version__
+    assert data["plugins"][0]["name"] == "core-formatters"
+    assert data["failures"] == []
+
+
+def test_plugins_reports_broken_and_misspelled_plugins_and_still_works(swarm_cli, broken_plugins):
+    result = swarm_cli("plugins", "--format", "json")
+    assert result.exit_code == 0
+    failures = {f["name"]: f for f in result.json()["failures"]}
+    assert failures["broken"]["distribution"] == "broken-dist"
+    assert failures["broken"]["version"] == "2.1"
+    assert "no such thing" in failures["broken"]["error"]
+    assert "swarm_handoff_formaters" in failures["typo"]["error"]
+    assert "warning: plugin 'broken'" in result.stderr
+    assert swarm_cli("plugins", "--format", "yaml").exit_code == 0
+
+
+def test_strict_mode_exits_non_zero_naming_the_plugins(broken_plugins, monkeypatch, capsys):
+    monkeypatch.setenv(plugins.ENV_STRICT, "1")
+    with pytest.raises(SystemExit) as caught:
+        main(["plugins", "--format", "json"])
+    assert caught.value.code == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "PLUGINS_STRICT"
+    assert "broken" in error["message"]
+    assert "typo" in error["message"]
+
+
+def test_strict_mode_text_error_goes_to_stderr(broken_plugins, monkeypatch, capsys):
+    monkeypatch.setenv(plugins.ENV_STRICT, "1")
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "PLUGINS_STRICT" in captured.err
+    assert "broken" in captured.err
+
+
+def test_unknown_format_is_a_usage_error_with_exit_2(swarm_cli):
+    result = swarm_cli("plugins", "--format", "xmll")
+    assert result.exit_code == 2
+    assert "use one of: json, text, yaml" in result.stderr
+
+
+def test_unknown_command_is_a_usage_error(swarm_cli):
+    assert swarm_cli("no-such-command").exit_code == 2
+
+
+def test_text_output_without_the_text_plugin_uses_the_plain_fallback(swarm_cli):
+    result = swarm_cli("plugins")
+    assert result.exit_code == 0
+    assert "name: core-formatters" in result.stdout
+
+
+def test_plugin_commands_are_added_through_the_cli_hook(swarm_cli, register_plugin):
+    from swarm_handoff import hookimpl
+
+    class Hello:
+        @hookimpl
+        def swarm_handoff_cli(self, app):
+            @app.command("hello")
+            def hello() -> None:
+                print("hello from a plugin")
+
+    register_plugin(Hello(), "hello")
+    result = swarm_cli("hello")
+    assert result.exit_code == 0
+    assert result.stdout == "hello from a plugin\n"
+
+
+def test_importing_the_package_is_light():
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import swarm_handoff"], capture_output=True, text=True, check=True
+    ).stderr
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in out.splitlines() if "|" in line}
+    assert not imported & {"typer", "click", "rich", "ruamel", "pydantic", "importlib_metadata"}
+    assert "swarm_handoff" in imported
