@@ -25,7 +25,7 @@ def broken_plugins(fake_distributions, monkeypatch):
     fake_distributions.install(
         "typo-dist", entry_points={"swarm_handoff": {"typo": "typo_mod"}}, modules={"typo_mod": TYPO}
     )
-    monkeypatch.delenv(plugins.ENV_LOAD)
+    monkeypatch.setenv(plugins.ENV_LOAD, "broken,typo")
     plugins.reset_host()
 
 

@@ -42,9 +42,14 @@ def _install(fakes, name, source, ep_name=None):
     fakes.install(name, entry_points={"swarm_handoff": {ep_name or name: module}}, modules={module: source})
 
 
+def _host(*names, **env):
+    """Build a host that sees only the named entry points, whatever else is installed."""
+    return plugins.build_host({plugins.ENV_LOAD: ",".join(names), **env})
+
+
 def test_good_entry_point_plugin_loads_and_provides_a_named_component(fake_distributions):
     _install(fake_distributions, "good-plugin", GOOD)
-    host = plugins.build_host({})
+    host = _host("good-plugin")
     assert [p.name for p in host.plugins] == ["core-formatters", "good-plugin"]
     info = host.plugins[1]
     assert (info.distribution, info.version, info.hooks) == ("good-plugin", "1.0", ("swarm_handoff_formatters",))
@@ -55,7 +60,7 @@ def test_good_entry_point_plugin_loads_and_provides_a_named_component(fake_distr
 def test_import_failure_is_reported_and_the_rest_still_loads(fake_distributions):
     _install(fake_distributions, "good-plugin", GOOD)
     _install(fake_distributions, "broken-plugin", BROKEN_IMPORT)
-    host = plugins.build_host({})
+    host = _host("good-plugin", "broken-plugin")
     assert "upper" in host.components(Kind.FORMATTER)
     [failure] = host.failures
     assert failure.name == "broken-plugin"
@@ -67,7 +72,7 @@ def test_import_failure_is_reported_and_the_rest_still_loads(fake_distributions)
 
 def test_misspelled_hook_is_reported_with_the_likely_spelling(fake_distributions):
     _install(fake_distributions, "typo-plugin", MISSPELLED)
-    host = plugins.build_host({})
+    host = _host("typo-plugin")
     [failure] = host.failures
     assert failure.code == ErrorCode.PLUGIN_HOOK_MISMATCH.value
     assert "swarm_handoff_scorer" in failure.error
@@ -77,7 +82,7 @@ def test_misspelled_hook_is_reported_with_the_likely_spelling(fake_distributions
 
 def test_hook_arguments_outside_the_spec_are_a_mismatch(fake_distributions):
     _install(fake_distributions, "args-plugin", WRONG_ARGS)
-    host = plugins.build_host({})
+    host = _host("args-plugin")
     [failure] = host.failures
     assert failure.code == ErrorCode.PLUGIN_HOOK_MISMATCH.value
     assert "candidate" in failure.error
@@ -86,16 +91,16 @@ def test_hook_arguments_outside_the_spec_are_a_mismatch(fake_distributions):
 def test_strict_mode_turns_a_failure_into_an_error_naming_the_plugin(fake_distributions):
     _install(fake_distributions, "broken-plugin", BROKEN_IMPORT)
     with pytest.raises(SwarmError) as caught:
-        plugins.build_host({plugins.ENV_STRICT: "1"})
+        _host("broken-plugin", **{plugins.ENV_STRICT: "1"})
     assert caught.value.code == ErrorCode.PLUGINS_STRICT.value
     assert "broken-plugin" in caught.value.message
 
 
 def test_disable_list_blocks_before_import(fake_distributions):
     _install(fake_distributions, "broken-plugin", BROKEN_IMPORT)
-    host = plugins.build_host({plugins.ENV_DISABLE: "broken-plugin, other"})
+    host = _host("broken-plugin", **{plugins.ENV_DISABLE: "broken-plugin, other"})
     assert not host.failures
-    assert [s.name for s in host.skipped] == ["broken-plugin"]
+    assert [s.reason for s in host.skipped if s.name == "broken-plugin"] == [f"blocked by {plugins.ENV_DISABLE}"]
     assert "broken_plugin" not in __import__("sys").modules
 
 
@@ -108,12 +113,13 @@ def test_allow_list_loads_only_named_plugins_and_empty_means_core_only(fake_dist
     core_only = plugins.build_host({plugins.ENV_LOAD: ""})
     assert [p.name for p in core_only.plugins] == ["core-formatters"]
     assert {s.reason for s in core_only.skipped} == {f"not in {plugins.ENV_LOAD}"}
+    assert {"good-plugin", "broken-plugin"} <= {s.name for s in core_only.skipped}
 
 
 def test_same_component_name_from_two_distributions_names_both(fake_distributions):
     _install(fake_distributions, "first-dist", GOOD, ep_name="first")
     _install(fake_distributions, "second-dist", GOOD.replace("shouting", "also"), ep_name="second")
-    host = plugins.build_host({})
+    host = _host("first", "second")
     assert host.components(Kind.FORMATTER)["upper"].distribution == "first-dist"
     [failure] = host.failures
     assert failure.code == ErrorCode.PLUGIN_NAME_CONFLICT.value
@@ -135,7 +141,7 @@ def test_a_third_party_cannot_take_a_builtin_name(register_plugin, swarm_host):
 def test_the_same_distribution_twice_on_sys_path_loads_once(fake_distributions):
     _install(fake_distributions, "good-plugin", GOOD)
     _install(fake_distributions, "good-plugin", GOOD)
-    host = plugins.build_host({})
+    host = _host("good-plugin")
     assert [p.name for p in host.plugins].count("good-plugin") == 1
     assert not host.failures
 
@@ -211,7 +217,7 @@ def test_the_host_is_cached_and_resettable(monkeypatch):
 
 def test_report_document_is_json_ready(fake_distributions):
     _install(fake_distributions, "broken-plugin", BROKEN_IMPORT)
-    data = plugins.build_host({}).report().to_data()
+    data = _host("broken-plugin").report().to_data()
     json.dumps(data)
     assert data["failures"][0]["name"] == "broken-plugin"
     assert data["plugins"][0]["components"][0] == {

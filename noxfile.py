@@ -1,0 +1,144 @@
+"""Test matrix: the core alone, each plugin and skill pack with the core, and everything together.
+
+Every distribution is found from its own `pyproject.toml` (`plugins/*`, `skills-examples/*`,
+`docs/examples/*`), so a new plugin is tested without editing this file. Python versions come from
+the core's classifiers. Regular installs run on 3.10 and 3.12, editable ones on 3.11 and 3.13, so
+both kinds of install are exercised. `bench` is not in the default run.
+
+uv creates the environments when it is installed (`pip install "nox[uv]"`): the matrix is about
+thirty environments, and uv builds them several times faster than pip. It never downloads an
+interpreter here: the Pythons must be installed (pyenv on the project's machines).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = False
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "docs", "minimums"]
+
+PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
+EDITABLE = {"3.11", "3.13"}
+
+
+def _expose_pyenv_pythons() -> None:
+    """Make pyenv's shims answer `python3.10` ... `python3.13` at once (they serve one version)."""
+    if "PYENV_VERSION" in os.environ or not shutil.which("pyenv"):
+        return
+    run = lambda *args: subprocess.run(["pyenv", *args], capture_output=True, text=True).stdout  # noqa: E731
+    installed = run("versions", "--bare").split()
+    chosen = [run("version-name").strip()]
+    for minor in PYTHONS:
+        matches = [v for v in installed if v.startswith(minor + ".") and v.replace(".", "").isdigit()]
+        if matches:
+            chosen.append(max(matches, key=lambda v: tuple(int(x) for x in v.split("."))))
+    os.environ["PYENV_VERSION"] = ":".join(dict.fromkeys(v for v in chosen if v))
+
+
+_expose_pyenv_pythons()
+CORE = "core"
+PLUGINS = sorted(str(p.parent.relative_to(ROOT)) for p in ROOT.glob("plugins/*/pyproject.toml"))
+PACKS = sorted(str(p.parent.relative_to(ROOT)) for p in ROOT.glob("skills-examples/*/pyproject.toml"))
+EXAMPLES = sorted(str(p.parent.relative_to(ROOT)) for p in ROOT.glob("docs/examples/*/pyproject.toml"))
+DEFAULT_PLUGINS = [
+    p
+    for p in PLUGINS
+    if p.rsplit("/", 1)[-1]
+    in {"swarm-handoff-frontmatter", "swarm-handoff-registry", "swarm-handoff-formatters", "swarm-handoff-qr"}
+]
+# Each plugin or pack is tested with the core and the default plugins it may rely on at run time.
+EXTENSIONS = PLUGINS + PACKS + EXAMPLES
+
+
+def _install(session: nox.Session, *paths: str, editable: bool | None = None, extra: str = "test") -> None:
+    """Install local distributions (with their `test` extra) in one resolver run."""
+    editable = session.python in EDITABLE if editable is None else editable
+    args: list[str] = []
+    for path in paths:
+        spec = f"./{path}[{extra}]" if extra else f"./{path}"
+        args += ["-e", spec] if editable else [spec]
+    session.install(*args)
+
+
+def _tests(path: str) -> list[str]:
+    return [str(t) for t in sorted((ROOT / path).glob("tests")) if t.is_dir()]
+
+
+@nox.session(python=PYTHONS)
+def core(session: nox.Session) -> None:
+    """The core alone: it must work with no plugin installed."""
+    _install(session, CORE)
+    session.run("pytest", "core/tests", *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+@nox.parametrize("path", EXTENSIONS, ids=[p.rsplit("/", 1)[-1] for p in EXTENSIONS])
+def plugin(session: nox.Session, path: str) -> None:
+    """One plugin, skill pack or documented example with the core and the default plugins."""
+    others = [p for p in DEFAULT_PLUGINS if p != path]
+    _install(session, CORE, *others, path)
+    session.run("pytest", *_tests(path), *session.posargs)
+
+
+@nox.session(python=PYTHONS)
+def all(session: nox.Session) -> None:
+    """Everything installed together: every suite, the core's included, and the top-level tests."""
+    _install(session, CORE, *EXTENSIONS)
+    session.install(".", "--no-deps")
+    suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
+    session.run("pytest", *suites, *session.posargs)
+
+
+@nox.session(python=PYTHONS[-1])
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting, over every package."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHONS[0])
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the source of every package, at the oldest supported Python."""
+    _install(session, CORE, *EXTENSIONS, editable=False)
+    session.install("mypy>=1.10")
+    sources = [str(p) for p in sorted(ROOT.glob("*/src")) + sorted(ROOT.glob("*/*/src"))]
+    session.run("mypy", "--strict", *sources)
+
+
+@nox.session(python=PYTHONS[-1])
+def docs(session: nox.Session) -> None:
+    """Build the documentation site, failing on any warning (broken links, missing pages)."""
+    session.install("mkdocs>=1.5")
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(ROOT / "site"))
+
+
+@nox.session(python=PYTHONS[0])
+def minimums(session: nox.Session) -> None:
+    """The core and default plugins at the lowest dependency versions they declare."""
+    if session.venv_backend != "uv":
+        session.skip("needs uv for --resolution=lowest-direct")
+    args = ["--resolution=lowest-direct"]
+    for path in [CORE, *DEFAULT_PLUGINS]:
+        args.append(f"./{path}[test]")
+    session.install(*args)
+    session.run("pytest", "core/tests", *(t for p in DEFAULT_PLUGINS for t in _tests(p)), *session.posargs)
+
+
+@nox.session(python=PYTHONS[1], default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks, side by side with their baselines; results go to bench/results/."""
+    _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, editable=False, extra="")
+    session.install("skills-ref")
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
+        session.run("python", str(script), *session.posargs)

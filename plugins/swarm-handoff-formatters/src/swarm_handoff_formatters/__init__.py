@@ -1,0 +1,1 @@
+"""Text and XML output for every swarm-handoff document."""

@@ -1,0 +1,61 @@
+"""Render documents as plain text for people: a specific layout where one exists, else a tree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from swarm_handoff.components import Document
+from swarm_handoff.render import plain_text
+
+Renderer = Callable[[dict[str, Any]], str]
+
+
+def _plugins(data: dict[str, Any]) -> str:
+    lines = [f"swarm-handoff-core {data['core_version']}", ""]
+    for plugin in data["plugins"]:
+        origin = "built-in" if plugin["builtin"] else plugin["distribution"]
+        lines.append(f"{plugin['name']}  ({origin} {plugin['version']})")
+        hooks = ", ".join(h.removeprefix("swarm_handoff_") for h in plugin["hooks"]) or "none"
+        lines.append(f"  hooks: {hooks}")
+        for component in plugin["components"]:
+            summary = f" - {component['summary']}" if component["summary"] else ""
+            lines.append(f"  {component['kind']} {component['name']}{summary}")
+    if data["skipped"]:
+        lines += ["", "skipped:"]
+        lines += [f"  {s['name']} ({s['distribution']} {s['version']}): {s['reason']}" for s in data["skipped"]]
+    if data["failures"]:
+        lines += ["", "failed:"]
+        for f in data["failures"]:
+            lines.append(f"  {f['name']} ({f['distribution']} {f['version']}): {f['code']}: {f['error']}")
+            if f["hint"]:
+                lines.append(f"    hint: {f['hint']}")
+    return "\n".join(lines) + "\n"
+
+
+def _error(data: dict[str, Any]) -> str:
+    error = data["error"]
+    lines = [f"error {error['code']}: {error['message']}"]
+    for problem in error.get("problems", []):
+        where = ":".join(str(problem[k]) for k in ("path", "line", "column") if k in problem)
+        lines.append(f"  {where + ': ' if where else ''}{problem['code']}: {problem['message']}")
+        if "hint" in problem:
+            lines.append(f"    fix: {problem['hint']}")
+    if error.get("hint"):
+        lines.append(f"hint: {error['hint']}")
+    if error.get("payload_preserved"):
+        lines.append(f"payload preserved at: {error['payload_preserved']}")
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error}
+
+
+class TextFormatter:
+    """The default `--format text`: what a person reads in a terminal."""
+
+    def render(self, document: Document) -> str:
+        """Use the layout made for the document's kind, or an indented tree of its data."""
+        renderer = RENDERERS.get(document.kind)
+        data = document.to_data()
+        return renderer(data) if renderer else plain_text(data)

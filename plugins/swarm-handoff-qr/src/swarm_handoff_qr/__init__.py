@@ -1,0 +1,1 @@
+"""Quality-review gates for swarm-handoff workflows."""
