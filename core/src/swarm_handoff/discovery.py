@@ -1,0 +1,154 @@
+"""Run every discovery source and merge what they found: priority, shadowing, problems.
+
+Sources are components (the `swarm_handoff_discovery_sources` hook). Each returns records for the
+scopes it covers; this module decides which record wins a name. A record claims its name only
+when it is eligible, as in the discovery seed's algorithm, so an ineligible project skill does not
+hide an eligible global one; every record that lost is kept as `shadowed`, never dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.components import Kind
+from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+
+SOURCE_FAILED = "SOURCE_FAILED"
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Return the user-level folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude` from `HOME`."""
+    env = os.environ if env is None else env
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
+    home = env.get("HOME") or str(Path.home())
+    return Path(home) / ".claude"
+
+
+def make_context(
+    cwd: Path | str | None = None, env: Mapping[str, str] | None = None, *, refresh: bool = False
+) -> DiscoveryContext:
+    """Resolve the working directory and config folder once, for every source to share."""
+    env = dict(os.environ if env is None else env)
+    return DiscoveryContext(
+        cwd=Path(cwd or os.getcwd()).resolve(), config_dir=config_dir(env), env=env, refresh=refresh
+    )
+
+
+@attrs.frozen
+class Shadowed:
+    """A record that lost its name to a more local one (kept so `--all` and `why` can show it)."""
+
+    record: SkillRecord
+    winner: SkillRecord
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: the loser, plus where the winner lives."""
+        return {**self.record.to_data(), "shadowed_by": self.winner.path or self.winner.source}
+
+
+@attrs.frozen(kw_only=True)
+class DiscoveryResult:
+    """The `discover` document: eligible workflows in priority order, and everything set aside."""
+
+    kind: ClassVar[str] = "discovery"
+    workflows: tuple[SkillRecord, ...]
+    ineligible: tuple[SkillRecord, ...] = ()
+    shadowed: tuple[Shadowed, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    scanned: int = 0
+    show_all: bool = False
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form; the set-aside lists appear only with `show_all`."""
+        data: dict[str, Any] = {
+            "scanned": self.scanned,
+            "workflows": [r.to_data() for r in self.workflows],
+            "problems": [p.to_data() for p in self.problems],
+        }
+        if self.show_all:
+            data["ineligible"] = [r.to_data() for r in self.ineligible]
+            data["shadowed"] = [s.to_data() for s in self.shadowed]
+        return data
+
+    def named(self, name: str) -> SkillRecord | None:
+        """Return the eligible workflow called `name`, if discovery found one."""
+        return next((r for r in self.workflows if r.name == name), None)
+
+
+def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, SourceResult]]:
+    """Call each source in its declared priority order; a source that raises becomes a problem."""
+    results: list[tuple[str, SourceResult]] = []
+    refs = host.components(Kind.SOURCE)
+    built: list[tuple[int, str, Any]] = []
+    for name, ref in refs.items():
+        try:
+            source = host.get(Kind.SOURCE, name)
+        except Exception as exc:  # a broken plugin never stops discovery
+            results.append((name, _failed(name, ref.distribution, exc)))
+            continue
+        built.append((int(getattr(source, "priority", 99)), name, source))
+    for _, name, source in sorted(built, key=lambda item: (item[0], item[1])):
+        try:
+            result = source.discover(context)
+        except Exception as exc:
+            result = _failed(name, refs[name].distribution, exc)
+        results.append((name, result))
+    return results
+
+
+def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
+    problem = Problem(
+        SOURCE_FAILED,
+        f"discovery source {name!r} ({distribution}) failed: {type(exc).__name__}: {exc}",
+        hint=f"fix or uninstall {distribution}",
+        severity=Severity.WARNING,
+    )
+    return SourceResult(problems=(problem,))
+
+
+def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) -> DiscoveryResult:
+    """Pick the winner of each name (lowest priority number, then source order) and keep the rest."""
+    ordered: list[SkillRecord] = []
+    problems: list[Problem] = []
+    scanned = 0
+    for _, result in results:
+        ordered.extend(result.records)
+        problems.extend(result.problems)
+        scanned += result.scanned
+    ordered.sort(key=lambda r: r.priority)  # stable: equal priorities keep source order
+    winners: dict[str, SkillRecord] = {}
+    ineligible: list[SkillRecord] = []
+    shadowed: list[Shadowed] = []
+    for record in ordered:
+        if not record.eligible:
+            ineligible.append(record)
+        elif record.name in winners:
+            shadowed.append(Shadowed(record, winners[record.name]))
+        else:
+            winners[record.name] = record
+    workflows = tuple(sorted(winners.values(), key=lambda r: (r.priority, r.name)))
+    return DiscoveryResult(
+        workflows=workflows,
+        ineligible=tuple(ineligible),
+        shadowed=tuple(shadowed),
+        problems=tuple(problems),
+        scanned=scanned,
+        show_all=show_all,
+    )
+
+
+def discover(
+    context: DiscoveryContext | None = None, host: PluginHost | None = None, *, show_all: bool = False
+) -> DiscoveryResult:
+    """Find every skill that accepts a hand-off, from every installed source."""
+    context = context or make_context()
+    host = host or get_host()
+    return merge(run_sources(context, host), show_all=show_all)

@@ -1,0 +1,166 @@
+"""Load YAML and JSON that people wrote, safely: size cap, alias-bomb guard, located errors.
+
+ruamel.yaml is imported on first use. The C loader is used when `ruamel.yaml.clib` is installed
+(the `fast` extra); the pure-Python loader is the fallback and gives the same results. Each thread
+gets its own `YAML` instance, because one instance shared across threads corrupts parses.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from swarm_handoff.errors import Problem
+
+MAX_BYTES = 4 * 1024 * 1024
+# Values visited while walking the loaded document; aliases are counted each time they are reached,
+# so "billion laughs" documents exceed it long before they exhaust memory.
+MAX_NODES = 200_000
+
+YAML_SYNTAX = "YAML_SYNTAX"
+YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
+YAML_TOO_LARGE = "YAML_TOO_LARGE"
+YAML_TOO_MANY_NODES = "YAML_TOO_MANY_NODES"
+NOT_UTF8 = "NOT_UTF8"
+UNREADABLE = "UNREADABLE"
+JSON_SYNTAX = "JSON_SYNTAX"
+
+_local = threading.local()
+
+
+class LoadError(Exception):
+    """A document that could not be loaded; carries the located `Problem`."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _yaml() -> Any:
+    yaml = getattr(_local, "yaml", None)
+    if yaml is None:
+        from ruamel.yaml import YAML
+
+        yaml = YAML(typ="safe")
+        _local.yaml = yaml
+    return yaml
+
+
+def loader_kind() -> str:
+    """Say which YAML loader runs here ("C" or "pure"), for benchmarks and bug reports."""
+    try:
+        import ruamel.yaml.clib  # noqa: F401
+    except ImportError:
+        return "pure"
+    return "C"
+
+
+def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> Any:
+    """Parse one YAML document, turning every loader error into a located `LoadError`."""
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = _yaml().load(text)
+    except DuplicateKeyError as exc:
+        raise LoadError(
+            _marked(exc, YAML_DUPLICATE_KEY, path, line_offset, "remove or rename the repeated key")
+        ) from None
+    except MarkedYAMLError as exc:
+        raise LoadError(
+            _marked(
+                exc, YAML_SYNTAX, path, line_offset, "quote values that contain ': ' or start with a special character"
+            )
+        ) from None
+    except (YAMLError, RecursionError, ValueError) as exc:
+        raise LoadError(Problem(YAML_SYNTAX, f"invalid YAML: {exc}", path=path)) from None
+    check_size(data, path=path)
+    return data
+
+
+def _marked(exc: Any, code: str, path: str | None, offset: int, hint: str) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 + offset if mark is not None else None
+    column = mark.column + 1 if mark is not None else None
+    message = " ".join(str(part) for part in (exc.context, exc.problem) if part) or str(exc)
+    return Problem(code, message.replace("\n", " "), path=path, line=line, column=column, hint=hint)
+
+
+def check_size(data: Any, *, path: str | None = None, limit: int = MAX_NODES) -> None:
+    """Refuse documents whose values, aliases expanded, exceed `limit` (alias bombs, huge files)."""
+    count = 0
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            raise LoadError(
+                Problem(
+                    YAML_TOO_MANY_NODES,
+                    f"the document expands to more than {limit} values (aliases included)",
+                    path=path,
+                    hint="remove anchors/aliases that repeat large structures",
+                )
+            )
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
+    """Read a UTF-8 file of bounded size (a BOM is dropped), or raise a located `LoadError`."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise LoadError(
+            Problem(
+                UNREADABLE,
+                f"cannot read: {exc.strerror or exc}",
+                path=str(path),
+                hint="check that the file exists and is readable",
+            )
+        ) from None
+    if len(raw) > limit:
+        raise LoadError(
+            Problem(
+                YAML_TOO_LARGE,
+                f"larger than {limit} bytes",
+                path=str(path),
+                hint="this file is not what it should be; check the path",
+            )
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise LoadError(
+            Problem(
+                NOT_UTF8, f"not UTF-8 text (byte {exc.start})", path=str(path), line=line, hint="save the file as UTF-8"
+            )
+        ) from None
+
+
+def load_file(path: Path) -> Any:
+    """Load a `.json` file as JSON and anything else as YAML, with located errors."""
+    text = read_text(path)
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise LoadError(
+                Problem(
+                    JSON_SYNTAX,
+                    exc.msg,
+                    path=str(path),
+                    line=exc.lineno,
+                    column=exc.colno,
+                    hint="check the JSON syntax near that spot",
+                )
+            ) from None
+        check_size(data, path=str(path))
+        return data
+    return parse_yaml(text, path=str(path))
