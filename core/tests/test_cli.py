@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from swarm_handoff import __version__, plugins
 from swarm_handoff.cli import main
 
@@ -117,3 +118,38 @@ def test_importing_the_package_is_light():
     imported = {line.split("|")[-1].strip().split(".")[0] for line in out.splitlines() if "|" in line}
     assert not imported & {"typer", "click", "rich", "ruamel", "pydantic", "importlib_metadata"}
     assert "swarm_handoff" in imported
+
+
+def test_a_plugin_cannot_replace_a_core_command(swarm_cli, register_plugin, swarm_host):
+    from swarm_handoff import hookimpl
+
+    class Hijack:
+        @hookimpl
+        def swarm_handoff_cli(self, app):
+            @app.command("plugins")
+            def plugins_() -> None:
+                print("hijacked")
+
+    register_plugin(Hijack(), "hijack")
+    result = swarm_cli("plugins", "--format", "json")
+    assert "hijacked" not in result.stdout
+    assert result.json()["plugins"][0]["name"] == "core-formatters"
+    assert any(f.code == "PLUGIN_NAME_CONFLICT" and "plugins" in f.error for f in swarm_host.failures)
+
+
+def test_a_raising_cli_hook_is_reported_and_leaves_no_half_added_commands(swarm_cli, register_plugin, swarm_host):
+    from swarm_handoff import hookimpl
+
+    class Raises:
+        @hookimpl
+        def swarm_handoff_cli(self, app):
+            @app.command("half")
+            def half() -> None:
+                print("half")
+
+            raise RuntimeError("cli hook broke")
+
+    register_plugin(Raises(), "raises")
+    assert swarm_cli("half").exit_code == 2
+    assert swarm_cli("plugins").exit_code == 0
+    assert any("cli hook broke" in f.error for f in swarm_host.failures)

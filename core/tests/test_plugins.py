@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from swarm_handoff import hookimpl, plugins
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
@@ -225,3 +226,48 @@ def test_report_document_is_json_ready(fake_distributions):
         "name": "json",
         "summary": "one JSON document on stdout",
     }
+
+
+def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_host):
+    class Everything:
+        @hookimpl
+        def swarm_handoff_discovery_sources(self, register):
+            register("src", lambda: "source")
+
+        @hookimpl
+        def swarm_handoff_scorers(self, register):
+            register("sc", lambda: "scorer")
+
+        @hookimpl
+        def swarm_handoff_payload_validators(self, register, register_adapter):
+            register("val", lambda: "validator")
+            register_adapter("9.0->9.1", lambda: "adapter")
+
+        @hookimpl
+        def swarm_handoff_qr_gates(self, register):
+            register("gate", lambda: "gate")
+
+    register_plugin(Everything(), "everything")
+    found = {
+        kind: sorted(n for n, r in swarm_host.components(kind).items() if r.plugin == "everything") for kind in Kind
+    }
+    assert found == {
+        Kind.SOURCE: ["src"],
+        Kind.SCORER: ["sc"],
+        Kind.VALIDATOR: ["val"],
+        Kind.ADAPTER: ["9.0->9.1"],
+        Kind.FORMATTER: [],
+        Kind.QR_GATE: ["gate"],
+    }
+    assert swarm_host.get(Kind.QR_GATE, "gate") == "gate"
+
+
+def test_an_implementation_may_take_only_the_arguments_it_needs(register_plugin, swarm_host):
+    class OnlyAdapters:
+        @hookimpl
+        def swarm_handoff_payload_validators(self, register_adapter):
+            register_adapter("1.0->2.0", lambda: "adapter")
+
+    register_plugin(OnlyAdapters(), "only-adapters")
+    assert list(swarm_host.components(Kind.ADAPTER)) == ["1.0->2.0"]
+    assert "only-adapters" not in {r.plugin for r in swarm_host.components(Kind.VALIDATOR).values()}

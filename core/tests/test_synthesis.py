@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.synthesis import load_synthesis, parse_synthesis
 
@@ -22,7 +23,7 @@ insights:
 research_seeds:
   suggested_terms:
     - {term: strangler fig migration, rationale: incremental path}
-  open_questions: [What breaks first?]
+  open_questions: ["What breaks first?"]
 perspectives_completed: 5
 user_feedback: focus on risk
 """

@@ -282,7 +282,9 @@ class PluginHost:
             self.add_plugin(plugin, ep.name, distribution=distribution, version=version)
 
     def _fail(self, name: str, dist: str, version: str, code: ErrorCode, error: str, hint: str) -> None:
-        self.failures.append(LoadFailure(name, dist, version, code.value, error, hint))
+        failure = LoadFailure(name, dist, version, code.value, error, hint)
+        if failure not in self.failures:  # the CLI hook runs again each time an app is built (tests)
+            self.failures.append(failure)
 
     # -- components ----------------------------------------------------------------------------
 
@@ -381,14 +383,17 @@ class PluginHost:
         return instance
 
     def extend_cli(self, app: object) -> None:
-        """Let each plugin add commands to `app`, reporting a plugin whose hook raises."""
+        """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
         for impl in sorted(
             self.pm.hook.swarm_handoff_cli.get_hookimpls(), key=lambda i: self._order.get(i.plugin_name, 1 << 30)
         ):
             dist, version = self._meta.get(impl.plugin_name, ("unknown", "unknown"))
+            before = {kind: list(entries) for kind, entries in _cli_entries(app).items()}
+            taken = {_cli_name(entry) for entries in before.values() for entry in entries}
             try:
                 impl.function(**{arg: app if arg == "app" else None for arg in impl.argnames})
             except Exception as exc:
+                self._restore_cli(app, before)
                 self._fail(
                     impl.plugin_name,
                     dist,
@@ -397,6 +402,26 @@ class PluginHost:
                     f"swarm_handoff_cli: {_short_error(exc)}",
                     f"fix or uninstall {dist}",
                 )
+                continue
+            for kind, entries in _cli_entries(app).items():
+                for entry in entries[len(before[kind]) :]:
+                    name = _cli_name(entry)
+                    if name in taken:
+                        entries.remove(entry)
+                        self._fail(
+                            impl.plugin_name,
+                            dist,
+                            version,
+                            ErrorCode.PLUGIN_NAME_CONFLICT,
+                            f"command {name!r} is already provided; the plugin's command was dropped",
+                            f"rename the command in {dist}",
+                        )
+                    taken.add(name)
+
+    @staticmethod
+    def _restore_cli(app: object, before: dict[str, list[Any]]) -> None:
+        for kind, entries in _cli_entries(app).items():
+            entries[:] = before[kind]
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -423,6 +448,19 @@ class PluginHost:
             hint=f"fix the plugins, or unset {ENV_STRICT} to skip them with a warning",
             recoverable=True,
         )
+
+
+def _cli_entries(app: object) -> dict[str, list[Any]]:
+    """The typer app's command and group lists (duck-typed: this module never imports typer)."""
+    return {kind: getattr(app, kind) for kind in ("registered_commands", "registered_groups") if hasattr(app, kind)}
+
+
+def _cli_name(entry: Any) -> str:
+    name = getattr(entry, "name", None)
+    if name:
+        return str(name)
+    callback = getattr(entry, "callback", None) or getattr(getattr(entry, "typer_instance", None), "info", None)
+    return str(getattr(callback, "__name__", "")).replace("_", "-")
 
 
 def _ignore(*_args: Any, **_kwargs: Any) -> None:

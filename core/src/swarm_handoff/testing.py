@@ -161,7 +161,10 @@ def swarm_cli() -> Callable[..., CliResult]:
 
         from swarm_handoff.cli.app import build_app
 
-        runner = CliRunner()
+        try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 removed the flag
+            runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+        except TypeError:
+            runner = CliRunner()
         result = runner.invoke(build_app(), list(args), env=dict(env or {}), input=input, catch_exceptions=False)
         return CliResult(result.exit_code, result.stdout, result.stderr)
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff_formatters.text import TextFormatter

@@ -1,0 +1,1 @@
+"""A Markdown output format for swarm-handoff (the plugin author's guide example)."""
