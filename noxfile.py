@@ -32,17 +32,25 @@ EDITABLE = {"3.11", "3.13"}
 
 
 def _expose_pyenv_pythons() -> None:
-    """Make pyenv's shims answer `python3.10` ... `python3.13` at once (they serve one version)."""
-    if "PYENV_VERSION" in os.environ or not shutil.which("pyenv"):
+    """Make pyenv's shims answer `python3.10` ... `python3.13` at once (they serve one version).
+
+    `pyenv exec` (how `python3 -m nox` starts under pyenv) exports PYENV_VERSION as the single
+    active version, so the versions nox needs are appended to whatever is there.
+    """
+    if not shutil.which("pyenv"):
         return
-    run = lambda *args: subprocess.run(["pyenv", *args], capture_output=True, text=True).stdout  # noqa: E731
+
+    def run(*args: str) -> str:
+        return subprocess.run(["pyenv", *args], capture_output=True, text=True).stdout
+
     installed = run("versions", "--bare").split()
-    chosen = [run("version-name").strip()]
+    current = os.environ.get("PYENV_VERSION") or run("version-name").strip()
+    chosen = [v for v in current.split(":") if v]
     for minor in PYTHONS:
         matches = [v for v in installed if v.startswith(minor + ".") and v.replace(".", "").isdigit()]
         if matches:
             chosen.append(max(matches, key=lambda v: tuple(int(x) for x in v.split("."))))
-    os.environ["PYENV_VERSION"] = ":".join(dict.fromkeys(v for v in chosen if v))
+    os.environ["PYENV_VERSION"] = ":".join(dict.fromkeys(chosen))
 
 
 _expose_pyenv_pythons()

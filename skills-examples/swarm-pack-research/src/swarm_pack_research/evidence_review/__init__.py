@@ -1,0 +1,9 @@
+"""The evidence-review skill: its SKILL.md ships inside the wheel as package data."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+# A Traversable, not a path: it works from a wheel, a zip or an editable install alike, and
+# building it reads nothing, so importing this module stays free.
+SKILL_MD = files(__name__) / "SKILL.md"
