@@ -25,7 +25,7 @@ os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "docs", "minimums"]
+nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "e2e", "docs", "minimums"]
 
 PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
 EDITABLE = {"3.11", "3.13"}
@@ -104,7 +104,14 @@ def all(session: nox.Session) -> None:
     _install(session, CORE, *EXTENSIONS)
     session.install(".", "--no-deps")
     suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
-    session.run("pytest", *suites, *session.posargs)
+    session.run("pytest", "-m", "not e2e", *suites, *session.posargs)
+
+
+@nox.session(python="3.11")
+def e2e(session: nox.Session) -> None:
+    """Real venvs with plain `pip install`s from the repo, driving the `swarm-handoff` executable."""
+    session.install("pytest>=7.4")
+    session.run("pytest", "tests/e2e", *session.posargs)
 
 
 @nox.session(python=PYTHONS[-1])

@@ -1,0 +1,46 @@
+"""The installed tool, as a user gets it from `pip install`: plugins load, packs register."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE_VERSION = re.search(r'__version__ = "(.+)"', (ROOT / "core/src/swarm_handoff/_version.py").read_text())
+
+
+def test_the_executable_reports_its_version(e2e_env):
+    result = e2e_env.run("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"swarm-handoff {CORE_VERSION.group(1)}"
+
+
+def test_every_default_plugin_loads_from_a_regular_install(e2e_env):
+    data = e2e_env.json("plugins", env={"SWARM_HANDOFF_STRICT_PLUGINS": "1"})
+    names = {p["name"]: p["distribution"] for p in data["plugins"]}
+    assert names["formatters"] == "swarm-handoff-formatters"
+    assert {"frontmatter", "registry", "qr", "core-formatters"} <= set(names)
+    assert data["failures"] == []
+
+
+def test_a_broken_plugin_is_reported_and_every_command_still_works(e2e_env, tmp_path):
+    broken = tmp_path / "broken"
+    (broken / "src" / "broken_plugin").mkdir(parents=True)
+    (broken / "src" / "broken_plugin" / "__init__.py").write_text("raise ImportError('missing dependency')\n")
+    (broken / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "broken-plugin"\nversion = "0.0.1"\n'
+        '[project.entry-points.swarm_handoff]\nbroken = "broken_plugin"\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["src/broken_plugin"]\n'
+    )
+    e2e_env.pip("install", "--quiet", str(broken))
+    try:
+        data = e2e_env.json("plugins")
+        [failure] = [f for f in data["failures"] if f["name"] == "broken"]
+        assert failure["distribution"] == "broken-plugin"
+        assert "missing dependency" in failure["error"]
+        strict = e2e_env.run("plugins", env={"SWARM_HANDOFF_STRICT_PLUGINS": "1"})
+        assert strict.returncode == 1
+        assert "broken" in strict.stderr
+    finally:
+        e2e_env.pip("uninstall", "--yes", "--quiet", "broken-plugin")
