@@ -33,7 +33,7 @@ _LIST_FIELDS = (
 
 def _entry(entry: Any, index: int, path: str) -> tuple[SkillRecord | None, Problem | None]:
     def bad(message: str) -> tuple[None, Problem]:
-        hint = "each entry needs `skill:` and `categories:`; see docs/synthesis.md#candidate-workflows"
+        hint = "each entry needs `skill:` and `categories:`; see docs/rank.md (candidate workflows)"
         where = f"workflows[{index}]"
         return None, Problem(
             WORKFLOW_ENTRY_INVALID, f"{where}: {message}", path=path, hint=hint, severity=Severity.WARNING

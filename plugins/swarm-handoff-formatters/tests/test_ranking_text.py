@@ -57,7 +57,7 @@ def test_the_menu_is_labelled_from_c_with_score_scope_and_duration(ranked_cli):
     result = ranked_cli("--top", "2")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0] == "Hand-off targets for a decision problem, ranked by swarm-v2 (2 of 3 shown)"
+    assert lines[0] == "Hand-off targets (problem_type decision), ranked by swarm-v2 (2 of 3 shown)"
     assert "(C) [research, literature] lit-pm - Literature review" in lines
     assert "    score 7 | global | est. 4-24 hours" in lines
     assert "(D) [writing] notes - N" in lines

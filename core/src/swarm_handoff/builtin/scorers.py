@@ -63,7 +63,7 @@ class SwarmV2Scorer:
         wanted = SWARM_V2_CATEGORY_MAP.get(problem_type, ())
         hits = [c for c in wanted if c in categories]
         if hits:
-            reason = f"category {', '.join(hits)} is mapped from problem_type {problem_type}"
+            reason = f"problem_type {problem_type} maps to {', '.join(hits)}"
             return Contribution("category_match", self.points["category_match"], reason)
         if not wanted:
             return Contribution("category_match", 0, f"problem_type {problem_type} has no category mapping")
@@ -161,11 +161,11 @@ class RegistryV3Scorer:
         direct, partial = REGISTRY_V3_CATEGORIES.get(problem_type, ((problem_type,), ()))
         hits = [c for c in direct if c in categories]
         if hits:
-            reason = f"direct: category {', '.join(hits)} names problem_type {problem_type}"
+            reason = f"direct: {', '.join(hits)} is the work problem_type {problem_type} asks for"
             return Contribution("category_match", self.points["category_direct"], reason)
         hits = [c for c in partial if c in categories]
         if hits:
-            reason = f"partial: category {', '.join(hits)} is related to problem_type {problem_type}"
+            reason = f"partial: {', '.join(hits)} neighbours problem_type {problem_type}"
             return Contribution("category_match", self.points["category_partial"], reason)
         return Contribution("category_match", 0, f"no category among {', '.join(direct + partial)}")
 

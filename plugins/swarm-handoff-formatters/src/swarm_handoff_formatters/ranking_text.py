@@ -22,7 +22,7 @@ def render_ranking(data: dict[str, Any]) -> str:
     """Render the ranked menu, with every factor under each entry when `explain` is set."""
     request = data["request"]
     header = (
-        f"Hand-off targets for a {request['problem_type']} problem, ranked by {data['scorer']} "
+        f"Hand-off targets (problem_type {request['problem_type']}), ranked by {data['scorer']} "
         f"({data['shown']} of {data['candidates']} shown)"
     )
     lines = [header]
