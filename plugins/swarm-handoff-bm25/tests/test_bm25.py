@@ -11,7 +11,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
-from swarm_handoff_bm25.bm25 import BM25Scorer, Corpus, query_terms, term_score, tokenize
+from swarm_handoff_bm25.bm25 import BM25Scorer, Corpus, query_terms, stem, term_score, tokenize
 
 
 def skill(name, description, categories=("misc",)):
@@ -23,8 +23,27 @@ def request(prompt, candidates=(), **fields):
     return RankingRequest(synthesis=synthesis, candidates=tuple(candidates))
 
 
-def test_tokenize_lowercases_and_drops_stopwords_and_single_letters():
-    assert tokenize("The Literature-Review of a 3D model, x!") == ["literature", "review", "3d", "model"]
+def test_tokenize_lowercases_stems_and_drops_stopwords_and_single_letters():
+    assert tokenize("The Literature-Reviews of a 3D model, x!") == ["literatur", "review", "3d", "model"]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("implementation", "implementing", "implement"),
+        ("retries", "retry"),
+        ("scheduler", "schedule", "schedules"),
+        ("analysis", "analyses"),
+        ("adoption", "adopt"),
+    ],
+)
+def test_related_word_forms_share_a_stem(words):
+    assert len({stem(w) for w in words}) == 1
+
+
+def test_stems_keep_three_letters():
+    assert stem("uses") == "use"
+    assert stem("is") == "is"
 
 
 def test_query_terms_cover_the_synthesis_fields_once_each():
@@ -35,7 +54,7 @@ def test_query_terms_cover_the_synthesis_fields_once_each():
         research_seeds={"suggested_terms": [{"term": "memoization"}], "open_questions": ["eviction?"]},
         insights={"blind_spots": ["cost"]},
     )
-    assert query_terms(req.synthesis) == ["survey", "caching", "matters", "latency", "eviction", "memoization", "cost"]
+    assert query_terms(req.synthesis) == ["survey", "cach", "matt", "latency", "evict", "memoiz", "cost"]
 
 
 def test_each_matched_term_is_one_contribution_and_they_sum_to_the_score():
@@ -43,9 +62,9 @@ def test_each_matched_term_is_one_contribution_and_they_sum_to_the_score():
     code = skill("code", "Write code", ("implementation",))
     req = request("Review the research literature on caching", candidates=(lit, code))
     contributions = BM25Scorer().score(lit, req)
-    assert [c.factor for c in contributions] == ["term:review", "term:research", "term:literature"]
+    assert [c.factor for c in contributions] == ["term:review", "term:research", "term:literatur"]
     assert all(c.points > 0 for c in contributions)
-    assert "'literature' appears 2x" in contributions[2].reason
+    assert "'literatur' appears 2x" in contributions[2].reason
 
 
 def test_no_match_is_one_zero_contribution_that_says_why():

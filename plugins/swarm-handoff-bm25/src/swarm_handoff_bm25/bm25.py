@@ -28,15 +28,39 @@ DECIMALS = 3
 _TOKEN = re.compile(r"[a-z0-9]+")
 # Words that say nothing about the kind of work; kept short on purpose, so domain words survive.
 STOPWORDS = frozenset(
-    """a an and are as at be by can could do does for from has have how if in into is it its
-    of on or our should so than that the their them then there these this to was we what when
-    which who why will with would you your""".split()  # noqa: SIM905 - a word list reads better as text
+    """a all also an and any are as at be but by can could do does for from has have how if in
+    into is it its just more most no not of on one only or other our own same should so some such
+    than that the their them then there these this to two very was we what when which who why will
+    with would you your""".split()  # noqa: SIM905 - a word list reads better as text
 )
 
 
+# Suffix rules (suffix -> replacement): the longest that fits is applied once, so "implementation",
+# "implementing" and "implement" meet, as do "retries" and "retry", "scheduler" and "schedule".
+# Far cruder than a real stemmer, and predictable: a contribution's factor shows the stem.
+SUFFIXES: tuple[tuple[str, str], ...] = tuple(
+    sorted(
+        [(suffix, "") for suffix in ("ations", "ation", "ings", "ing", "ions", "ion", "ers", "er", "ed")]
+        + [(suffix, "") for suffix in ("es", "ly", "ive", "is", "s", "e")]
+        + [("ies", "y"), ("ities", "ity")],
+        key=lambda rule: len(rule[0]),
+        reverse=True,
+    )
+)
+MIN_STEM = 3
+
+
+def stem(word: str) -> str:
+    """Strip one common English suffix, keeping at least three letters."""
+    for suffix, replacement in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) + len(replacement) >= MIN_STEM:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-case words and numbers, without stopwords or one-letter tokens."""
-    return [t for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+    """Lower-case, stemmed words and numbers, without stopwords or one-letter tokens."""
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
 
 
 def document_tokens(record: SkillRecord) -> list[str]:
