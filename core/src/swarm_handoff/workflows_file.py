@@ -18,6 +18,7 @@ from swarm_handoff.records import Scope, SkillRecord
 from swarm_handoff.yamlio import LoadError, load_file
 
 WORKFLOW_ENTRY_INVALID = "WORKFLOW_ENTRY_INVALID"
+WORKFLOW_DUPLICATE = "WORKFLOW_DUPLICATE"
 SOURCE_NAME = "workflows-file"
 
 _TEXT_FIELDS = ("description", "trigger", "protocol_version", "health_check", "schema_version", "schema_type", "path")
@@ -95,12 +96,22 @@ def load_workflows(path: Path | str) -> tuple[tuple[SkillRecord, ...], tuple[Pro
             f"{path} has no `workflows:` list",
             hint="use a session's available-workflows.yaml, or write `workflows:` with one entry per skill",
         )
-    records: list[SkillRecord] = []
+    records: dict[str, SkillRecord] = {}
     problems: list[Problem] = []
     for index, entry in enumerate(entries):
         record, problem = _entry(entry, index, str(path))
-        if record is not None:
-            records.append(record)
         if problem is not None:
             problems.append(problem)
-    return tuple(records), tuple(problems)
+        if record is None:
+            continue
+        kept = records.get(record.name)
+        if kept is not None:
+            # One name, one menu entry: the more local scope wins, as it does in discovery.
+            winner, loser = (record, kept) if record.priority < kept.priority else (kept, record)
+            records[record.name] = winner
+            message = f"workflows[{index}]: {record.name} is listed twice; keeping the {winner.scope.value} entry"
+            hint = f"remove the {loser.scope.value} entry"
+            problems.append(Problem(WORKFLOW_DUPLICATE, message, path=str(path), hint=hint, severity=Severity.WARNING))
+            continue
+        records[record.name] = record
+    return tuple(records.values()), tuple(problems)
