@@ -44,3 +44,17 @@ def test_documented_output_is_what_the_command_prints(page, command, expected, m
         assert actual == shown
     else:
         assert result.stdout == expected, f"{page}: `{command}` prints something else now"
+
+
+def test_the_complete_synthesis_example_is_valid():
+    from swarm_handoff.synthesis import parse_synthesis
+    from swarm_handoff.yamlio import parse_yaml
+
+    page = ROOT / "docs" / "synthesis.md"
+    if not page.exists():
+        pytest.skip("docs/synthesis.md is not in this checkout")
+    [example] = re.findall(r"```yaml\n(.*?)```", page.read_text(), re.S)[:1]
+    synthesis = parse_synthesis(parse_yaml(example))
+    assert synthesis.problem_type == "decision"
+    assert synthesis.user_feedback
+    assert synthesis.suggested_terms[0]["term"] == "job scheduler comparison"

@@ -185,3 +185,14 @@ def test_request_fields_are_checked():
     with pytest.raises(ValueError):
         RankingRequest(synthesis=SYNTHESIS, history={"a": {"successes": -1}})
     assert RankingRequest(synthesis=SYNTHESIS, chain=" a, b ,").chain == ("a", "b")
+
+
+def test_history_accepts_any_record_with_success_and_failure_counts():
+    class StoreRow:
+        successes = 4
+        failures = 1
+
+    request = RankingRequest(synthesis=SYNTHESIS, history={"a": StoreRow(), "b": {"failures": 2}})
+    assert request.history_of("a").to_data() == {"successes": 4, "failures": 1}
+    assert request.history_of("b").to_data() == {"successes": 0, "failures": 2}
+    assert request.history_of("c").to_data() == {"successes": 0, "failures": 0}

@@ -61,10 +61,16 @@ class HistoryCounts:
         return {"successes": self.successes, "failures": self.failures}
 
 
-def _history(value: Mapping[str, HistoryCounts | Mapping[str, int]] | None) -> Mapping[str, HistoryCounts]:
+def _history(value: Mapping[str, Any] | None) -> Mapping[str, HistoryCounts]:
+    """Accept HistoryCounts, `{successes, failures}` mappings, or any object with those attributes."""
     result: dict[str, HistoryCounts] = {}
     for name, counts in (value or {}).items():
-        result[name] = counts if isinstance(counts, HistoryCounts) else HistoryCounts(**counts)
+        if isinstance(counts, HistoryCounts):
+            result[name] = counts
+        elif isinstance(counts, Mapping):
+            result[name] = HistoryCounts(**counts)
+        else:  # a history store's own record type, for example
+            result[name] = HistoryCounts(getattr(counts, "successes", 0), getattr(counts, "failures", 0))
     return result
 
 
