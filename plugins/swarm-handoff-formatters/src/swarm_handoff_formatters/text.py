@@ -8,6 +8,8 @@ from typing import Any
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
 
+from swarm_handoff_formatters.ranking_text import render_ranking
+
 Renderer = Callable[[dict[str, Any]], str]
 
 
@@ -48,7 +50,7 @@ def _error(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error}
+RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error, "ranking": render_ranking}
 
 
 class TextFormatter:

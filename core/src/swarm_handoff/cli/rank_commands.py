@@ -1,0 +1,123 @@
+"""`swarm-handoff rank`: the Stage 4 menu of hand-off targets, ranked by a named scorer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import attrs
+import typer
+
+from swarm_handoff.cli.output import format_option, run
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.plugins import PluginHost
+from swarm_handoff.ranking import DEFAULT_SCORER, DEFAULT_TOP, Autonomy, HistoryCounts, RankingResult
+
+HISTORY_INVALID = "HISTORY_INVALID"
+
+
+def load_history(path: Path) -> dict[str, HistoryCounts]:
+    """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
+    from swarm_handoff.yamlio import LoadError, load_file
+
+    try:
+        data = load_file(path)
+    except LoadError as exc:
+        message = f"cannot load history {path}: {exc.problem.message}"
+        raise SwarmError(HISTORY_INVALID, message, problems=(exc.problem,)) from None
+    if data is None:
+        return {}
+    problems = []
+    history: dict[str, HistoryCounts] = {}
+    for skill, counts in data.items() if isinstance(data, dict) else [("(document)", data)]:
+        try:
+            if not isinstance(counts, dict) or set(counts) - {"successes", "failures"}:
+                raise ValueError("must be a mapping with `successes` and/or `failures`")
+            history[str(skill)] = HistoryCounts(**counts)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{skill}: {exc}")
+    if problems:
+        raise SwarmError(
+            HISTORY_INVALID,
+            f"invalid history in {path}: {'; '.join(problems)}",
+            details={"validation_errors": problems},
+            hint="write `skill-name: {successes: 2, failures: 0}` per skill",
+        )
+    return history
+
+
+def register(app: typer.Typer) -> None:
+    """Add `rank` to `app`."""
+
+    @app.command("rank")
+    def rank_command(
+        synthesis: Annotated[
+            Path, typer.Option("--synthesis", help="The synthesis file (YAML, or JSON by extension).")
+        ],
+        cwd: Annotated[
+            Path | None, typer.Option("--cwd", help="Discover skills as if run here (default: current folder).")
+        ] = None,
+        workflows: Annotated[
+            Path | None,
+            typer.Option(
+                "--workflows",
+                help="Rank the workflows listed in this file (e.g. a session's available-workflows.yaml) "
+                "instead of discovering.",
+            ),
+        ] = None,
+        session: Annotated[
+            Path | None,
+            typer.Option("--session", help="Session folder: write relevance_score into its available-workflows.yaml."),
+        ] = None,
+        scorer: Annotated[str, typer.Option("--scorer", help="Scorer name (see `swarm-handoff plugins`).")] = (
+            DEFAULT_SCORER
+        ),
+        top: Annotated[int, typer.Option("--top", min=1, help="How many targets the menu shows.")] = DEFAULT_TOP,
+        chain: Annotated[str, typer.Option("--chain", help="The hand-off chain so far, comma-separated.")] = "",
+        autonomy: Annotated[
+            Autonomy | None, typer.Option("--autonomy", help="Preferred supervision of the target.")
+        ] = None,
+        history: Annotated[
+            Path | None,
+            typer.Option("--history", help="YAML/JSON file of past hand-offs: skill: {successes: N, failures: M}."),
+        ] = None,
+        explain: Annotated[bool, typer.Option("--explain", help="Show every factor's points and reason.")] = False,
+        fmt: str = format_option(),
+    ) -> None:
+        """Rank the discovered hand-off targets for a synthesis and print the menu (C, D, E, ...)."""
+
+        def action(host: PluginHost) -> RankingResult:
+            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.ranking import RankingRequest, rank
+            from swarm_handoff.synthesis import load_synthesis
+
+            request = RankingRequest(
+                synthesis=load_synthesis(synthesis),
+                chain=chain,
+                autonomy=autonomy,
+                history=load_history(history) if history is not None else None,
+            )
+            if workflows is not None:
+                from swarm_handoff.workflows_file import load_workflows
+
+                records, problems = load_workflows(workflows)
+            else:
+                found = discover(make_context(cwd), host)
+                records, problems = found.workflows, found.problems
+            result = rank(
+                records,
+                request,
+                scorer=scorer,
+                top=top,
+                explain=explain,
+                host=host,
+                problems=problems,
+            )
+            if session is not None:
+                from swarm_handoff.session_scores import write_scores
+
+                written: dict[str, Any] = write_scores(session, result)
+                result = attrs.evolve(result, session=written)
+            return result
+
+        run(fmt, action)

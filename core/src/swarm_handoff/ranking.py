@@ -1,0 +1,297 @@
+"""Rank discovered skills for one request: call the chosen scorer per candidate, sum, tie-break.
+
+A scorer is a named component (the `swarm_handoff_scorers` hook) that explains, factor by factor,
+how well one candidate fits one request. This module owns everything around it: choosing the scorer
+by name, checking what it returns, summing, and the stable order (total desc, then scope priority,
+then skill name), so every scorer, built-in or third-party, ranks the same way.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.components import Kind
+from swarm_handoff.errors import Problem, SwarmError, UsageError
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff.synthesis import Synthesis
+
+DEFAULT_SCORER = "swarm-v2"
+DEFAULT_TOP = 5
+# The seed's Stage 4 menu keeps A and B for the swarm's own options; hand-off targets start at C.
+FIRST_LABEL = "C"
+
+SCORER_FAILED = "SCORER_FAILED"
+SCORER_BAD_RESULT = "SCORER_BAD_RESULT"
+
+
+class Autonomy(str, enum.Enum):
+    """How much the user wants to supervise the target workflow (`--autonomy`)."""
+
+    SUPERVISED = "supervised"
+    AUTONOMOUS = "autonomous"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _autonomy(value: Autonomy | str | None) -> Autonomy | None:
+    return None if value is None else Autonomy(value)
+
+
+def _non_negative(_instance: Any, attribute: attrs.Attribute[int], value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{attribute.name} must be a whole number >= 0, not {value!r}")
+
+
+@attrs.frozen
+class HistoryCounts:
+    """How hand-offs to one skill went before: the caller (the history store) counts them."""
+
+    successes: int = attrs.field(default=0, validator=_non_negative)
+    failures: int = attrs.field(default=0, validator=_non_negative)
+
+    def to_data(self) -> dict[str, int]:
+        """Give the JSON-ready form."""
+        return {"successes": self.successes, "failures": self.failures}
+
+
+def _history(value: Mapping[str, Any] | None) -> Mapping[str, HistoryCounts]:
+    """Accept HistoryCounts, `{successes, failures}` mappings, or any object with those attributes."""
+    result: dict[str, HistoryCounts] = {}
+    for name, counts in (value or {}).items():
+        if isinstance(counts, HistoryCounts):
+            result[name] = counts
+        elif isinstance(counts, Mapping):
+            result[name] = HistoryCounts(**counts)
+        else:  # a history store's own record type, for example
+            result[name] = HistoryCounts(getattr(counts, "successes", 0), getattr(counts, "failures", 0))
+    return result
+
+
+def _names(value: Iterable[str] | str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.split(",")
+    return tuple(part.strip() for part in value if part.strip())
+
+
+@attrs.frozen(kw_only=True)
+class RankingRequest:
+    """Everything a scorer may look at besides the candidate: the synthesis and the user's context.
+
+    `chain` is the payload's `handoff_chain` so far; `history` maps a skill name to its past
+    hand-off outcomes; `candidates` is every record being ranked, for scorers (BM25) that need
+    statistics over the whole set. `offered_inputs` overrides what the synthesis is taken to offer
+    (see `builtin.scorers.offered_inputs`).
+    """
+
+    synthesis: Synthesis
+    chain: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    autonomy: Autonomy | None = attrs.field(default=None, converter=_autonomy)
+    history: Mapping[str, HistoryCounts] = attrs.field(factory=dict, converter=_history, eq=False, hash=False)
+    candidates: tuple[SkillRecord, ...] = attrs.field(default=(), eq=False, hash=False)
+    offered_inputs: tuple[str, ...] | None = None
+
+    def history_of(self, skill: str) -> HistoryCounts:
+        """Return the recorded outcomes of `skill` (zero counts when it has no history)."""
+        return self.history.get(skill, HistoryCounts())
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready summary printed with a ranking (the synthesis by its key fields)."""
+        return {
+            "problem_type": self.synthesis.problem_type,
+            "convergence_level": self.synthesis.convergence_level,
+            "synthesis": self.synthesis.source_path,
+            "chain": list(self.chain),
+            "autonomy": None if self.autonomy is None else self.autonomy.value,
+            "history": {name: counts.to_data() for name, counts in sorted(self.history.items())},
+        }
+
+
+def labels(count: int, first: str = FIRST_LABEL) -> list[str]:
+    """Return menu labels C, D, ... Z, then AA, AB, ... so a long `--top` never runs out."""
+    start = ord(first) - ord("A")
+    result: list[str] = []
+    for index in range(start, start + count):
+        label = ""
+        n = index
+        while True:
+            label = chr(ord("A") + n % 26) + label
+            n = n // 26 - 1
+            if n < 0:
+                break
+        result.append(label)
+    return result
+
+
+@attrs.frozen(kw_only=True)
+class RankedCandidate:
+    """One candidate with its place in the menu, its total and every factor that made it."""
+
+    rank: int
+    label: str
+    record: SkillRecord
+    total: float
+    contributions: tuple[Contribution, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the menu entry with the full breakdown (JSON always carries it)."""
+        return {
+            "rank": self.rank,
+            "label": self.label,
+            "skill": self.record.name,
+            "score": self.total,
+            "scope": self.record.scope.value,
+            "priority": self.record.priority,
+            "description": self.record.description,
+            "categories": list(self.record.categories),
+            "estimated_duration": estimated_duration(self.record),
+            "path": self.record.path,
+            "breakdown": [c.to_data() for c in self.contributions],
+        }
+
+
+def estimated_duration(record: SkillRecord) -> str | None:
+    """Return `meta.estimated_duration` as text, or None when the skill does not say."""
+    value = record.meta.get("estimated_duration")
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return str(value)
+
+
+@attrs.frozen(kw_only=True)
+class RankingResult:
+    """The `rank` document: the menu (top N) with full breakdowns, and the request it answers."""
+
+    kind: ClassVar[str] = "ranking"
+    scorer: str
+    scorer_distribution: str
+    request: RankingRequest
+    ranked: tuple[RankedCandidate, ...]
+    top: int = DEFAULT_TOP
+    explain: bool = False
+    problems: tuple[Problem, ...] = ()
+    session: Mapping[str, Any] | None = attrs.field(default=None, eq=False, hash=False)
+
+    @property
+    def shown(self) -> tuple[RankedCandidate, ...]:
+        """The entries the menu offers (the first `top`)."""
+        return self.ranked[: self.top]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: the shown entries with every factor, and how many were cut."""
+        data: dict[str, Any] = {
+            "scorer": self.scorer,
+            "scorer_distribution": self.scorer_distribution,
+            "request": self.request.to_data(),
+            "candidates": len(self.ranked),
+            "shown": len(self.shown),
+            "explain": self.explain,
+            "workflows": [entry.to_data() for entry in self.shown],
+            "problems": [p.to_data() for p in self.problems],
+        }
+        if self.session is not None:
+            data["session"] = dict(self.session)
+        return data
+
+
+def _check_contributions(result: Any, scorer: str, distribution: str, skill: str) -> tuple[Contribution, ...]:
+    """Accept `Contribution`s or (factor, points, reason) triples; anything else names the plugin."""
+    if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
+        raise _bad_result(scorer, distribution, skill, f"returned {type(result).__name__}, not a sequence")
+    checked: list[Contribution] = []
+    for index, item in enumerate(result):
+        if not isinstance(item, Contribution):
+            if isinstance(item, (tuple, list)) and len(item) == 3:
+                item = Contribution(*item)
+            else:
+                raise _bad_result(scorer, distribution, skill, f"item {index} is {item!r}, not a Contribution")
+        points = item.points
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or not math.isfinite(points):
+            raise _bad_result(scorer, distribution, skill, f"item {index} has points {points!r}, not a finite number")
+        if not isinstance(item.factor, str) or not isinstance(item.reason, str):
+            raise _bad_result(scorer, distribution, skill, f"item {index} needs a string factor and reason")
+        checked.append(item)
+    return tuple(checked)
+
+
+def _bad_result(scorer: str, distribution: str, skill: str, what: str) -> SwarmError:
+    return SwarmError(
+        SCORER_BAD_RESULT,
+        f"scorer {scorer!r} from {distribution} {what} for skill {skill!r}",
+        details={"scorer": scorer, "distribution": distribution, "skill": skill},
+        hint=f"a scorer returns a list of Contribution(factor, points, reason); fix or uninstall {distribution}",
+    )
+
+
+def score_all(
+    records: Sequence[SkillRecord], request: RankingRequest, scorer: str, host: PluginHost
+) -> list[tuple[SkillRecord, float, tuple[Contribution, ...]]]:
+    """Score every record with the scorer called `scorer`; a raising scorer names its distribution."""
+    component = host.get(Kind.SCORER, scorer)
+    distribution = host.components(Kind.SCORER)[scorer].distribution
+    scored = []
+    for record in records:
+        try:
+            result = component.score(record, request)
+        except Exception as exc:  # a plugin's bug must not surface as a traceback
+            raise SwarmError(
+                SCORER_FAILED,
+                f"scorer {scorer!r} from {distribution} failed on skill {record.name!r}: {type(exc).__name__}: {exc}",
+                details={"scorer": scorer, "distribution": distribution, "skill": record.name},
+                hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
+            ) from exc
+        contributions = _check_contributions(result, scorer, distribution, record.name)
+        total = sum(c.points for c in contributions)
+        scored.append((record, _tidy(total), contributions))
+    return scored
+
+
+def _tidy(total: float) -> float:
+    """Keep integer totals integers and round float noise, so equal scores really tie."""
+    rounded = round(total, 6)
+    return int(rounded) if float(rounded).is_integer() else rounded
+
+
+def sort_key(item: tuple[SkillRecord, float, Any]) -> tuple[float, int, str]:
+    """Order by total (highest first), then scope priority (project first), then skill name."""
+    record, total, _ = item
+    return (-total, record.priority, record.name)
+
+
+def rank(
+    records: Sequence[SkillRecord],
+    request: RankingRequest,
+    *,
+    scorer: str = DEFAULT_SCORER,
+    top: int = DEFAULT_TOP,
+    explain: bool = False,
+    host: PluginHost | None = None,
+    problems: Sequence[Problem] = (),
+) -> RankingResult:
+    """Rank `records` for `request` with the named scorer, labelling the menu from C."""
+    host = host or get_host()
+    if top < 1:
+        raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
+    request = attrs.evolve(request, candidates=tuple(records))
+    scored = sorted(score_all(records, request, scorer, host), key=sort_key)
+    entries = tuple(
+        RankedCandidate(rank=index + 1, label=label, record=record, total=total, contributions=contributions)
+        for index, ((record, total, contributions), label) in enumerate(zip(scored, labels(len(scored)), strict=True))
+    )
+    return RankingResult(
+        scorer=scorer,
+        scorer_distribution=host.components(Kind.SCORER)[scorer].distribution,
+        request=request,
+        ranked=entries,
+        top=top,
+        explain=explain,
+        problems=tuple(problems),
+    )

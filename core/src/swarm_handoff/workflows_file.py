@@ -1,0 +1,117 @@
+"""Read candidate workflows from a file in the session cache format, for `rank --workflows`.
+
+Stage 4 scores what Stage 1 cached in `available-workflows.yaml`, so `rank` can take that file
+instead of discovering again. Entries use the cache's keys (`skill`, `scope`, `categories`,
+`description`, `trigger`) and may add any `SkillRecord` field (`schema_version`, `schema_type`,
+`input_requirements`, `meta`, ...) that a scorer reads. One bad entry is reported and skipped; the
+others are still ranked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.yamlio import LoadError, load_file
+
+WORKFLOW_ENTRY_INVALID = "WORKFLOW_ENTRY_INVALID"
+WORKFLOW_DUPLICATE = "WORKFLOW_DUPLICATE"
+SOURCE_NAME = "workflows-file"
+
+_TEXT_FIELDS = ("description", "trigger", "protocol_version", "health_check", "schema_version", "schema_type", "path")
+_LIST_FIELDS = (
+    "requires",
+    "optional_consumes",
+    "accepts_from",
+    "provides_to",
+    "input_requirements",
+    "output_types",
+)
+
+
+def _entry(entry: Any, index: int, path: str) -> tuple[SkillRecord | None, Problem | None]:
+    def bad(message: str) -> tuple[None, Problem]:
+        hint = "each entry needs `skill:` and `categories:`; see docs/rank.md (candidate workflows)"
+        where = f"workflows[{index}]"
+        return None, Problem(
+            WORKFLOW_ENTRY_INVALID, f"{where}: {message}", path=path, hint=hint, severity=Severity.WARNING
+        )
+
+    if not isinstance(entry, Mapping):
+        return bad(f"must be a mapping, not {type(entry).__name__}")
+    name = entry.get("skill", entry.get("name"))
+    if not isinstance(name, str) or not name.strip():
+        return bad("`skill` must be a non-empty string")
+    categories = entry.get("categories")
+    if isinstance(categories, str):
+        categories = [categories]
+    if not isinstance(categories, list) or not categories or not all(isinstance(c, str) for c in categories):
+        return bad(f"{name}: `categories` must be a non-empty list of strings")
+    scope = entry.get("scope", Scope.GLOBAL.value)
+    if scope not in {s.value for s in Scope}:
+        return bad(f"{name}: scope {scope!r} is not one of {', '.join(s.value for s in Scope)}")
+    fields: dict[str, Any] = {}
+    for key in _TEXT_FIELDS:
+        value = entry.get(key)
+        if value is not None:
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                return bad(f"{name}: `{key}` must be a string")
+            fields[key] = str(value)
+    for key in _LIST_FIELDS:
+        value = entry.get(key)
+        if value is not None:
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return bad(f"{name}: `{key}` must be a list of strings")
+            fields[key] = tuple(value)
+    meta = entry.get("meta", {})
+    if not isinstance(meta, Mapping):
+        return bad(f"{name}: `meta` must be a mapping")
+    record = SkillRecord(
+        name=name.strip(), scope=scope, source=SOURCE_NAME, categories=tuple(categories), meta=meta, **fields
+    )
+    return record, None
+
+
+def load_workflows(path: Path | str) -> tuple[tuple[SkillRecord, ...], tuple[Problem, ...]]:
+    """Return the valid workflows of `path` and one problem per entry that had to be skipped."""
+    path = Path(path)
+    try:
+        data = load_file(path)
+    except LoadError as exc:
+        raise SwarmError(
+            ErrorCode.VALIDATION_FAILED,
+            f"cannot load workflows {path}: {exc.problem.message}",
+            hint=exc.problem.hint,
+            problems=(exc.problem,),
+        ) from None
+    entries = data.get("workflows") if isinstance(data, Mapping) else None
+    if not isinstance(entries, list):
+        raise SwarmError(
+            ErrorCode.VALIDATION_FAILED,
+            f"{path} has no `workflows:` list",
+            hint="use a session's available-workflows.yaml, or write `workflows:` with one entry per skill",
+        )
+    records: dict[str, SkillRecord] = {}
+    problems: list[Problem] = []
+    for index, entry in enumerate(entries):
+        record, problem = _entry(entry, index, str(path))
+        if problem is not None:
+            problems.append(problem)
+        if record is None:
+            continue
+        kept = records.get(record.name)
+        if kept is not None:
+            # One name, one menu entry: the more local scope wins, as it does in discovery.
+            winner, loser = (record, kept) if record.priority < kept.priority else (kept, record)
+            records[record.name] = winner
+            message = f"workflows[{index}]: {record.name} is listed twice; keeping the {winner.scope.value} entry"
+            hint = f"remove the {loser.scope.value} entry"
+            problems.append(Problem(WORKFLOW_DUPLICATE, message, path=str(path), hint=hint, severity=Severity.WARNING))
+            continue
+        records[record.name] = record
+    return tuple(records.values()), tuple(problems)
