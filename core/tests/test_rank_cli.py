@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from swarm_handoff import hookimpl
 from swarm_handoff.records import SkillRecord, SourceResult
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from swarm_handoff import hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import SwarmError, UsageError

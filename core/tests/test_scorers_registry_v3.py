@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 import pytest
+
 from swarm_handoff.builtin.scorers import REGISTRY_V3_CATEGORIES, RegistryV3Scorer, offered_inputs
 from swarm_handoff.ranking import HistoryCounts, RankingRequest
 from swarm_handoff.records import SkillRecord

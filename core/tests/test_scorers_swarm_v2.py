@@ -6,6 +6,7 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from swarm_handoff.builtin.scorers import (
     IMPLEMENTATION_KEYWORDS,
     SWARM_V2_CATEGORY_MAP,

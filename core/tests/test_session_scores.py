@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
+
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import Contribution, SkillRecord

@@ -7,6 +7,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from swarm_handoff.components import Kind
 from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import SkillRecord

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from swarm_handoff import hookimpl
 from swarm_handoff.records import SkillRecord, SourceResult
 

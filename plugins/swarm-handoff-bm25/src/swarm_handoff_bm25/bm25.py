@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
+
 from swarm_handoff.records import Contribution, SkillRecord
 
 # Okapi BM25's usual constants: k1 bounds how much repeating a word helps, b how much long

@@ -7,7 +7,6 @@ from typing import Any
 
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
-
 from swarm_handoff_formatters.ranking_text import render_ranking
 
 Renderer = Callable[[dict[str, Any]], str]
