@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from swarm_handoff import plugins
+from swarm_handoff.workflow.registry import reset_registry
 
 
 @pytest.fixture(autouse=True)
@@ -12,8 +13,10 @@ def _isolated_host(monkeypatch: pytest.MonkeyPatch) -> object:
     monkeypatch.delenv(plugins.ENV_DISABLE, raising=False)
     monkeypatch.delenv(plugins.ENV_STRICT, raising=False)
     plugins.reset_host()
+    reset_registry()
     yield
     plugins.reset_host()
+    reset_registry()
 
 
 def _load_examples() -> None:

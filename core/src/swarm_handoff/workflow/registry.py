@@ -60,7 +60,8 @@ class WorkflowRegistry:
     @classmethod
     def of(cls, *workflows: Workflow) -> WorkflowRegistry:
         """Build a registry from workflow objects directly (tests, embedding applications)."""
-        return cls({w.name: RegisteredWorkflow(w, distribution="(in-process)") for w in workflows})
+        ordered = sorted(workflows, key=lambda w: w.name)
+        return cls({w.name: RegisteredWorkflow(w, distribution="(in-process)") for w in ordered})
 
     @property
     def names(self) -> list[str]:
