@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.workflow.engine import Transition, transitions
+from swarm_handoff.workflow.engine import Transition, resolve_params, transitions
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
 from swarm_handoff.workflow.relay import QUESTION_RELAY_HANDLER
-from swarm_handoff.workflow.resources import Resource, ResourceProvider, embed
+from swarm_handoff.workflow.resources import Resource, ResourceProvider, SessionResources, embed
 from swarm_handoff.workflow.types import Dispatch, StepContext
 
 PROGRAM = "swarm-handoff"
@@ -170,12 +171,16 @@ def render_step(
 ) -> StepDocument:
     """Build the document for one step; unknown steps and bad parameters raise structured errors."""
     step = workflow.step(step_id)
+    if resources is None:  # cheap: the provider reads nothing until a step asks it for something
+        resources = SessionResources(Path.cwd())
     given = dict(params or {})
     carried = dict(state or {})
     options = transitions(workflow, step.id, given, carried, resources=resources)
     reported_names = {n for n, p in workflow.step_params[step.id].items() if p.arg.reported}
     carry_params = {k: v for k, v in given.items() if k not in reported_names}
-    ctx = StepContext(step.id, given, carried, workflow.name, resources)
+    # Dynamic text sees typed values with defaults filled in, exactly as the handler does.
+    typed, reported = resolve_params(workflow, step.id, given)
+    ctx = StepContext(step.id, {**typed, **reported}, carried, workflow.name, resources)
     title = step.title(ctx) if callable(step.title) else step.title
     actions = list(step.actions(ctx) if callable(step.actions) else step.actions)
     dispatch = None
@@ -189,12 +194,6 @@ def render_step(
             actions.append(QUESTION_RELAY_HANDLER)
     embedded: tuple[Resource, ...] = ()
     if step.embed:
-        if resources is None:
-            from pathlib import Path
-
-            from swarm_handoff.workflow.resources import SessionResources
-
-            resources = SessionResources(Path.cwd())
         embedded = tuple(embed(resources, workflow, ref) for ref in step.embed)
     nexts = []
     groups = _group(options)
