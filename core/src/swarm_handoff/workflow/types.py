@@ -183,6 +183,10 @@ def _when_converter(value: Mapping[str, Sequence[Any]] | None) -> Mapping[str, t
     return types.MappingProxyType({k: tuple(v) for k, v in (value or {}).items()})
 
 
+def _embed_converter(value: Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
 @attrs.frozen(hash=False)
 class StepDef:
     """One step: what to show the agent, the handler that picks an outcome, and where each leads.
@@ -203,7 +207,7 @@ class StepDef:
     on_error: str | None = None
     phase: str | None = None
     when: Mapping[str, tuple[Any, ...]] = attrs.field(factory=dict, converter=_when_converter)
-    embed: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    embed: tuple[str, ...] = attrs.field(default=(), converter=_embed_converter)
 
     @property
     def terminal(self) -> bool:
