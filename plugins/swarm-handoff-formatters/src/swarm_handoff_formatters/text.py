@@ -8,6 +8,8 @@ from typing import Any
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
 
+from swarm_handoff_formatters.workflow_text import workflow_step
+
 Renderer = Callable[[dict[str, Any]], str]
 
 
@@ -48,7 +50,7 @@ def _error(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error}
+RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error, "workflow-step": workflow_step}
 
 
 class TextFormatter:
