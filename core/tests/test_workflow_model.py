@@ -224,3 +224,20 @@ def test_arg_accepts_inspect_empty_as_no_default():
     assert not Arg().has_default
     assert Arg(default=1).has_default
     assert not Arg(default=1, required=True).has_default
+
+
+class Scorer:
+    """A callable object as a handler: its parameters are read from `__call__`."""
+
+    def __call__(self, ctx, level: Annotated[int, Arg("how strict", min=1, max=3)] = 2):
+        return Outcome.OK, {"level": level}
+
+
+def test_a_callable_object_can_be_a_handler():
+    wf = Workflow("objects", StepDef("a", handler=Scorer(), next={Outcome.OK: None}))
+    assert wf.params["level"].arg.max == 3
+
+
+def test_a_non_callable_handler_is_a_problem():
+    messages = invalid(StepDef("a", handler="not callable", next={Outcome.OK: None}))  # type: ignore[arg-type]
+    assert any("not callable" in m for m in messages)

@@ -196,3 +196,56 @@ def test_an_embedded_convention_is_shown_with_its_source(cli, tmp_path):
 def test_parse_command_refuses_other_commands():
     with pytest.raises(ValueError, match="not a workflow step command"):
         parse_command("rm -rf /")
+
+
+def _gated_review(**dispatch):
+    from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow
+
+    return Workflow(
+        "gated-demo",
+        StepDef(
+            "review",
+            "Review",
+            ["Review the change"],
+            Dispatch(AgentRole.QUALITY_REVIEWER, prompt="Review", **dispatch),
+            {Outcome.OK: None, Outcome.FAIL: "review"},
+        ),
+    )
+
+
+def test_a_dispatch_with_question_relay_adds_the_orchestrator_instructions():
+    from swarm_handoff.workflow import QUESTION_RELAY_HANDLER
+
+    assert QUESTION_RELAY_HANDLER in render_step(_gated_review(relay_questions=True), "review").actions
+    assert QUESTION_RELAY_HANDLER not in render_step(_gated_review(), "review").actions
+
+
+def test_a_gated_dispatch_states_the_blocking_severities_of_the_round(register_plugin):
+    from swarm_handoff import hookimpl
+
+    class Strict:
+        def blocking(self, iteration):
+            return {"MUST", "SHOULD"} if iteration < 3 else {"MUST"}
+
+        def exhausted(self, iteration):
+            return iteration > 3
+
+    class Gates:
+        @hookimpl
+        def swarm_handoff_qr_gates(self, register):
+            register("strict", Strict)
+
+    register_plugin(Gates(), "gates")
+    workflow = _gated_review(gate="strict")
+    first = render_step(workflow, "review").actions[-1]
+    assert first.startswith("Review round 1: findings of severity MUST, SHOULD block.")
+    assert "past the gate's limit" not in first
+    late = render_step(workflow, "review", state={"qr_iteration": 4}).actions[-1]
+    assert late.startswith("Review round 4: findings of severity MUST block.")
+    assert "past the gate's limit" in late
+
+
+def test_an_unknown_gate_is_a_structured_error(swarm_host):
+    with pytest.raises(SwarmError) as caught:
+        render_step(_gated_review(gate="nope"), "review")
+    assert caught.value.code == "UNKNOWN_COMPONENT"

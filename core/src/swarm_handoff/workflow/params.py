@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.workflow.types import MISSING, Arg, Dispatch, Handler
+from swarm_handoff.workflow.types import MISSING, Arg, Handler
 
 KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _SCALARS = (bool, int, float, str)
@@ -92,9 +92,13 @@ def extract_params(handler: Handler) -> tuple[dict[str, Param], list[str]]:
     A parameter needs `Annotated[T, Arg(...)]` or a plain default; T must be bool, int, float or
     str, because values arrive from the command line as text.
     """
-    target: Any = handler.__call__ if isinstance(handler, Dispatch) else handler
-    if not callable(target):
+    # Callable objects (Dispatch included) are read through their bound __call__, whose
+    # annotations typing can resolve; plain functions and methods are read directly.
+    candidate: Any = handler  # typed as callable, but packs can pass anything at run time
+    if not callable(candidate):
         return {}, [f"handler {handler!r} is not callable"]
+    plain = inspect.isfunction(candidate) or inspect.ismethod(candidate)
+    target: Any = candidate if plain else candidate.__call__
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError) as exc:

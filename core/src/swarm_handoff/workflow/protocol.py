@@ -160,6 +160,27 @@ def _group(options: Sequence[Transition]) -> list[tuple[Transition, dict[str, li
     return groups
 
 
+_SEVERITY_ORDER = ("MUST", "SHOULD", "COULD")
+
+
+def gate_action(gate: str, round_: int) -> str:
+    """Say which severities block in this review round, as the named QR gate policy decides."""
+    from swarm_handoff.components import Kind
+    from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
+
+    policy = get_host().get(Kind.QR_GATE, gate)
+    names = {str(getattr(s, "value", s)) for s in policy.blocking(round_)}
+    ordered = sorted(names, key=lambda n: (_SEVERITY_ORDER.index(n) if n in _SEVERITY_ORDER else 99, n))
+    text = (
+        f"Review round {round_}: findings of severity {', '.join(ordered)} block. "
+        "Report PASS only when none of those remain."
+    )
+    exhausted = getattr(policy, "exhausted", None)
+    if callable(exhausted) and exhausted(round_):
+        text += " This round is past the gate's limit: do not start another fix, hand the open findings to the user."
+    return text
+
+
 def render_step(
     workflow: Workflow,
     step_id: str,
@@ -190,6 +211,9 @@ def render_step(
             f"Dispatch: {step.handler.describe()}. Then run the if-pass command if it reports PASS, "
             "or the if-fail command if it reports FAIL."
         )
+        if step.handler.gate is not None:
+            round_ = int(carried.get(f"{step.handler.state_prefix}_iteration", 1))
+            actions.append(gate_action(step.handler.gate, round_))
         if step.handler.relay_questions:
             actions.append(QUESTION_RELAY_HANDLER)
     embedded: tuple[Resource, ...] = ()

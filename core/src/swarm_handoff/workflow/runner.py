@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
-from swarm_handoff.workflow.engine import reported_params, transitions
+from swarm_handoff.workflow.engine import reported_params, resolve_params, transitions
 from swarm_handoff.workflow.model import DEFAULT_MAX_STEPS, Workflow
 from swarm_handoff.workflow.types import Outcome, StepContext
 
@@ -75,8 +75,8 @@ def run_workflow(
             )
         step_given = dict(given)
         if reported_params(workflow, current) and agent is not None:
-            ctx = StepContext(current, given, carried, workflow.name, resources)
-            step_given.update(agent(ctx))
+            typed, _ = resolve_params(workflow, current, given)
+            step_given.update(agent(StepContext(current, typed, carried, workflow.name, resources)))
         options = transitions(workflow, current, step_given, carried, resources=resources)
         if len(options) != 1:
             names = ", ".join(reported_params(workflow, current))

@@ -117,7 +117,9 @@ class Dispatch:
     The verdict is a reported parameter, so the step protocol prints an if-pass and an if-fail
     command. Each carries `<prefix>_iteration`, `<prefix>_failed` and `<prefix>_status`, the three
     pieces of review-loop state: a failed review raises the iteration, which is what lets a review
-    loop relax its bar and finally stop.
+    loop relax its bar and finally stop. `gate` names a QR gate policy registered through the
+    `swarm_handoff_qr_gates` hook (the swarm-handoff-qr plugin offers `default`); the step then
+    tells the reviewer which severities block in the current round.
     """
 
     agent: AgentRole = attrs.field(converter=AgentRole)
@@ -125,6 +127,7 @@ class Dispatch:
     prompt: str | None = None
     state_prefix: str = "qr"
     relay_questions: bool = False
+    gate: str | None = None
 
     def __attrs_post_init__(self) -> None:
         if (self.script is None) == (self.prompt is None):
