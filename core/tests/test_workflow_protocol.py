@@ -249,3 +249,19 @@ def test_an_unknown_gate_is_a_structured_error(swarm_host):
     with pytest.raises(SwarmError) as caught:
         render_step(_gated_review(gate="nope"), "review")
     assert caught.value.code == "UNKNOWN_COMPONENT"
+
+
+def test_a_failing_dynamic_title_is_a_named_error():
+    from swarm_handoff.workflow import StepDef, Workflow
+
+    workflow = Workflow("broken-text", StepDef("only", lambda ctx: 1 / 0, ["x"]))
+    with pytest.raises(SwarmError) as caught:
+        render_step(workflow, "only")
+    assert caught.value.code == "WORKFLOW_RUN_FAILED"
+    assert "step 'only': building the title raised ZeroDivisionError" in caught.value.message
+
+
+def test_a_dispatch_whose_verdict_is_given_has_one_next_command():
+    doc = render_step(ex.QR_GATE, "review", {"verdict": "pass"})
+    assert doc.routing == "linear"
+    assert doc.actions[-1].endswith("Then run the next command.")

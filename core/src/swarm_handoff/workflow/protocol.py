@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.workflow.engine import Transition, resolve_params, transitions
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
@@ -160,6 +161,23 @@ def _group(options: Sequence[Transition]) -> list[tuple[Transition, dict[str, li
     return groups
 
 
+def _dynamic(workflow: Workflow, step_id: str, what: str, value: Any, ctx: StepContext) -> Any:
+    """Return static text as is, or call a dynamic one, turning its failure into a named error."""
+    if not callable(value):
+        return value
+    try:
+        return value(ctx)
+    except SwarmError:
+        raise
+    except Exception as exc:
+        raise SwarmError(
+            ErrorCode.WORKFLOW_RUN_FAILED,
+            f"workflow {workflow.name!r}, step {step_id!r}: building the {what} raised {type(exc).__name__}: {exc}",
+            details={"workflow": workflow.name, "step": step_id},
+            hint="this is a bug in the workflow's definition; report it to the skill pack's authors",
+        ) from exc
+
+
 _SEVERITY_ORDER = ("MUST", "SHOULD", "COULD")
 
 
@@ -202,15 +220,18 @@ def render_step(
     # Dynamic text sees typed values with defaults filled in, exactly as the handler does.
     typed, reported = resolve_params(workflow, step.id, given)
     ctx = StepContext(step.id, {**typed, **reported}, carried, workflow.name, resources)
-    title = step.title(ctx) if callable(step.title) else step.title
-    actions = list(step.actions(ctx) if callable(step.actions) else step.actions)
+    title = str(_dynamic(workflow, step.id, "title", step.title, ctx))
+    actions = [str(a) for a in _dynamic(workflow, step.id, "actions", step.actions, ctx)]
+    groups = _group(options)
     dispatch = None
     if isinstance(step.handler, Dispatch):
         dispatch = {"agent": step.handler.agent.value, "script": step.handler.script, "prompt": step.handler.prompt}
-        actions.append(
-            f"Dispatch: {step.handler.describe()}. Then run the if-pass command if it reports PASS, "
-            "or the if-fail command if it reports FAIL."
+        then = (
+            "Then run the if-pass command if it reports PASS, or the if-fail command if it reports FAIL."
+            if len(groups) > 1
+            else "Then run the next command."
         )
+        actions.append(f"Dispatch: {step.handler.describe()}. {then}")
         if step.handler.gate is not None:
             round_ = int(carried.get(f"{step.handler.state_prefix}_iteration", 1))
             actions.append(gate_action(step.handler.gate, round_))
@@ -220,7 +241,6 @@ def render_step(
     if step.embed:
         embedded = tuple(embed(resources, workflow, ref) for ref in step.embed)
     nexts = []
-    groups = _group(options)
     for option, when in groups:
         target = option.target
         condition = {k: tuple(v) for k, v in when.items()} if len(groups) > 1 else {}
