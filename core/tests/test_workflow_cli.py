@@ -76,3 +76,27 @@ def test_graph_of_an_unknown_workflow_exits_1(cli):
 def test_every_command_has_help(cli):
     for command in ("list", "show", "check", "graph", "step"):
         assert cli("workflow", command, "--help").exit_code == 0
+
+
+def test_check_cases_runs_every_generated_case(cli):
+    result = cli("workflow", "check", "--cases", "--format", "json")
+    assert result.exit_code == 0
+    assert result.json()["cases_run"] is True
+
+
+def test_check_cases_reports_a_loop_that_does_not_advance(swarm_cli, use_workflows):
+    from typing import Annotated
+
+    from swarm_handoff.workflow import Arg, Outcome, StepDef, Workflow
+
+    def loop(ctx, sure: Annotated[bool, Arg("sure yet?", reported=True)]):
+        return (Outcome.OK if sure else Outcome.ITERATE), {}
+
+    use_workflows(Workflow("stuck", StepDef("think", handler=loop, next={Outcome.OK: None, Outcome.ITERATE: "think"})))
+    assert swarm_cli("workflow", "check", "stuck").exit_code == 0  # the graph itself is fine
+    result = swarm_cli("workflow", "check", "stuck", "--cases", "--format", "json")
+    assert result.exit_code == 1
+    problems = result.json()["error"]["problems"]
+    assert len(problems) == 5  # one per generated iteration value, 1..max_iterations
+    assert {p["code"] for p in problems} == {"WORKFLOW_RUN_FAILED"}
+    assert all("unchanged state" in p["message"] for p in problems)

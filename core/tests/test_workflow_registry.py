@@ -112,7 +112,8 @@ def test_cli_list_show_check_and_graph_see_installed_packs(packs, swarm_cli):
     assert [s["id"] for s in show["steps"]] == ["start", "end"]
     assert show["steps"][0]["next"] == {"ok": "end"}
 
-    assert swarm_cli("workflow", "check", "alpha", "--format", "json").json() == {"valid": True, "checked": ["alpha"]}
+    checked = swarm_cli("workflow", "check", "alpha", "--format", "json").json()
+    assert checked == {"valid": True, "checked": ["alpha"], "cases_run": False}
     failed = swarm_cli("workflow", "check", "--format", "json")
     assert failed.exit_code == 1
     codes = {p["code"] for p in failed.json()["error"]["problems"] if p["path"] in {"delta", "epsilon", "zeta"}}

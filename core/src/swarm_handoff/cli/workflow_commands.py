@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 import typer
@@ -18,6 +18,9 @@ from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format
+
+if TYPE_CHECKING:
+    from swarm_handoff.workflow.model import Workflow
 
 
 @attrs.frozen
@@ -51,10 +54,11 @@ class WorkflowCheckDocument:
 
     kind: ClassVar[str] = "workflow-check"
     checked: tuple[str, ...]
+    cases_run: bool = False
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
-        return {"valid": True, "checked": list(self.checked)}
+        return {"valid": True, "checked": list(self.checked), "cases_run": self.cases_run}
 
 
 @attrs.frozen
@@ -141,7 +145,26 @@ def _show(name: str, project: Path) -> WorkflowShowDocument:
     return WorkflowShowDocument({**workflow.to_data(), "steps": steps})
 
 
-def _check(name: str | None) -> WorkflowCheckDocument:
+def case_problems(workflow: Workflow, project: Path) -> list[Problem]:
+    """Run every generated case of `workflow` and turn each failure into a problem."""
+    from swarm_handoff.workflow.exhaustive import generate_cases, run_case
+    from swarm_handoff.workflow.resources import SessionResources
+
+    provider = SessionResources(project)
+    try:
+        cases = generate_cases(workflow)
+    except ValueError as exc:  # a parameter without a finite domain
+        return [Problem(ErrorCode.WORKFLOW_INVALID, str(exc), path=workflow.name)]
+    problems = []
+    for case in cases:
+        try:
+            run_case(workflow, case, resources=provider)
+        except (AssertionError, SwarmError) as exc:
+            problems.append(Problem(ErrorCode.WORKFLOW_RUN_FAILED, f"case {case.id}: {exc}", path=workflow.name))
+    return problems
+
+
+def _check(name: str | None, cases: bool = False, project: Path = Path(".")) -> WorkflowCheckDocument:
     from swarm_handoff.workflow.registry import get_registry
 
     registry = get_registry()
@@ -153,6 +176,10 @@ def _check(name: str | None) -> WorkflowCheckDocument:
     else:
         problems = registry.problems
         checked = tuple(registry.names)
+    if cases:
+        for checked_name in checked:
+            if checked_name in registry.workflows:
+                problems += tuple(case_problems(registry.workflows[checked_name].workflow, project))
     if problems:
         raise SwarmError(
             ErrorCode.WORKFLOW_INVALID,
@@ -161,7 +188,7 @@ def _check(name: str | None) -> WorkflowCheckDocument:
             hint="fix the skill packs named in the problems",
             problems=problems,
         )
-    return WorkflowCheckDocument(checked)
+    return WorkflowCheckDocument(checked, cases)
 
 
 def register(app: typer.Typer) -> None:
@@ -199,10 +226,12 @@ def register(app: typer.Typer) -> None:
     @group.command("check")
     def check(
         name: str | None = typer.Argument(None, help="Check only this workflow."),
+        cases: bool = typer.Option(False, "--cases", help="Also run every generated test case."),
+        project: Path = _PROJECT_OPTION,
         fmt: str = format_option(),
     ) -> None:
         """Validate every registered workflow (or one); exit 1 when any is invalid."""
-        run(fmt, lambda host: _check(name))
+        run(fmt, lambda host: _check(name, cases, project))
 
     @group.command("graph")
     def graph(

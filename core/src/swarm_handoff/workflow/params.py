@@ -104,9 +104,12 @@ def extract_params(handler: Handler) -> tuple[dict[str, Param], list[str]]:
     except (TypeError, ValueError) as exc:
         return {}, [f"cannot read the handler's signature: {exc}"]
     try:
-        hints = typing.get_type_hints(target, include_extras=True)
+        hints = _type_hints(target)
     except Exception as exc:  # unresolvable string annotations: report, never crash the loader
-        return {}, [f"cannot resolve the handler's annotations: {type(exc).__name__}: {exc}"]
+        return {}, [
+            f"cannot resolve the handler's annotations ({type(exc).__name__}: {exc}); "
+            "define the handler, and the names its annotations use, at module level"
+        ]
     positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if not positional:
         return {}, ["the handler must take the step context as its first argument"]
@@ -122,6 +125,19 @@ def extract_params(handler: Handler) -> tuple[dict[str, Param], list[str]]:
         elif param is not None:
             params[param.name] = param
     return params, problems
+
+
+def _type_hints(target: Any) -> dict[str, Any]:
+    """Resolve annotations, tolerating handlers defined inside functions (tests, factories)."""
+    # With postponed evaluation a nested handler's annotations only see module globals, so the
+    # workflow vocabulary (Annotated, Arg, StepContext, ...) is offered as a fallback namespace.
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except NameError:
+        from swarm_handoff.workflow import types as vocabulary
+
+        fallback = {"Annotated": typing.Annotated, "Any": Any, **vars(vocabulary)}
+        return typing.get_type_hints(target, localns=fallback, include_extras=True)
 
 
 def _param_from(parameter: inspect.Parameter, hint: Any) -> tuple[Param | None, str | None]:
