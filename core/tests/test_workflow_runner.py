@@ -142,3 +142,8 @@ def test_params_are_checked_before_running():
 
 def test_the_runner_can_start_mid_way():
     assert run_workflow(ex.LINEAR, start="weigh").path == ("weigh", "decide")
+
+
+def test_a_step_without_next_ends_the_workflow_even_with_a_handler():
+    wf = Workflow("short", StepDef("a", handler=skip))
+    assert run_workflow(wf).trace[-1].target is None

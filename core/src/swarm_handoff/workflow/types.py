@@ -224,6 +224,8 @@ class StepDef:
 
     def resolve(self, outcome: Outcome) -> tuple[Outcome, str | None] | None:
         """Return (the outcome key used, the target) for `outcome`, falling back to `_default`."""
+        if not self.next:  # a step without transitions ends the workflow whatever it reports
+            return outcome, None
         if outcome in self.next:
             return outcome, self.next[outcome]
         if Outcome.DEFAULT in self.next:
