@@ -47,3 +47,14 @@ def test_a_branch_lists_each_command_and_embeds_the_resource_as_one_block():
 def test_a_terminal_step_says_the_workflow_is_complete():
     done = Workflow("done-demo", StepDef("only", "Only", ["Finish"], next={Outcome.OK: None}))
     assert TextFormatter().render(render_step(done, "only")).endswith("NEXT: none, the workflow is complete.\n")
+
+
+def test_list_and_show_have_their_own_layouts(swarm_cli, use_workflows, make_swarm_host):
+    make_swarm_host(["formatters"])
+    use_workflows(FLOW)
+    listing = swarm_cli("workflow", "list")
+    assert listing.stdout.startswith("text-demo  (2 steps, (in-process))\n")
+    show = swarm_cli("workflow", "show", "text-demo").stdout
+    assert "  1. work: Work  [build]\n       ok -> review\n" in show
+    assert "  2. review: Review\n       dispatch to quality-reviewer\n       ok -> (end)\n       fail -> work\n" in show
+    assert "embeds convention:severity from the package" in show

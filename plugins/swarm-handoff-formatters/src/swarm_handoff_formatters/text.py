@@ -8,7 +8,7 @@ from typing import Any
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
 
-from swarm_handoff_formatters.workflow_text import workflow_step
+from swarm_handoff_formatters.workflow_text import workflow_list, workflow_show, workflow_step
 
 Renderer = Callable[[dict[str, Any]], str]
 
@@ -50,7 +50,13 @@ def _error(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error, "workflow-step": workflow_step}
+RENDERERS: dict[str, Renderer] = {
+    "plugins": _plugins,
+    "error": _error,
+    "workflow-list": workflow_list,
+    "workflow-show": workflow_show,
+    "workflow-step": workflow_step,
+}
 
 
 class TextFormatter:
