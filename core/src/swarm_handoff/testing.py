@@ -10,6 +10,11 @@ Fixtures:
     register_plugin   register a throwaway plugin object in the current host for one test
     skill_tree        write `.claude/skills/<name>/SKILL.md` folders under `tmp_path`
     swarm_cli         run the `swarm-handoff` CLI in-process against the current host
+    use_workflows     make the workflow commands see exactly the given workflows
+
+Helpers for skill-pack authors (exhaustive workflow tests):
+    workflow_cases(workflow)          one `pytest.param` per (step, parameters) with a readable id
+    run_workflow_case(workflow, case) run the real step protocol for a case and check its commands
 """
 
 from __future__ import annotations
@@ -18,12 +23,18 @@ import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
 
 from swarm_handoff import plugins as _plugins
+
+if TYPE_CHECKING:
+    from swarm_handoff.workflow.exhaustive import Case
+    from swarm_handoff.workflow.model import Workflow
+    from swarm_handoff.workflow.protocol import StepDocument
+    from swarm_handoff.workflow.registry import WorkflowRegistry
 
 
 @pytest.fixture
@@ -235,3 +246,40 @@ def fake_distributions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield fakes
     finally:
         fakes.cleanup()
+
+
+def workflow_cases(workflow: Workflow) -> list[Any]:
+    """Return one `pytest.param` per generated case, so each shows up as its own named test.
+
+    Use it in a pack's suite::
+
+        @pytest.mark.parametrize("case", workflow_cases(WORKFLOW))
+        def test_every_step(case):
+            run_workflow_case(WORKFLOW, case)
+    """
+    from swarm_handoff.workflow.exhaustive import generate_cases
+
+    return [pytest.param(case, id=case.id) for case in generate_cases(workflow)]
+
+
+def run_workflow_case(workflow: Workflow, case: Case, *, resources: Any = None) -> StepDocument:
+    """Run the step protocol for `case`, failing the test if any next command is wrong."""
+    from swarm_handoff.workflow.exhaustive import run_case
+
+    return run_case(workflow, case, resources=resources)
+
+
+@pytest.fixture
+def use_workflows() -> Iterator[Callable[..., WorkflowRegistry]]:
+    """Return `use(*workflows)`: the workflow commands see exactly these until the test ends."""
+    from swarm_handoff.workflow import registry as _registry
+
+    def use(*workflows: Workflow) -> WorkflowRegistry:
+        chosen = _registry.WorkflowRegistry.of(*workflows)
+        _registry.set_registry(chosen)
+        return chosen
+
+    try:
+        yield use
+    finally:
+        _registry.reset_registry()

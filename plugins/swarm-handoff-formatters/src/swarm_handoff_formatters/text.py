@@ -8,6 +8,7 @@ from typing import Any
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
 from swarm_handoff_formatters.ranking_text import render_ranking
+from swarm_handoff_formatters.workflow_text import workflow_list, workflow_show, workflow_step
 
 Renderer = Callable[[dict[str, Any]], str]
 
@@ -49,7 +50,14 @@ def _error(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-RENDERERS: dict[str, Renderer] = {"plugins": _plugins, "error": _error, "ranking": render_ranking}
+RENDERERS: dict[str, Renderer] = {
+    "plugins": _plugins,
+    "error": _error,
+    "ranking": render_ranking,
+    "workflow-list": workflow_list,
+    "workflow-show": workflow_show,
+    "workflow-step": workflow_step,
+}
 
 
 class TextFormatter:

@@ -1,0 +1,290 @@
+"""The `workflow` command group: list, show, check, graph, and the step protocol itself.
+
+Each command is a few lines around the Python API in `swarm_handoff.workflow`; typer stays in
+this module so that importing the workflow engine never pays for the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import attrs
+import typer
+
+from swarm_handoff.cli.output import fail, format_option, run
+from swarm_handoff.components import Document
+from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.render import DEFAULT_FORMAT, check_format
+
+if TYPE_CHECKING:
+    from swarm_handoff.workflow.model import Workflow
+
+
+@attrs.frozen
+class WorkflowListDocument:
+    """`workflow list`: the registered workflows and the packs that failed to load."""
+
+    kind: ClassVar[str] = "workflow-list"
+    workflows: tuple[dict[str, Any], ...]
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"workflows": list(self.workflows), "problems": [p.to_data() for p in self.problems]}
+
+
+@attrs.frozen
+class WorkflowShowDocument:
+    """`workflow show`: one workflow's parameters, steps and transitions."""
+
+    kind: ClassVar[str] = "workflow-show"
+    data: dict[str, Any]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return self.data
+
+
+@attrs.frozen
+class WorkflowCheckDocument:
+    """`workflow check` when everything is valid: what was checked."""
+
+    kind: ClassVar[str] = "workflow-check"
+    checked: tuple[str, ...]
+    cases_run: bool = False
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"valid": True, "checked": list(self.checked), "cases_run": self.cases_run}
+
+
+@attrs.frozen
+class WorkflowGraphDocument:
+    """`workflow graph`: the graph source; `--format text` prints the source alone."""
+
+    kind: ClassVar[str] = "workflow-graph"
+    workflow: str
+    syntax: str
+    source: str
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"workflow": self.workflow, "syntax": self.syntax, "source": self.source}
+
+
+# Shared option declarations (module-level so each is declared once).
+_PROJECT_OPTION: Any = typer.Option(Path("."), "--project", help="Project whose .claude/conventions override.")
+_PARAM_OPTION: Any = typer.Option(None, "--param", help="A workflow parameter, key=value (repeat).")
+_STATE_OPTION: Any = typer.Option(None, "--state", help="Carried state, key=value (repeat).")
+
+
+def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
+    """Turn repeated `--param k=v` options into a mapping; malformed or repeated keys are errors."""
+    from swarm_handoff.workflow.params import parse_assignment
+
+    result: dict[str, str] = {}
+    for text in values or []:
+        try:
+            key, value = parse_assignment(text, option)
+        except ValueError as exc:
+            raise SwarmError(
+                ErrorCode.WORKFLOW_PARAM_INVALID, str(exc), details={"option": option, "value": text}
+            ) from None
+        if key in result:
+            raise SwarmError(
+                ErrorCode.WORKFLOW_PARAM_INVALID,
+                f"{option} {key} is given twice",
+                details={"option": option, "key": key},
+                hint="give each key once",
+            )
+        result[key] = value
+    return result
+
+
+def _show(name: str, project: Path) -> WorkflowShowDocument:
+    from swarm_handoff.workflow.registry import get_registry
+    from swarm_handoff.workflow.resources import SessionResources, embed
+    from swarm_handoff.workflow.types import Dispatch
+
+    registry = get_registry()
+    workflow = registry.get(name)
+    provider = SessionResources(project, find_workflow=registry.get)
+    steps = []
+    for index, step in enumerate(workflow.steps, start=1):
+        handler = step.handler
+        embeds = []
+        for ref in step.embed:
+            try:
+                found = embed(provider, workflow, ref)
+                embeds.append({"ref": ref, "source": found.source, "origin": found.origin})
+            except SwarmError as exc:
+                embeds.append({"ref": ref, "source": "missing", "origin": exc.message})
+        steps.append(
+            {
+                "index": index,
+                "id": step.id,
+                "title": step.title if isinstance(step.title, str) else "(dynamic)",
+                "phase": step.phase,
+                "handler": "dispatch"
+                if isinstance(handler, Dispatch)
+                else ("none" if handler is None else getattr(handler, "__qualname__", type(handler).__name__)),
+                "dispatch": {"agent": handler.agent.value, "script": handler.script}
+                if isinstance(handler, Dispatch)
+                else None,
+                "next": {str(k): v for k, v in step.next.items()},
+                "on_error": step.on_error,
+                "when": {k: list(v) for k, v in step.when.items()},
+                "terminal": step.terminal,
+                "params": [p.to_data() for p in workflow.step_params[step.id].values()],
+                "embed": embeds,
+            }
+        )
+    return WorkflowShowDocument({**workflow.to_data(), "steps": steps})
+
+
+def case_problems(workflow: Workflow, project: Path) -> list[Problem]:
+    """Run every generated case of `workflow` and turn each failure into a problem."""
+    from swarm_handoff.workflow.exhaustive import generate_cases, run_case
+    from swarm_handoff.workflow.resources import SessionResources
+
+    provider = SessionResources(project)
+    try:
+        cases = generate_cases(workflow)
+    except ValueError as exc:  # a parameter without a finite domain
+        return [Problem(ErrorCode.WORKFLOW_INVALID, str(exc), path=workflow.name)]
+    problems = []
+    for case in cases:
+        try:
+            run_case(workflow, case, resources=provider)
+        except (AssertionError, SwarmError) as exc:
+            problems.append(Problem(ErrorCode.WORKFLOW_RUN_FAILED, f"case {case.id}: {exc}", path=workflow.name))
+    return problems
+
+
+def _check(name: str | None, cases: bool = False, project: Path = Path(".")) -> WorkflowCheckDocument:
+    from swarm_handoff.workflow.registry import get_registry
+
+    registry = get_registry()
+    if name is not None:
+        problems = tuple(p for p in registry.problems if p.path == name)
+        if not problems:
+            registry.get(name)
+        checked: tuple[str, ...] = (name,)
+    else:
+        problems = registry.problems
+        checked = tuple(registry.names)
+    if cases:
+        for checked_name in checked:
+            if checked_name in registry.workflows:
+                problems += tuple(case_problems(registry.workflows[checked_name].workflow, project))
+    if problems:
+        raise SwarmError(
+            ErrorCode.WORKFLOW_INVALID,
+            f"{len(problems)} workflow problem(s)",
+            details={"checked": list(checked)},
+            hint="fix the skill packs named in the problems",
+            problems=problems,
+        )
+    return WorkflowCheckDocument(checked, cases)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `workflow` command group to `app`."""
+    group = typer.Typer(
+        name="workflow",
+        help="Run and inspect workflows defined by skill packs.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
+
+    @group.command("list")
+    def list_(fmt: str = format_option()) -> None:
+        """List the registered workflows and the skill packs that failed to load."""
+
+        def action(host: PluginHost) -> Document:
+            from swarm_handoff.workflow.registry import get_registry
+
+            registry = get_registry()
+            for problem in registry.problems:
+                typer.echo(f"warning: {problem.code}: {problem.message}", err=True)
+            return WorkflowListDocument(tuple(r.to_data() for r in registry.workflows.values()), registry.problems)
+
+        run(fmt, action)
+
+    @group.command("show")
+    def show(
+        name: str = typer.Argument(..., help="The workflow's name."),
+        project: Path = _PROJECT_OPTION,
+        fmt: str = format_option(),
+    ) -> None:
+        """Show a workflow's parameters, steps, transitions and which conventions it embeds."""
+        run(fmt, lambda host: _show(name, project))
+
+    @group.command("check")
+    def check(
+        name: str | None = typer.Argument(None, help="Check only this workflow."),
+        cases: bool = typer.Option(False, "--cases", help="Also run every generated test case."),
+        project: Path = _PROJECT_OPTION,
+        fmt: str = format_option(),
+    ) -> None:
+        """Validate every registered workflow (or one); exit 1 when any is invalid."""
+        run(fmt, lambda host: _check(name, cases, project))
+
+    @group.command("graph")
+    def graph(
+        name: str = typer.Argument(..., help="The workflow's name."),
+        syntax: str = typer.Option("mermaid", "--as", help="Graph syntax: mermaid or dot."),
+        fmt: str = format_option(),
+    ) -> None:
+        """Export the transition graph (outcomes on edges, an explicit end node)."""
+
+        def action(host: PluginHost) -> WorkflowGraphDocument:
+            from swarm_handoff.errors import UsageError
+            from swarm_handoff.workflow.graph import FORMATS, export
+            from swarm_handoff.workflow.registry import get_registry
+
+            if syntax not in FORMATS:
+                raise UsageError(f"unknown graph syntax {syntax!r}", hint=f"use one of: {', '.join(FORMATS)}")
+            workflow = get_registry().get(name)
+            return WorkflowGraphDocument(workflow.name, syntax, export(workflow, syntax))
+
+        if fmt != DEFAULT_FORMAT:
+            run(fmt, action)
+            return
+        try:
+            check_format(fmt, get_host())
+            typer.echo(action(get_host()).source, nl=False)
+        except SwarmError as error:
+            fail(error, fmt)
+
+    @group.command("step")
+    def step(
+        name: str = typer.Argument(..., help="The workflow's name."),
+        step_id: str = typer.Argument(..., help="The step to show."),
+        param: list[str] | None = _PARAM_OPTION,
+        state: list[str] | None = _STATE_OPTION,
+        project: Path = _PROJECT_OPTION,
+        fmt: str = format_option(),
+    ) -> None:
+        """Print one step (title, actions) and the exact command(s) to run next."""
+
+        def action(host: PluginHost) -> Document:
+            from swarm_handoff.workflow.params import coerce_state
+            from swarm_handoff.workflow.protocol import render_step
+            from swarm_handoff.workflow.registry import get_registry
+            from swarm_handoff.workflow.resources import SessionResources
+
+            registry = get_registry()
+            workflow = registry.get(name)
+            params = parse_assignments(param, "--param")
+            carried: Mapping[str, Any] = {k: coerce_state(v) for k, v in parse_assignments(state, "--state").items()}
+            provider = SessionResources(project, find_workflow=registry.get)
+            carry_fmt = None if fmt == DEFAULT_FORMAT else fmt
+            return render_step(workflow, step_id, params, carried, resources=provider, fmt=carry_fmt)
+
+        run(fmt, action)
+
+    app.add_typer(group, name="workflow")

@@ -1,0 +1,83 @@
+"""Text layout of a workflow step: what to do, the embedded references, and what to run next.
+
+An agent acts on this text directly, so the layout puts the actions first, keeps each embedded
+resource together as one fenced block, and ends with the next command(s) on lines of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def workflow_step(data: dict[str, Any]) -> str:
+    """Render a `workflow-step` document for a person or an agent reading plain text."""
+    phase = f" [{data['phase']}]" if data.get("phase") else ""
+    lines = [f"{data['workflow']}: step {data['index']} of {data['total']}{phase}: {data['title']}", ""]
+    if data.get("dispatch"):
+        lines.append(f"DISPATCH TO: {data['dispatch']['agent']}")
+        lines.append("")
+    lines.append("DO:")
+    for number, action in enumerate(data["actions"], start=1):
+        first, *rest = str(action).splitlines() or [""]
+        lines.append(f"  {number}. {first}")
+        lines += [f"     {line}" if line else "" for line in rest]
+    for resource in data.get("resources", []):
+        fence = "~~~~" if "```" in resource["text"] else "```"
+        lines += ["", f"{resource['name']} (from the {resource['source']}: {resource['origin']}):", fence]
+        lines += resource["text"].rstrip("\n").splitlines()
+        lines.append(fence)
+    lines.append("")
+    if not data["next"]:
+        lines.append("NEXT: none, the workflow is complete.")
+    elif data["routing"] == "linear":
+        lines += ["NEXT:", f"  {data['next'][0]['command']}"]
+    else:
+        lines.append("NEXT: run exactly one of these")
+        for option in data["next"]:
+            where = option["command"] or "(the workflow is complete)"
+            about = f" ({', '.join(option['when'])} reported)" if option.get("when") else ""
+            lines += [f"  {option['label']}{about}:", f"    {where}"]
+    return "\n".join(lines) + "\n"
+
+
+def workflow_list(data: dict[str, Any]) -> str:
+    """Render `workflow list`: one line per workflow, then the packs that failed to load."""
+    lines = []
+    for flow in data["workflows"]:
+        origin = f"{flow['distribution']} {flow['version']}".strip()
+        lines.append(f"{flow['name']}  ({flow['steps']} steps, {origin})")
+        if flow["description"]:
+            lines.append(f"  {flow['description']}")
+    if not data["workflows"]:
+        lines.append("no workflows installed")
+    if data["problems"]:
+        lines += ["", "failed to load:"]
+        lines += [f"  {p.get('path', '?')}: {p['code']}: {p['message']}" for p in data["problems"]]
+    return "\n".join(lines) + "\n"
+
+
+def workflow_show(data: dict[str, Any]) -> str:
+    """Render `workflow show`: parameters, then each step with where each outcome leads."""
+    lines = [f"{data['name']}: {data['description']}".rstrip(": "), ""]
+    if data["params"]:
+        lines.append("parameters:")
+        for p in data["params"]:
+            default = "" if p["required"] else f" (default {p['default']})"
+            lines.append(f"  --param {p['name']}=...  {p['domain']}{default}  {p['description']}".rstrip())
+        lines.append("")
+    lines.append("steps:")
+    for step in data["steps"]:
+        marks = [m for m in (step["phase"], "end" if step["terminal"] else None) if m]
+        suffix = f"  [{', '.join(marks)}]" if marks else ""
+        lines.append(f"  {step['index']}. {step['id']}: {step['title']}{suffix}")
+        if step["dispatch"]:
+            lines.append(f"       dispatch to {step['dispatch']['agent']}")
+        for outcome, target in step["next"].items():
+            lines.append(f"       {outcome} -> {target or '(end)'}")
+        if step["on_error"]:
+            lines.append(f"       error -> {step['on_error']}")
+        for gate, values in step["when"].items():
+            lines.append(f"       runs only when {gate} is {' or '.join(map(str, values))}")
+        for item in step["embed"]:
+            lines.append(f"       embeds {item['ref']} from the {item['source']} ({item['origin']})")
+    return "\n".join(lines) + "\n"

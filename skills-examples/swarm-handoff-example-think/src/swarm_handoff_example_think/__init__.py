@@ -1,0 +1,1 @@
+"""Example skill pack: the `think-through` workflow."""
