@@ -15,15 +15,15 @@ import os
 import re
 import traceback
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-import attrs
 import pluggy
 
 from swarm_handoff import hookspecs
 from swarm_handoff._version import __version__
 from swarm_handoff.components import PROTOCOLS, Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.plugin_records import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
 
 ENTRY_POINT_GROUP = "swarm_handoff"
 SKILLS_ENTRY_POINT_GROUP = "swarm_handoff.skills"
@@ -48,92 +48,20 @@ _KIND_HOOKS: dict[Kind, tuple[str, str]] = {
     Kind.FORMATTER: ("swarm_handoff_formatters", "register"),
     Kind.QR_GATE: ("swarm_handoff_qr_gates", "register"),
 }
+__all__ = [
+    "ComponentRef",
+    "LoadFailure",
+    "PluginHost",
+    "PluginInfo",
+    "PluginsReport",
+    "SkippedPlugin",
+    "build_host",
+    "get_host",
+    "reset_host",
+    "set_host",
+]
+
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*$")
-
-
-@attrs.frozen
-class ComponentRef:
-    """A registered component: who offers it and how to build it, without building it."""
-
-    kind: Kind
-    name: str
-    plugin: str
-    distribution: str
-    summary: str = ""
-    factory: Callable[[], Any] = attrs.field(eq=False, repr=False, default=None)
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form shown by `swarm-handoff plugins`."""
-        return {"kind": self.kind.value, "name": self.name, "summary": self.summary}
-
-
-@attrs.frozen
-class PluginInfo:
-    """A plugin that loaded, with the hooks it implements."""
-
-    name: str
-    distribution: str
-    version: str
-    module: str
-    builtin: bool
-    hooks: tuple[str, ...]
-
-
-@attrs.frozen
-class LoadFailure:
-    """A plugin, hook call or component name that could not be used, and why."""
-
-    name: str
-    distribution: str
-    version: str
-    code: str
-    error: str
-    hint: str = ""
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form shown by `swarm-handoff plugins`."""
-        return attrs.asdict(self)
-
-    def describe(self) -> str:
-        """Say in one line which plugin failed and how, for warnings on stderr."""
-        return f"plugin {self.name!r} ({self.distribution} {self.version}): {self.code}: {self.error}"
-
-
-@attrs.frozen
-class SkippedPlugin:
-    """An entry point that was deliberately not imported (blocked or not allowed)."""
-
-    name: str
-    distribution: str
-    version: str
-    reason: str
-
-
-@attrs.frozen
-class PluginsReport:
-    """The `plugins` command's document: what loaded, what it provides, what failed."""
-
-    kind: ClassVar[str] = "plugins"
-    core_version: str
-    plugins: tuple[PluginInfo, ...]
-    components: tuple[ComponentRef, ...]
-    failures: tuple[LoadFailure, ...]
-    skipped: tuple[SkippedPlugin, ...]
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form: one entry per plugin with its components nested in it."""
-        by_plugin: dict[str, list[dict[str, Any]]] = {}
-        for ref in self.components:
-            by_plugin.setdefault(ref.plugin, []).append(ref.to_data())
-        return {
-            "core_version": self.core_version,
-            "plugins": [
-                {**attrs.asdict(p), "hooks": list(p.hooks), "components": by_plugin.get(p.name, [])}
-                for p in self.plugins
-            ],
-            "failures": [f.to_data() for f in self.failures],
-            "skipped": [attrs.asdict(s) for s in self.skipped],
-        }
 
 
 def _env_list(value: str | None) -> frozenset[str] | None:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.yamlio import LoadError, load_file
+from swarm_handoff.yamlio import load_document
 
 PROBLEM_TYPES = ("decision", "creative", "analytical", "strategic")
 # Accepted too, because v3.0 payloads and their targets use them.
@@ -174,13 +174,5 @@ def _error(check: _Checker, path: str | None) -> SwarmError:
 def load_synthesis(path: Path | str) -> Synthesis:
     """Read and validate a synthesis file (YAML, or JSON by its `.json` extension)."""
     path = Path(path)
-    try:
-        data = load_file(path)
-    except LoadError as exc:
-        raise SwarmError(
-            ErrorCode.VALIDATION_FAILED,
-            f"cannot load synthesis {path}: {exc.problem.message}",
-            hint=exc.problem.hint,
-            problems=(exc.problem,),
-        ) from None
+    data = load_document(path, "synthesis")
     return parse_synthesis(data, path=str(path))

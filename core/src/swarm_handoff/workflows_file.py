@@ -15,7 +15,7 @@ from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.yamlio import LoadError, load_file
+from swarm_handoff.yamlio import load_document
 
 WORKFLOW_ENTRY_INVALID = "WORKFLOW_ENTRY_INVALID"
 WORKFLOW_DUPLICATE = "WORKFLOW_DUPLICATE"
@@ -80,15 +80,7 @@ def _entry(entry: Any, index: int, path: str) -> tuple[SkillRecord | None, Probl
 def load_workflows(path: Path | str) -> tuple[tuple[SkillRecord, ...], tuple[Problem, ...]]:
     """Return the valid workflows of `path` and one problem per entry that had to be skipped."""
     path = Path(path)
-    try:
-        data = load_file(path)
-    except LoadError as exc:
-        raise SwarmError(
-            ErrorCode.VALIDATION_FAILED,
-            f"cannot load workflows {path}: {exc.problem.message}",
-            hint=exc.problem.hint,
-            problems=(exc.problem,),
-        ) from None
+    data = load_document(path, "workflows")
     entries = data.get("workflows") if isinstance(data, Mapping) else None
     if not isinstance(entries, list):
         raise SwarmError(

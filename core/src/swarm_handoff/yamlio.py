@@ -164,3 +164,15 @@ def load_file(path: Path) -> Any:
         check_size(data, path=str(path))
         return data
     return parse_yaml(text, path=str(path))
+
+
+def load_document(path: Path, what: str, *, code: str = "VALIDATION_FAILED") -> Any:
+    """Load a YAML/JSON input file, turning a load failure into the structured error commands print."""
+    from swarm_handoff.errors import SwarmError
+
+    try:
+        return load_file(path)
+    except LoadError as exc:
+        raise SwarmError(
+            code, f"cannot load {what} {path}: {exc.problem.message}", hint=exc.problem.hint, problems=(exc.problem,)
+        ) from None

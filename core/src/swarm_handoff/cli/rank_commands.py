@@ -18,13 +18,9 @@ HISTORY_INVALID = "HISTORY_INVALID"
 
 def load_history(path: Path) -> dict[str, HistoryCounts]:
     """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
-    from swarm_handoff.yamlio import LoadError, load_file
+    from swarm_handoff.yamlio import load_document
 
-    try:
-        data = load_file(path)
-    except LoadError as exc:
-        message = f"cannot load history {path}: {exc.problem.message}"
-        raise SwarmError(HISTORY_INVALID, message, problems=(exc.problem,)) from None
+    data = load_document(path, "history", code=HISTORY_INVALID)
     if data is None:
         return {}
     problems = []

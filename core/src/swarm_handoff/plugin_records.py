@@ -1,0 +1,99 @@
+"""What the plugin host reports: components, loaded plugins, skipped ones and failures.
+
+Kept apart from the host itself so that the records a command prints (`swarm-handoff plugins`)
+read as data, and the loading logic in `plugins.py` stays one room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.components import Kind
+
+
+@attrs.frozen
+class ComponentRef:
+    """A registered component: who offers it and how to build it, without building it."""
+
+    kind: Kind
+    name: str
+    plugin: str
+    distribution: str
+    summary: str = ""
+    factory: Callable[[], Any] = attrs.field(eq=False, repr=False, default=None)
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form shown by `swarm-handoff plugins`."""
+        return {"kind": self.kind.value, "name": self.name, "summary": self.summary}
+
+
+@attrs.frozen
+class PluginInfo:
+    """A plugin that loaded, with the hooks it implements."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    builtin: bool
+    hooks: tuple[str, ...]
+
+
+@attrs.frozen
+class LoadFailure:
+    """A plugin, hook call or component name that could not be used, and why."""
+
+    name: str
+    distribution: str
+    version: str
+    code: str
+    error: str
+    hint: str = ""
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form shown by `swarm-handoff plugins`."""
+        return attrs.asdict(self)
+
+    def describe(self) -> str:
+        """Say in one line which plugin failed and how, for warnings on stderr."""
+        return f"plugin {self.name!r} ({self.distribution} {self.version}): {self.code}: {self.error}"
+
+
+@attrs.frozen
+class SkippedPlugin:
+    """An entry point that was deliberately not imported (blocked or not allowed)."""
+
+    name: str
+    distribution: str
+    version: str
+    reason: str
+
+
+@attrs.frozen
+class PluginsReport:
+    """The `plugins` command's document: what loaded, what it provides, what failed."""
+
+    kind: ClassVar[str] = "plugins"
+    core_version: str
+    plugins: tuple[PluginInfo, ...]
+    components: tuple[ComponentRef, ...]
+    failures: tuple[LoadFailure, ...]
+    skipped: tuple[SkippedPlugin, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: one entry per plugin with its components nested in it."""
+        by_plugin: dict[str, list[dict[str, Any]]] = {}
+        for ref in self.components:
+            by_plugin.setdefault(ref.plugin, []).append(ref.to_data())
+        return {
+            "core_version": self.core_version,
+            "plugins": [
+                {**attrs.asdict(p), "hooks": list(p.hooks), "components": by_plugin.get(p.name, [])}
+                for p in self.plugins
+            ],
+            "failures": [f.to_data() for f in self.failures],
+            "skipped": [attrs.asdict(s) for s in self.skipped],
+        }
