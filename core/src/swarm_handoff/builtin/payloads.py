@@ -1,0 +1,25 @@
+"""The core's payload validators and schema adapters, registered like any third party's."""
+
+from __future__ import annotations
+
+from swarm_handoff import hookimpl
+from swarm_handoff.components import Register
+
+
+def _v2_schema() -> object:
+    from swarm_handoff.payload.v2 import SchemaValidator
+
+    return SchemaValidator()
+
+
+def _v2_rules() -> object:
+    from swarm_handoff.payload.v2 import RulesValidator
+
+    return RulesValidator()
+
+
+@hookimpl
+def swarm_handoff_payload_validators(register: Register, register_adapter: Register) -> None:
+    """Offer the v1.0/v2.0 and v3.0 validators and the 2.0 <-> 3.0 adapters."""
+    register("v2-schema", _v2_schema, summary="v1.0/v2.0 fields, types, enums and ISO 8601 times")
+    register("v2-rules", _v2_rules, summary="v1.0/v2.0 session folder, perspective count, loop warning")
