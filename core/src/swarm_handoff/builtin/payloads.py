@@ -18,8 +18,22 @@ def _v2_rules() -> object:
     return RulesValidator()
 
 
+def _v3_schema() -> object:
+    from swarm_handoff.payload.v3 import SchemaValidator
+
+    return SchemaValidator()
+
+
+def _v3_rules() -> object:
+    from swarm_handoff.payload.v3 import RulesValidator
+
+    return RulesValidator()
+
+
 @hookimpl
 def swarm_handoff_payload_validators(register: Register, register_adapter: Register) -> None:
     """Offer the v1.0/v2.0 and v3.0 validators and the 2.0 <-> 3.0 adapters."""
     register("v2-schema", _v2_schema, summary="v1.0/v2.0 fields, types, enums and ISO 8601 times")
     register("v2-rules", _v2_rules, summary="v1.0/v2.0 session folder, perspective count, loop warning")
+    register("v3-schema", _v3_schema, summary="v3.0 universal schema: fields, types, enums, closed mappings")
+    register("v3-rules", _v3_rules, summary="v3.0 token budget, chain rules, no self hand-off, time order")
