@@ -89,7 +89,9 @@ values = st.recursive(
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=25,
 )
-payloads = st.dictionaries(st.text(max_size=8), values, max_size=6).map(lambda body: {"handoff": body})
+payloads = st.dictionaries(st.text(max_size=8), values, max_size=6).map(
+    lambda body: {"handoff": {**body, "meta": body["meta"] if isinstance(body.get("meta"), dict) else {}}}
+)
 
 
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

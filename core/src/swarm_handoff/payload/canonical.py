@@ -84,7 +84,9 @@ def seal(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Return a copy of `payload` with `meta.payload_hash` and `meta.payload_size_bytes` filled in."""
     sealed: dict[str, Any] = copy.deepcopy(dict(payload))
     handoff = sealed.setdefault("handoff", {})
-    meta = handoff.setdefault("meta", {})
+    meta = handoff.setdefault("meta", {}) if isinstance(handoff, dict) else None
+    if not isinstance(meta, dict):
+        raise ValueError("only a payload whose handoff and handoff.meta are mappings can be sealed")
     data = canonical_bytes(sealed)
     meta["payload_hash"] = HASH_PREFIX + hashlib.sha256(data).hexdigest()
     meta["payload_size_bytes"] = len(data)

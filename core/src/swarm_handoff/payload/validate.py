@@ -77,6 +77,9 @@ class ValidationReport:
         shapeless = any(p.code in (NOT_A_PAYLOAD, UNSUPPORTED_VERSION) for p in self.errors)
         code = ErrorCode.INVALID_PAYLOAD if missing or shapeless else ErrorCode.VALIDATION_FAILED
         where = f" {self.path}" if self.path else ""
+        message = f"payload{where} (version {self.version or '?'}) has {len(self.errors)} problem(s)"
+        if shapeless:
+            message = f"{self.path or 'the document'}: {self.errors[0].message.split(': ', 1)[-1]}"
         details: dict[str, Any] = {
             "missing_fields": missing,
             "validation_errors": [p.message for p in self.errors if p.code != MISSING_FIELD],
@@ -87,7 +90,7 @@ class ValidationReport:
             details["warnings"] = [p.message for p in self.warnings]
         return SwarmError(
             code,
-            f"payload{where} (version {self.version or '?'}) has {len(self.errors)} problem(s)",
+            message,
             details=details,
             hint="fix the fields named in details and validate again",
             recoverable=True,
