@@ -71,7 +71,7 @@ def _put(target: dict[str, Any], key: str, value: Any) -> None:
 
 def trace_id_for(handoff: Mapping[str, Any]) -> str:
     """Derive a stable v4-form UUID from the v2.0 workflow id and time, so converting twice agrees."""
-    seed = f"{handoff.get('source', {}).get('workflow_id', '')}|{handoff.get('timestamp', '')}"
+    seed = f"{_map(handoff, 'source').get('workflow_id', '')}|{handoff.get('timestamp', '')}"
     return str(uuid.UUID(bytes=hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:16], version=4))
 
 
