@@ -106,6 +106,10 @@ def test_files_that_are_not_payloads_are_invalid_payload(swarm_cli, swarm_host, 
     assert result.exit_code == 1
     assert result.json()["error"]["code"] == "INVALID_PAYLOAD"
     assert swarm_cli("verify", str(path), "--format", "json").json()["error"]["code"] == "INVALID_PAYLOAD"
+    if name == "dup.yaml":
+        assert result.json()["error"]["problems"][0]["code"] == "YAML_DUPLICATE_KEY"
+    if name == "bomb.yaml":
+        assert result.json()["error"]["problems"][0]["code"] == "YAML_TOO_MANY_NODES"
 
 
 def test_a_missing_file_is_invalid_payload_too(swarm_cli, swarm_host, tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlio import JSON_SYNTAX, YAML_SYNTAX, LoadError, check_size, read_text
+from swarm_handoff.yamlio import JSON_SYNTAX, YAML_DUPLICATE_KEY, YAML_SYNTAX, LoadError, check_size, read_text
 
 _local = threading.local()
 # Characters a YAML reader refuses or treats as line breaks; JSON-as-YAML writes them as \\uXXXX.
@@ -56,9 +56,10 @@ def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = 
             raise LoadError(Problem(YAML_SYNTAX, "invalid YAML: nested too deeply", path=path)) from None
         except Exception as exc:  # ruamel raises many types (scanner, constructor, duplicate key, ...)
             mark = getattr(exc, "problem_mark", None)
+            duplicate = type(exc).__name__ == "DuplicateKeyError"
             raise LoadError(
                 Problem(
-                    YAML_SYNTAX,
+                    YAML_DUPLICATE_KEY if duplicate else YAML_SYNTAX,
                     f"invalid YAML: {getattr(exc, 'problem', None) or exc}".replace("\n", " "),
                     path=path,
                     line=mark.line + 1 if mark is not None else None,

@@ -98,6 +98,7 @@ class Str(Node):
     choices: tuple[str, ...] = ()
     fmt: str | None = None  # "date-time", "uuid" or "uri"
     nullable: bool = False
+    hint: str | None = None  # said when the pattern does not match
 
     def check(self, value: Any, field: str, out: list[Problem]) -> None:
         """Check type, then every constraint, reporting each broken one."""
@@ -115,7 +116,7 @@ class Str(Node):
         if self.choices and value not in self.choices:
             out.append(problem(BAD_VALUE, field, f"{value!r} is not allowed", f"use one of: {', '.join(self.choices)}"))
         if self.pattern is not None and not re.search(self.pattern, value):
-            out.append(problem(BAD_VALUE, field, f"{value!r} does not match {self.pattern}"))
+            out.append(problem(BAD_VALUE, field, f"{value!r} does not match {self.pattern}", self.hint))
         if self.fmt == "date-time" and parse_time(value) is None:
             out.append(
                 problem(

@@ -45,7 +45,9 @@ SCHEMA = Obj(
                     required=("skill", "workflow_id", "session_path"),
                     fields={
                         "skill": Str(choices=(SOURCE_SKILL,)),
-                        "workflow_id": Str(pattern=WORKFLOW_ID_PATTERN),
+                        "workflow_id": Str(
+                            pattern=WORKFLOW_ID_PATTERN, hint="use swarm-session-YYYYMMDD-HHMMSS-<8 hex digits>"
+                        ),
                         "session_path": Str(min_len=1),
                     },
                 ),
@@ -102,7 +104,7 @@ SCHEMA = Obj(
                         "user_feedback": Str(),
                         "handoff_reason": Str(),
                         "handoff_chain": Arr(Str(), min_items=1),
-                        "payload_hash": Str(pattern=HASH_PATTERN),
+                        "payload_hash": Str(pattern=HASH_PATTERN, hint="sha256: and 64 lower-case hex digits"),
                         "payload_size_bytes": Num(integer=True, minimum=0),
                     }
                 ),
