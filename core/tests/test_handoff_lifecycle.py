@@ -236,3 +236,42 @@ def test_ack_and_history_feed_success_counts(swarm_cli, world):
     assert [h["status"] for h in listed["handoffs"]] == ["success"]
     assert swarm_cli("history", "--skill", "nobody", "--format", "json").json()["handoffs"] == []
     assert success_counts(world["config"]) == {"lit-pm": 1}
+
+
+def test_reason_feedback_and_chain_options_reach_the_payload(swarm_cli, world):
+    data = handoff(
+        swarm_cli,
+        world,
+        "healthy",
+        "--reason",
+        "needs numbers",
+        "--feedback",
+        "go deep",
+        "--chain",
+        "perspective-swarm, lit-pm",
+    ).json()
+    meta = load_payload_file(Path(data["payload_path"]))["handoff"]["meta"]
+    assert (meta["handoff_reason"], meta["user_feedback"]) == ("needs numbers", "go deep")
+    assert meta["handoff_chain"] == ["perspective-swarm", "lit-pm"]
+
+
+def test_an_unknown_schema_is_a_usage_error(swarm_cli, world):
+    assert handoff(swarm_cli, world, "lit-pm", "--schema", "4.0").exit_code == 2
+
+
+def test_a_failed_write_keeps_the_old_file_whole_and_leaves_no_temporary(tmp_path, monkeypatch):
+    import os
+
+    from swarm_handoff.payload import io
+
+    target = tmp_path / "handoff-payload.yaml"
+    target.write_text("old: payload\n")
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="No space"):
+        io.write_atomic(target, "new: payload\n")
+    assert target.read_text() == "old: payload\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["handoff-payload.yaml"]
