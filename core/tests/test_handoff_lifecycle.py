@@ -94,7 +94,8 @@ def test_a_v2_handoff_writes_a_private_verified_payload_and_prints_the_quoted_in
     assert data["payload_hash"] == payload["handoff"]["meta"]["payload_hash"]
     assert swarm_cli("verify", str(path), "--format", "json").exit_code == 0
     assert swarm_cli("validate", str(path), "--format", "json").json()["valid"] is True
-    [row] = open_history(world["config"]).list()
+    with open_history(world["config"]) as history:
+        [row] = history.list()
     assert (row.target, row.status, row.id) == ("lit-pm", "written", data["history_id"])
 
 
@@ -134,6 +135,9 @@ def test_health_check_runs_without_a_shell_and_reports_output(swarm_cli, world, 
     assert preserved.parent == world["session"]
     assert load_payload_file(preserved)["handoff"]["target"]["skill"] == "sick"
     assert str(preserved) in error["message"]
+    with open_history(world["config"]) as history:
+        statuses = {(r.target, r.status, r.payload_path) for r in history.list()}
+    assert ("sick", "failed", str(preserved)) in statuses
 
 
 def test_a_health_check_that_hangs_times_out():

@@ -151,6 +151,7 @@ class _Run:
             error.payload_preserved = kept
             if kept:
                 error.message += f" (payload preserved at {kept})"
+                _record(self, Path(kept), status="failed")  # the history shows failed attempts too
         return error
 
 
@@ -297,7 +298,7 @@ def _write(
     )
 
 
-def _record(run: _Run, path: Path) -> tuple[int | None, tuple[Problem, ...]]:
+def _record(run: _Run, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:
     """Record the hand-off; a history that cannot be written warns but never undoes the hand-off."""
     import sqlite3
 
@@ -305,7 +306,7 @@ def _record(run: _Run, path: Path) -> tuple[int | None, tuple[Problem, ...]]:
 
     try:
         with open_history(run.config) as history:
-            return history.record(path, run.payload), history.problems
+            return history.record(path, run.payload, status=status), history.problems
     except (SwarmError, sqlite3.Error, OSError) as exc:
         message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
         warning = Problem(
