@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
 
@@ -31,7 +32,7 @@ def _is_terminal() -> bool:
     return sys.stdin.isatty()
 
 
-def make_confirm(yes: bool) -> Any:
+def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
 
     def confirm(message: str) -> bool:
