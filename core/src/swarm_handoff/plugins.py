@@ -37,6 +37,7 @@ ENV_LOAD = "SWARM_HANDOFF_LOAD_PLUGINS"
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("core-formatters", "swarm_handoff.builtin.formatters"),
     ("core-scorers", "swarm_handoff.builtin.scorers"),
+    ("core-payloads", "swarm_handoff.builtin.payloads"),
 )
 
 # Which hook registers which kind, and the keyword names the hook receives.

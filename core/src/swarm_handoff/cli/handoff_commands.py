@@ -1,0 +1,286 @@
+"""The hand-off commands: `handoff`, `validate`, `verify`, `convert`, `ack` and `history`.
+
+Each is a thin layer over `swarm_handoff.payload` and `swarm_handoff.history`; the only thing
+decided here is how to ask the user (a `[y/N]` prompt at a terminal, a refusal without one unless
+`--yes`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import attrs
+import typer
+
+from swarm_handoff.cli.output import format_option, run
+from swarm_handoff.components import Document
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.plugins import PluginHost
+
+PayloadArg = Annotated[Path, typer.Argument(help="The payload file (YAML or JSON).")]
+
+INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
+PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
+
+
+def _is_terminal() -> bool:
+    """True when a person can answer a prompt (tests replace this)."""
+    return sys.stdin.isatty()
+
+
+def make_confirm(yes: bool) -> Callable[[str], bool]:
+    """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
+
+    def confirm(message: str) -> bool:
+        if yes:
+            typer.echo(f"{message} yes (--yes)", err=True)
+            return True
+        if _is_terminal():
+            return bool(typer.confirm(message, default=False, err=True))
+        typer.echo(f"{message} no: there is no terminal to answer at; pass --yes to proceed", err=True)
+        return False
+
+    return confirm
+
+
+@attrs.frozen(kw_only=True)
+class VerifyReport:
+    """The `verify` document: integrity and expiry of one payload file."""
+
+    kind: ClassVar[str] = "verification"
+    path: str
+    version: str | None
+    payload_hash: Any
+    computed_hash: str
+    payload_size_bytes: Any
+    computed_size: int
+    expires_at: Any
+    expired: bool
+    checked_at: str
+    mismatches: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the hash and size match and the payload has not expired."""
+        return not self.mismatches and not self.expired
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {**attrs.asdict(self), "mismatches": list(self.mismatches), "ok": self.ok}
+
+
+def verify_file(path: Path, now: dt.datetime | None = None) -> VerifyReport:
+    """Check a payload file's integrity fields and expiry; raise the structured error when either fails."""
+    from swarm_handoff.payload.canonical import check_integrity
+    from swarm_handoff.payload.schema import parse_time
+    from swarm_handoff.payload.validate import load_payload, version_of
+
+    payload = load_payload(path)
+    handoff = payload.get("handoff") if isinstance(payload, dict) else None
+    if not isinstance(handoff, dict):
+        raise SwarmError(
+            ErrorCode.INVALID_PAYLOAD,
+            f"{path} is not a hand-off payload (no handoff: mapping)",
+            details={"missing_fields": ["handoff"], "validation_errors": []},
+        )
+    integrity = check_integrity(payload)
+    moment = now or dt.datetime.now(dt.timezone.utc)
+    expires_raw = handoff.get("expires_at")
+    expires = parse_time(expires_raw)
+    mismatches = list(integrity.mismatches())
+    if expires_raw is not None and expires is None:
+        mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
+    report = VerifyReport(
+        path=str(path),
+        version=version_of(payload),
+        payload_hash=integrity.stated_hash,
+        computed_hash=integrity.computed_hash,
+        payload_size_bytes=integrity.stated_size,
+        computed_size=integrity.computed_size,
+        expires_at=expires_raw,
+        expired=expires is not None and expires <= moment,
+        checked_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        mismatches=tuple(mismatches),
+    )
+    if report.ok:
+        return report
+    problems = [*mismatches]
+    if report.expired:
+        problems.append(f"expired at {expires_raw} (checked at {report.checked_at})")
+    raise SwarmError(
+        INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED,
+        f"{path}: " + "; ".join(problems),
+        details={"missing_fields": [], "validation_errors": problems, "verification": report.to_data()},
+        hint="a changed payload cannot be trusted: rebuild it with `swarm-handoff handoff`"
+        if mismatches
+        else "the payload is stale: hand off again to get a fresh one",
+        recoverable=not mismatches,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class AckReport:
+    """The `ack` document: the hand-off as the history now has it."""
+
+    kind: ClassVar[str] = "acknowledgment"
+    handoff: Any
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"handoff": self.handoff.to_data(), "problems": [p.to_data() for p in self.problems]}
+
+
+def _chain(value: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+
+
+def _warn(problems: Any) -> None:
+    for problem in problems:
+        if problem.severity != Severity.ERROR:
+            typer.echo(f"warning: {problem.code}: {problem.message}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the hand-off commands to `app`."""
+
+    @app.command("handoff")
+    def handoff(
+        target: Annotated[str, typer.Argument(help="The skill to hand the work to.")],
+        synthesis: Annotated[Path, typer.Option("--synthesis", help="The synthesis file (YAML or JSON).")],
+        session: Annotated[Path, typer.Option("--session", help="The session folder the payload is written into.")],
+        schema: Annotated[str, typer.Option("--schema", help="Payload version: 2.0 or 3.0.")] = "2.0",
+        source: Annotated[str | None, typer.Option("--source", help="The handing-off skill (v3.0 only).")] = None,
+        reason: Annotated[str, typer.Option("--reason", help="Why this hand-off (meta.handoff_reason).")] = "",
+        feedback: Annotated[
+            str | None, typer.Option("--feedback", help="The user's feedback (meta.user_feedback).")
+        ] = None,
+        chain: Annotated[
+            str | None, typer.Option("--chain", help="The chain so far, comma-separated, source first.")
+        ] = None,
+        health_check: Annotated[
+            bool, typer.Option("--health-check", help="Run the target's health_check first.")
+        ] = False,
+        yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm loop and long-chain questions.")] = False,
+        fmt: str = format_option(),
+    ) -> None:
+        """Build, validate and write a hand-off payload, then print the command that hands it over."""
+        from swarm_handoff.discovery import make_context
+        from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+
+        def action(host: PluginHost) -> Document:
+            options = HandoffOptions(
+                target=target,
+                synthesis=synthesis,
+                session=session,
+                schema=schema,
+                source=source,
+                reason=reason,
+                feedback=feedback,
+                chain=_chain(chain),
+                health_check=health_check,
+            )
+            result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
+            _warn(result.warnings)
+            return result
+
+        run(fmt, action)
+
+    @app.command("validate")
+    def validate(payload: PayloadArg, fmt: str = format_option()) -> None:
+        """Validate a payload of any version (by its `version` field), reporting every problem."""
+        from swarm_handoff.payload.validate import validate_file
+
+        def action(host: PluginHost) -> Document:
+            report = validate_file(payload, host)
+            if not report.valid:
+                raise report.to_error()
+            _warn(report.warnings)
+            return report
+
+        run(fmt, action)
+
+    @app.command("verify")
+    def verify(payload: PayloadArg, fmt: str = format_option()) -> None:
+        """Check a payload's hash, size and expiry; exit 1 when it was changed or has expired."""
+        run(fmt, lambda host: verify_file(payload))
+
+    @app.command("convert")
+    def convert(
+        payload: Annotated[Path, typer.Argument(help="The payload file.")],
+        to: Annotated[str, typer.Option("--to", help="The version to convert to: 3.0 or 2.0.")],
+        output: Annotated[
+            Path | None, typer.Option("--output", "-o", help="Also write the converted payload here.")
+        ] = None,
+        fmt: str = format_option(),
+    ) -> None:
+        """Convert a payload between 2.0 and 3.0, listing every field the conversion drops."""
+        from swarm_handoff.payload.convert import convert_payload
+        from swarm_handoff.payload.io import dump_payload, keep_earlier, write_atomic
+        from swarm_handoff.payload.validate import load_payload
+
+        def action(host: PluginHost) -> Document:
+            result = convert_payload(load_payload(payload), to, host)
+            try:
+                for side_path, content in result.side_files:
+                    write_atomic(Path(side_path), dump_payload(content, Path(side_path)))
+                if output is not None:
+                    keep_earlier(output)
+                    write_atomic(output, dump_payload(result.payload, output))
+            except OSError as exc:
+                raise SwarmError(
+                    ErrorCode.VALIDATION_FAILED,
+                    f"cannot write the converted payload: {exc}",
+                    details={"missing_fields": [], "validation_errors": [str(exc)]},
+                ) from None
+            for dropped in result.dropped:
+                typer.echo(f"warning: dropped {dropped}", err=True)
+            return result
+
+        run(fmt, action)
+
+    @app.command("ack")
+    def ack(
+        payload: Annotated[Path, typer.Argument(help="The payload file being acknowledged.")],
+        status: Annotated[str, typer.Option("--status", help="received, processed, success or failure.")],
+        fmt: str = format_option(),
+    ) -> None:
+        """Record the target's acknowledgment of a hand-off in the history."""
+        from swarm_handoff.discovery import config_dir
+        from swarm_handoff.history import ACK_STATUSES, open_history
+        from swarm_handoff.payload.validate import load_payload
+
+        def action(host: PluginHost) -> Document:
+            if status not in ACK_STATUSES:
+                raise SwarmError(
+                    ErrorCode.USAGE, f"unknown status {status!r}", hint=f"use one of: {', '.join(ACK_STATUSES)}"
+                )
+            data = load_payload(payload)
+            if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
+                raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
+            with open_history(config_dir()) as history:
+                row = history.acknowledge(payload.resolve(), data, status)
+                _warn(history.problems)
+                return AckReport(handoff=row, problems=history.problems)
+
+        run(fmt, action)
+
+    @app.command("history")
+    def history(
+        skill: Annotated[str | None, typer.Option("--skill", help="Only hand-offs from or to this skill.")] = None,
+        fmt: str = format_option(),
+    ) -> None:
+        """List recorded hand-offs, newest first, with their latest acknowledgment."""
+        from swarm_handoff.discovery import config_dir
+        from swarm_handoff.history import HistoryReport, open_history
+
+        def action(host: PluginHost) -> Document:
+            with open_history(config_dir()) as store:
+                _warn(store.problems)
+                return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
+
+        run(fmt, action)

@@ -1,0 +1,237 @@
+"""Build a v3.0 payload from a synthesis, and make it fit the 2,000-token budget or say why not.
+
+The synthesis is spread over the tiers the universal schema defines: the short `context` (summary
+at most 500 characters), `payload.working` (what the target needs first), `payload.session` (the
+structured insights and the perspective files) and `payload.references` (paths only). When the
+estimate is over the cap, optional fields are dropped first, then session content is moved into a
+file beside the payload and referenced by path; when even that is not enough, building fails with
+the sizes, never by cutting the user's prompt.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, utc_now, workflow_id_for
+from swarm_handoff.payload.v3 import SUMMARY_CAP, TOKEN_CAP, estimate_tokens
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.synthesis import Synthesis
+
+DEFAULT_SOURCE = "perspective-swarm"
+DEFAULT_PHASE = "Stage 4: Hand-off"
+CONFIDENCE_FOR_CONVERGENCE = {"high": "high", "medium": "medium", "low": "low", "none": "low"}
+# Optional fields, least useful to the target first: what the budget drops, in this order.
+DROP_ORDER: tuple[tuple[str, ...], ...] = (
+    ("tracing",),
+    ("context", "success_criteria"),
+    ("context", "focus_areas"),
+    ("context", "known_gaps"),
+    ("target", "expected_phase"),
+    ("context", "original_prompt"),
+)
+
+
+@attrs.frozen(kw_only=True)
+class Built:
+    """A built payload, the files that must be written beside it, and what budgeting did to it."""
+
+    payload: dict[str, Any]
+    side_files: tuple[tuple[Path, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+class PayloadTooLarge(SwarmError):
+    """VALIDATION_FAILED for a payload over budget; carries the payload so it can be preserved."""
+
+    def __init__(self, payload: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.payload = payload
+
+
+def file_stamp(moment: dt.datetime) -> str:
+    """Write a time for a file name: `YYYYMMDDTHHMMSSZ` (no colons, which some systems refuse)."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def v3_path(session: Path, source: str, target: str, moment: dt.datetime) -> Path:
+    """Where a v3.0 payload goes: `{session}/handoffs/{source}-to-{target}-{timestamp}.json`."""
+    return session / "handoffs" / f"{source}-to-{target}-{file_stamp(moment)}.json"
+
+
+def shorten(text: str, limit: int = SUMMARY_CAP) -> str:
+    """Cut `text` to at most `limit` characters at a word boundary, marking the cut with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] or text[: limit - 1]
+    return cut + "…"
+
+
+def _perspective_artifacts(session: Path) -> list[dict[str, Any]]:
+    folder = session / "perspectives"
+    try:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    except OSError:
+        return []
+    return [{"name": f"Perspective: {p.stem}", "path": str(p), "type": "analysis"} for p in files]
+
+
+def _non_empty(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if v not in ("", None, [], {})}
+
+
+def build_v3(
+    synthesis: Synthesis,
+    target: SkillRecord,
+    session: Path,
+    *,
+    source: str = DEFAULT_SOURCE,
+    now: dt.datetime | None = None,
+    chain: Sequence[str] | None = None,
+    reason: str = "",
+    feedback: str | None = None,
+    user_approved: bool | None = None,
+    trace_id: str | None = None,
+    phase: str = DEFAULT_PHASE,
+) -> Built:
+    """Build, budget and seal a v3.0 payload; raise VALIDATION_FAILED when it cannot fit 2,000 tokens."""
+    moment = now or utc_now()
+    session = session.resolve()
+    feedback = synthesis.user_feedback if feedback is None else feedback
+    summary_source = synthesis.synthesis_summary or synthesis.reframed_challenge or synthesis.original_prompt
+    target_block: dict[str, Any] = {"skill": target.name, "invocation": invocation_for(target)}
+    if target.categories:
+        target_block["category"] = target.categories[0]
+    meta: dict[str, Any] = {
+        "token_count": 0,
+        "confidence": CONFIDENCE_FOR_CONVERGENCE.get(synthesis.convergence_level or "none", "low"),
+        "handoff_chain": list(chain) if chain else [source],
+    }
+    if reason:
+        meta["handoff_reason"] = reason
+    if user_approved is not None:
+        meta["user_approved"] = user_approved
+    state = _non_empty(
+        {
+            "convergent": [dict(c) for c in synthesis.convergent],
+            "divergent": [dict(d) for d in synthesis.divergent],
+            "suggested_terms": [dict(t) for t in synthesis.suggested_terms],
+            "perspectives_completed": synthesis.perspectives_completed,
+        }
+    )
+    session_tier = _non_empty({"artifacts": _perspective_artifacts(session), "state": state})
+    payload_tiers: dict[str, Any] = {
+        "working": _non_empty(
+            {
+                "reframed_challenge": synthesis.reframed_challenge,
+                "synthesis_summary": synthesis.synthesis_summary,
+                "convergence_level": synthesis.convergence_level,
+                "user_feedback": feedback,
+            }
+        )
+    }
+    if session_tier:
+        payload_tiers["session"] = session_tier
+    if synthesis.source_path:
+        payload_tiers["references"] = {
+            "files": [{"path": synthesis.source_path, "description": "the full synthesis", "relevance": "critical"}]
+        }
+    payload = {
+        "handoff": {
+            "version": "3.0",
+            "schema_type": "universal",
+            "timestamp": stamp(moment),
+            "expires_at": stamp(moment + DEFAULT_TTL),
+            "trace_id": trace_id or str(uuid.uuid4()),
+            "source": {
+                "skill": source,
+                "workflow_id": workflow_id_for(session, moment),
+                "session_path": str(session),
+                "phase": phase,
+            },
+            "target": target_block,
+            "context": _non_empty(
+                {
+                    "summary": shorten(summary_source),
+                    "original_prompt": synthesis.original_prompt,
+                    "problem_type": synthesis.problem_type,
+                    "focus_areas": list(synthesis.open_questions),
+                    "known_gaps": [*synthesis.key_uncertainties, *synthesis.blind_spots],
+                }
+            ),
+            "payload": payload_tiers,
+            "meta": meta,
+            "tracing": {
+                "events": [{"timestamp": stamp(moment), "event_type": "created", "workflow": source}],
+                "parent_span_id": None,
+            },
+        }
+    }
+    side_path = v3_path(session, source, target.name, moment).with_suffix(".session.json")
+    return fit_budget(payload, side_path)
+
+
+def _count(payload: dict[str, Any]) -> int:
+    """Set `meta.token_count` to the estimate, which the count's own digits can change: iterate."""
+    meta = payload["handoff"]["meta"]
+    for _ in range(4):
+        tokens = estimate_tokens(payload)
+        if meta.get("token_count") == tokens:
+            break
+        meta["token_count"] = tokens
+    return int(meta["token_count"])
+
+
+def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -> Built:
+    """Bring `payload` under `cap` tokens: drop optional fields, then move session content out."""
+    payload = copy.deepcopy(payload)
+    notes: list[str] = []
+    side_files: list[tuple[Path, Any]] = []
+    handoff = payload["handoff"]
+    start = _count(payload)
+    if start > cap:
+        for path in DROP_ORDER:
+            parent = handoff
+            for key in path[:-1]:
+                parent = parent.get(key, {})
+            if path[-1] in parent:
+                del parent[path[-1]]
+                notes.append(f"dropped optional field {'.'.join(path)} to fit {cap} tokens")
+                if _count(payload) <= cap:
+                    break
+    tiers = handoff["payload"]
+    if _count(payload) > cap and "session" in tiers:
+        side_files.append((side_path, {"session": tiers.pop("session")}))
+        files = tiers.setdefault("references", {}).setdefault("files", [])
+        files.append(
+            {
+                "path": str(side_path),
+                "description": "session content (artifacts and state), moved out of the payload to fit the budget",
+                "relevance": "important",
+            }
+        )
+        notes.append(f"moved payload.session to {side_path} to fit {cap} tokens")
+    tokens = _count(payload)
+    if tokens > cap:
+        raise PayloadTooLarge(
+            payload,
+            ErrorCode.VALIDATION_FAILED,
+            f"the v3.0 payload is about {tokens} tokens, over the {cap}-token cap even after dropping optional "
+            f"fields and moving session content to references (it started at {start})",
+            details={
+                "missing_fields": [],
+                "validation_errors": [f"handoff: about {tokens} tokens, {cap} at most", *notes],
+            },
+            hint="shorten the synthesis summary, reframed challenge or prompt, or hand off with --schema 2.0",
+            recoverable=True,
+        )
+    return Built(payload=seal(payload), side_files=tuple(side_files), notes=tuple(notes))

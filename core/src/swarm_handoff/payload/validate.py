@@ -1,0 +1,169 @@
+"""Run every registered validator for a payload's version and turn what they found into one answer.
+
+Validators are components (the `swarm_handoff_payload_validators` hook): every one whose `versions`
+holds the payload's `version` runs, and all their problems are collected, so third-party rules add
+to the built-in ones instead of replacing them. A validator that raises becomes a problem of its
+own; the others still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.components import Kind
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload.io import load_payload_file
+from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.yamlio import LoadError
+
+VALIDATOR_FAILED = "PAYLOAD_VALIDATOR_FAILED"
+UNSUPPORTED_VERSION = "PAYLOAD_UNSUPPORTED_VERSION"
+NOT_A_PAYLOAD = "PAYLOAD_NOT_A_PAYLOAD"
+
+
+def version_of(payload: Any) -> str | None:
+    """Read `handoff.version` as text (a YAML `2.0` float counts as "2.0"), or None."""
+    handoff = payload.get("handoff") if isinstance(payload, Mapping) else None
+    version = handoff.get("version") if isinstance(handoff, Mapping) else None
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        return f"{float(version):.1f}"
+    return version if isinstance(version, str) else None
+
+
+@attrs.frozen(kw_only=True)
+class ValidationReport:
+    """The `validate` document: the version, whether it is valid, and every problem found."""
+
+    kind: ClassVar[str] = "validation"
+    version: str | None
+    problems: tuple[Problem, ...] = ()
+    validators: tuple[str, ...] = ()
+    path: str | None = None
+
+    @property
+    def errors(self) -> tuple[Problem, ...]:
+        """The problems that make the payload invalid."""
+        return tuple(p for p in self.problems if p.severity == Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """The problems that only annotate it (a loop, for example)."""
+        return tuple(p for p in self.problems if p.severity != Severity.ERROR)
+
+    @property
+    def valid(self) -> bool:
+        """True when no problem is an error."""
+        return not self.errors
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "path": self.path,
+            "version": self.version,
+            "valid": self.valid,
+            "validators": list(self.validators),
+            "errors": [p.to_data() for p in self.errors],
+            "warnings": [p.to_data() for p in self.warnings],
+        }
+
+    def to_error(self, *, target: str | None = None, preserved: str | None = None) -> SwarmError:
+        """Turn an invalid report into the seed's error: INVALID_PAYLOAD or VALIDATION_FAILED."""
+        missing = [field_of(p) for p in self.errors if p.code == MISSING_FIELD]
+        shapeless = any(p.code in (NOT_A_PAYLOAD, UNSUPPORTED_VERSION) for p in self.errors)
+        code = ErrorCode.INVALID_PAYLOAD if missing or shapeless else ErrorCode.VALIDATION_FAILED
+        where = f" {self.path}" if self.path else ""
+        message = f"payload{where} (version {self.version or '?'}) has {len(self.errors)} problem(s)"
+        if shapeless:
+            message = f"{self.path or 'the document'}: {self.errors[0].message.split(': ', 1)[-1]}"
+        details: dict[str, Any] = {
+            "missing_fields": missing,
+            "validation_errors": [p.message for p in self.errors if p.code != MISSING_FIELD],
+        }
+        if target is not None:
+            details["target_skill"] = target
+        if self.warnings:
+            details["warnings"] = [p.message for p in self.warnings]
+        return SwarmError(
+            code,
+            message,
+            details=details,
+            hint="fix the fields named in details and validate again",
+            recoverable=True,
+            payload_preserved=preserved,
+            problems=self.errors,
+        )
+
+
+def _with_path(items: list[Problem], path: str | None) -> tuple[Problem, ...]:
+    return tuple(attrs.evolve(p, path=path) if path and p.path is None else p for p in items)
+
+
+def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str | None = None) -> ValidationReport:
+    """Validate plain data as a payload of the version it declares, collecting every problem."""
+    host = host or get_host()
+    if not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
+        what = "an empty document" if payload is None else f"a {type_name(payload)}"
+        if isinstance(payload, Mapping):
+            what = "a mapping without a `handoff` mapping"
+        hint = "a payload is a mapping with one key, handoff:"
+        item = problem(NOT_A_PAYLOAD, "(document)", f"is {what}, not a hand-off payload", hint)
+        return ValidationReport(version=None, problems=_with_path([item], path), path=path)
+    version = version_of(payload)
+    built: list[tuple[str, Any]] = []
+    failures: list[Problem] = []
+    for name in host.components(Kind.VALIDATOR):
+        try:
+            built.append((name, host.get(Kind.VALIDATOR, name)))
+        except SwarmError as exc:
+            failures.append(Problem(VALIDATOR_FAILED, exc.message, hint=exc.hint, severity=Severity.WARNING))
+    validators = [(n, c) for n, c in built if version in tuple(getattr(c, "versions", ()))]
+    if not validators:
+        supported = sorted({str(v) for _, c in built for v in getattr(c, "versions", ())})
+        item = problem(
+            UNSUPPORTED_VERSION,
+            "handoff.version",
+            f"{version!r} is not a version any installed validator checks",
+            f"use one of: {', '.join(supported) or '(no validators installed)'}",
+        )
+        return ValidationReport(version=version, problems=_with_path([item, *failures], path), path=path)
+    found: list[Problem] = list(failures)
+    for name, component in validators:
+        try:
+            found.extend(component.validate(payload))
+        except Exception as exc:  # one broken rule never hides the others' findings
+            found.append(
+                Problem(
+                    VALIDATOR_FAILED,
+                    f"validator {name!r} ({host.components(Kind.VALIDATOR)[name].distribution}) raised "
+                    f"{type(exc).__name__}: {exc}",
+                    hint="report this to the plugin's authors",
+                )
+            )
+    return ValidationReport(
+        version=version, problems=_with_path(found, path), validators=tuple(n for n, _ in validators), path=path
+    )
+
+
+def load_payload(path: Path) -> Any:
+    """Load a payload file, turning anything unreadable into INVALID_PAYLOAD (never a traceback)."""
+    try:
+        return load_payload_file(path)
+    except LoadError as exc:
+        raise SwarmError(
+            ErrorCode.INVALID_PAYLOAD,
+            f"cannot read payload {path}: {exc.problem.message}",
+            details={"missing_fields": [], "validation_errors": [exc.problem.message]},
+            hint=exc.problem.hint,
+            recoverable=True,
+            problems=(exc.problem,),
+        ) from None
+
+
+def validate_file(path: Path, host: PluginHost | None = None) -> ValidationReport:
+    """Load and validate a payload file of any version."""
+    return validate_payload(load_payload(path), host, path=str(path))

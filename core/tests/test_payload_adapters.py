@@ -1,0 +1,120 @@
+"""Adapters: 2.0 -> 3.0, 3.0 -> 2.0 listing what it drops, and the matrix's refusals as errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.payload.build3 import build_v3
+from swarm_handoff.payload.canonical import check_integrity
+from swarm_handoff.payload.convert import convert_payload
+from swarm_handoff.payload.v2 import build_v2
+from swarm_handoff.payload.validate import validate_payload
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.synthesis import parse_synthesis
+
+NOW = dt.datetime(2026, 2, 4, 19, 30, tzinfo=dt.timezone.utc)
+TARGET = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
+SYNTHESIS = parse_synthesis(
+    {
+        "original_prompt": "Expand to Europe?",
+        "reframed_challenge": "EU entry",
+        "problem_type": "strategic",
+        "synthesis_summary": "Regulation is the risk.",
+        "convergence_level": "medium",
+        "key_uncertainties": ["GDPR cost"],
+        "insights": {"convergent": [{"theme": "growth"}], "divergent": [{"archetype": "critic", "insight": "cost"}]},
+        "research_seeds": {"suggested_terms": [{"term": "GDPR"}], "open_questions": ["How much?"]},
+        "user_feedback": "depth",
+    }
+)
+
+
+@pytest.fixture
+def session(tmp_path):
+    folder = tmp_path / "swarm-session-20260204-183000-a1b2c3d4"
+    (folder / "perspectives").mkdir(parents=True)
+    (folder / "perspectives" / "critic.md").write_text("c")
+    return folder
+
+
+def test_upgrade_gives_a_valid_sealed_v3_payload_and_lists_extensions_it_drops(session, swarm_host):
+    v2 = build_v2(SYNTHESIS, TARGET, session, now=NOW, reason="depth")
+    v2["handoff"]["lit_pm_extension"] = {"x": 1}
+    v2["handoff"]["context"]["mood"] = "keen"
+    result = convert_payload(v2, "3.0", swarm_host)
+    v3 = result.payload
+    assert validate_payload(v3, swarm_host).valid, validate_payload(v3, swarm_host).problems
+    assert check_integrity(v3).ok
+    assert result.dropped == ("handoff.lit_pm_extension", "handoff.context.mood")
+    handoff = v3["handoff"]
+    assert handoff["context"]["summary"] == "Regulation is the risk."
+    assert handoff["context"]["known_gaps"] == ["GDPR cost"]
+    assert handoff["meta"]["handoff_chain"] == ["perspective-swarm"]
+    assert handoff["meta"]["handoff_reason"] == "depth"
+    assert handoff["payload"]["session"]["state"]["divergent"] == [{"archetype": "critic", "insight": "cost"}]
+    # converting twice gives the same payload (the trace id is derived, not random)
+    assert convert_payload(v2, "3.0", swarm_host).payload == v3
+
+
+def test_v1_payloads_upgrade_like_v2(session, swarm_host):
+    v1 = build_v2(SYNTHESIS, TARGET, session, now=NOW)
+    v1["handoff"]["version"] = "1.0"
+    result = convert_payload(v1, "3.0", swarm_host)
+    assert result.source_version == "1.0"
+    assert validate_payload(result.payload, swarm_host).valid
+
+
+def test_downgrade_lists_every_field_it_drops_and_round_trips_the_context(session, swarm_host):
+    v2 = build_v2(SYNTHESIS, TARGET, session, now=NOW)
+    v3 = convert_payload(v2, "3.0", swarm_host).payload
+    result = convert_payload(v3, "2.0", swarm_host)
+    back = result.payload["handoff"]
+    for dropped in ("handoff.schema_type", "handoff.trace_id", "handoff.tracing", "handoff.source.phase"):
+        assert dropped in result.dropped
+    assert "handoff.meta.token_count" in result.dropped
+    assert "handoff.meta.confidence" in result.dropped
+    assert back["context"] == v2["handoff"]["context"]
+    assert back["insights"]["convergent"] == v2["handoff"]["insights"]["convergent"]
+    assert back["research_seeds"] == v2["handoff"]["research_seeds"]
+    assert back["meta"]["convergence_level"] == "medium"
+    assert check_integrity(result.payload).ok
+    assert validate_payload(result.payload, swarm_host).valid
+
+
+def test_a_v3_payload_built_by_us_downgrades(session, swarm_host):
+    v3 = build_v3(SYNTHESIS, TARGET, session, now=NOW).payload
+    result = convert_payload(v3, "2.0", swarm_host)
+    assert "handoff.payload.session.artifacts" in result.dropped
+    assert validate_payload(result.payload, swarm_host).valid
+
+
+def test_a_downgrade_that_cannot_be_valid_v2_is_refused_with_reasons(swarm_host):
+    example = Path("/work/shared/spec/examples/programming-pm-to-skill-editor.json")
+    if not example.is_file():
+        pytest.skip("the shared spec examples are absent")
+    with pytest.raises(SwarmError) as caught:
+        convert_payload(json.loads(example.read_text()), "2.0", swarm_host)
+    error = caught.value
+    assert error.code == "SCHEMA_INCOMPATIBLE"
+    fields = {m.split(":")[0] for m in error.details["validation_errors"]}
+    assert {"handoff.source.skill", "handoff.source.workflow_id", "handoff.context.problem_type"} <= fields
+
+
+@pytest.mark.parametrize(("version", "to"), [("1.2", "3.0"), ("3.0", "1.2"), ("2.0", "9.0")])
+def test_incompatible_pairs_are_clear_errors(version, to, swarm_host):
+    with pytest.raises(SwarmError) as caught:
+        convert_payload({"handoff": {"version": version}}, to, swarm_host)
+    assert caught.value.code == "SCHEMA_INCOMPATIBLE"
+    assert caught.value.recoverable is False
+
+
+def test_same_version_is_returned_unchanged(swarm_host):
+    payload = {"handoff": {"version": "3.0", "x": 1}}
+    assert convert_payload(payload, "3.0", swarm_host).payload == payload
+    with pytest.raises(SwarmError, match=r"no handoff\.version"):
+        convert_payload([1], "3.0", swarm_host)
