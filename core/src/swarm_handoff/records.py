@@ -126,6 +126,8 @@ class DiscoveryContext:
     config_dir: Path
     env: Mapping[str, str] = attrs.field(factory=dict, eq=False, hash=False)
     refresh: bool = False
+    # A parse index (`cache.ParseIndex`) sources may consult; None reads every file afresh.
+    index: Any = attrs.field(default=None, eq=False, hash=False)
 
 
 @attrs.frozen(kw_only=True)
