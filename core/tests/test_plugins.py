@@ -50,8 +50,8 @@ def _host(*names, **env):
 def test_good_entry_point_plugin_loads_and_provides_a_named_component(fake_distributions):
     _install(fake_distributions, "good-plugin", GOOD)
     host = _host("good-plugin")
-    assert [p.name for p in host.plugins] == ["core-formatters", "good-plugin"]
-    info = host.plugins[1]
+    assert [p.name for p in host.plugins] == ["core-formatters", "packs", "good-plugin"]
+    info = host.plugins[-1]
     assert (info.distribution, info.version, info.hooks) == ("good-plugin", "1.0", ("swarm_handoff_formatters",))
     assert host.components(Kind.FORMATTER)["upper"].distribution == "good-plugin"
     assert not host.failures
@@ -108,10 +108,10 @@ def test_allow_list_loads_only_named_plugins_and_empty_means_core_only(fake_dist
     _install(fake_distributions, "good-plugin", GOOD)
     _install(fake_distributions, "broken-plugin", BROKEN_IMPORT)
     only_good = plugins.build_host({plugins.ENV_LOAD: "good-plugin"})
-    assert [p.name for p in only_good.plugins] == ["core-formatters", "good-plugin"]
+    assert [p.name for p in only_good.plugins] == ["core-formatters", "packs", "good-plugin"]
     assert not only_good.failures
     core_only = plugins.build_host({plugins.ENV_LOAD: ""})
-    assert [p.name for p in core_only.plugins] == ["core-formatters"]
+    assert [p.name for p in core_only.plugins] == ["core-formatters", "packs"]
     assert {s.reason for s in core_only.skipped} == {f"not in {plugins.ENV_LOAD}"}
     assert {"good-plugin", "broken-plugin"} <= {s.name for s in core_only.skipped}
 

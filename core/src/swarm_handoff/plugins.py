@@ -34,7 +34,10 @@ ENV_DISABLE = "SWARM_HANDOFF_DISABLE_PLUGINS"
 ENV_LOAD = "SWARM_HANDOFF_LOAD_PLUGINS"
 
 # The core's own behaviour, loaded exactly like third-party plugins (llm's DEFAULT_PLUGINS idea).
-DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (("core-formatters", "swarm_handoff.builtin.formatters"),)
+DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
+    ("core-formatters", "swarm_handoff.builtin.formatters"),
+    ("packs", "swarm_handoff.builtin.packs"),
+)
 
 # Which hook registers which kind, and the keyword names the hook receives.
 _KIND_HOOKS: dict[Kind, tuple[str, str]] = {

@@ -137,6 +137,9 @@ class SourceResult:
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
+    # Paths whose (mtime, size) decide whether a cached answer is still true: every file read, every
+    # folder listed, and places whose appearance would change the answer (missing ones included).
+    inputs: tuple[str, ...] = ()
 
 
 @attrs.frozen

@@ -222,6 +222,21 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+def load_skill_resource(resource: Any, limit: int = FRONTMATTER_MAX_BYTES) -> Frontmatter:
+    """Read a SKILL.md given as a path or an `importlib.resources` Traversable (package data of a pack)."""
+    if isinstance(resource, (str, os.PathLike)):
+        return load_skill_md(os.fspath(resource), limit)
+    label = str(resource)
+    try:
+        with resource.open("rb") as handle:
+            raw = _scan(handle.read(_CHUNK), handle, label, limit)
+    except LoadError as exc:
+        return Frontmatter(None, (exc.problem,))
+    except OSError as exc:
+        return Frontmatter(None, (stat_problem(label, exc),))
+    return parse_frontmatter(raw, label)
+
+
 def load_skill_md(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> Frontmatter:
     """Read and parse one SKILL.md's frontmatter; every failure is a problem, never an exception."""
     try:
