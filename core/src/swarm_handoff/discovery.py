@@ -21,6 +21,14 @@ from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
 
 SOURCE_FAILED = "SOURCE_FAILED"
+NO_WORKFLOWS = "EC-01"
+# EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
+NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
+NONE_ACCEPT_MESSAGE = (
+    "{scanned} skills found, none accept handoffs.\n"
+    "To enable handoffs, add `handoff:` metadata to SKILL.md.\n"
+    "See: references/handoff-schema.md"
+)
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -66,6 +74,15 @@ class DiscoveryResult:
     scanned: int = 0
     show_all: bool = False
 
+    @property
+    def message(self) -> str | None:
+        """The EC-01 message when no workflow was found (two wordings), else None."""
+        if self.workflows:
+            return None
+        if self.scanned == 0:
+            return NO_SKILLS_MESSAGE
+        return NONE_ACCEPT_MESSAGE.format(scanned=self.scanned)
+
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form; the set-aside lists appear only with `show_all`."""
         data: dict[str, Any] = {
@@ -73,10 +90,32 @@ class DiscoveryResult:
             "workflows": [r.to_data() for r in self.workflows],
             "problems": [p.to_data() for p in self.problems],
         }
+        if self.message is not None:
+            data["message"] = self.message
         if self.show_all:
             data["ineligible"] = [r.to_data() for r in self.ineligible]
             data["shadowed"] = [s.to_data() for s in self.shadowed]
         return data
+
+    def to_text(self) -> str:
+        """Render for people: one line per workflow, then (with --all) what was set aside and why."""
+        from swarm_handoff.textviews import discovery_text
+
+        return discovery_text(self)
+
+    def filtered(self, categories: tuple[str, ...] = (), scopes: tuple[str, ...] = ()) -> DiscoveryResult:
+        """Keep the records in any of `categories` and `scopes` (empty means no filter)."""
+
+        def keep(record: SkillRecord) -> bool:
+            in_scope = not scopes or record.scope.value in scopes
+            return in_scope and (not categories or bool(set(categories) & set(record.categories)))
+
+        return attrs.evolve(
+            self,
+            workflows=tuple(r for r in self.workflows if keep(r)),
+            ineligible=tuple(r for r in self.ineligible if keep(r)),
+            shadowed=tuple(s for s in self.shadowed if keep(s.record)),
+        )
 
     def named(self, name: str) -> SkillRecord | None:
         """Return the eligible workflow called `name`, if discovery found one."""

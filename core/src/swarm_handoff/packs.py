@@ -148,3 +148,9 @@ class PackSource:
         return SourceResult(
             records=tuple(records), problems=tuple(problems), scanned=len(records), inputs=tuple(inputs)
         )
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Any]:
+        """The one place a pack skill called `name` would be: an entry point of that name (for `why`)."""
+        from swarm_handoff.explain import Location
+
+        return [Location(Scope.INSTALLED, f"entry point {name!r} in group {SKILLS_ENTRY_POINT_GROUP}")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from swarm_handoff._version import __version__
-from swarm_handoff.cli import core_commands
+from swarm_handoff.cli import core_commands, discovery_commands
 from swarm_handoff.plugins import get_host
 
 
@@ -35,5 +35,6 @@ def build_app() -> typer.Typer:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
     core_commands.register(app)
+    discovery_commands.register(app)
     get_host().extend_cli(app)
     return app

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.explain import Location
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
@@ -190,6 +191,25 @@ class FrontmatterSource:
         for root in roots:
             scan.root(root)
         return SourceResult(records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned)
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+        """Where a skill called `name` would be, in priority order (for `why`)."""
+        roots, _ = skill_roots(context)
+        out: list[Location] = []
+        seen: dict[str, Scope] = {}
+        for root in roots:
+            if root.note is not None:
+                where = str(root.path / name / "SKILL.md") if str(root.path) != "." else "{git_root}"
+                out.append(Location(root.scope, where, root.note))
+                continue
+            real = os.path.realpath(root.path)
+            where = str(root.path / name / "SKILL.md")
+            if real in seen:
+                out.append(Location(root.scope, where, f"same folder as the {seen[real].value} scope"))
+            else:
+                seen[real] = root.scope
+                out.append(Location(root.scope, where))
+        return out
 
 
 def scan_folder(path: Path | str, scope: Scope | str = Scope.GLOBAL) -> SourceResult:
