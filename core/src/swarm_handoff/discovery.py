@@ -117,6 +117,41 @@ class DiscoveryResult:
             shadowed=tuple(s for s in self.shadowed if keep(s.record)),
         )
 
+    def to_state(self) -> dict[str, Any]:
+        """Everything needed to rebuild this result (for the user-level result cache)."""
+        from swarm_handoff.cache import problem_to_state, record_to_row
+
+        winners = {id(r): i for i, r in enumerate(self.workflows)}
+        return {
+            "workflows": [record_to_row(r) for r in self.workflows],
+            "ineligible": [record_to_row(r) for r in self.ineligible],
+            "shadowed": [
+                (record_to_row(s.record), winners.get(id(s.winner), -1), record_to_row(s.winner)) for s in self.shadowed
+            ],
+            "problems": [problem_to_state(p) for p in self.problems],
+            "scanned": self.scanned,
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
+        """Rebuild a result stored with `to_state`."""
+        from swarm_handoff.cache import no_gc, problem_from_state, record_from_row
+
+        with no_gc():
+            workflows = tuple(record_from_row(d) for d in state["workflows"])
+            shadowed = tuple(
+                Shadowed(record_from_row(d), workflows[i] if i >= 0 else record_from_row(w))
+                for d, i, w in state["shadowed"]
+            )
+            return cls(
+                workflows=workflows,
+                ineligible=tuple(record_from_row(d) for d in state["ineligible"]),
+                shadowed=shadowed,
+                problems=tuple(problem_from_state(p) for p in state["problems"]),
+                scanned=state["scanned"],
+                show_all=show_all,
+            )
+
     def named(self, name: str) -> SkillRecord | None:
         """Return the eligible workflow called `name`, if discovery found one."""
         return next((r for r in self.workflows if r.name == name), None)
@@ -184,10 +219,69 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     )
 
 
+def source_signature(host: PluginHost) -> list[str]:
+    """Name, distribution and version of every source: installing or upgrading one changes the answer."""
+    versions = {p.name: p.version for p in host.plugins}
+    return sorted(
+        f"{n}={r.distribution}@{versions.get(r.plugin, '?')}" for n, r in host.components(Kind.SOURCE).items()
+    )
+
+
+Inputs = list[tuple[str, int, int]]
+
+
+def discover_detailed(
+    context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
+) -> tuple[DiscoveryResult, Inputs | None]:
+    """Discover, and say which inputs the answer rests on (None when it must not be reused)."""
+    import sys
+
+    from swarm_handoff import cache as caches
+
+    folder = caches.cache_dir(context.env) if cache else None
+    if folder is None:
+        results = run_sources(context, host)
+        return merge(results, show_all=show_all), _inputs(results)
+    key = caches.result_key(str(context.cwd), str(context.config_dir), *source_signature(host), *sys.path)
+    results_cache = caches.ResultCache(folder / "results")
+    if not context.refresh:
+        hit = results_cache.get(key)
+        if hit is not None:
+            try:
+                return DiscoveryResult.from_state(hit[1], show_all=show_all), list(hit[0])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # a damaged entry: compute afresh and overwrite it
+    index = caches.ParseIndex(folder / "parse-index.bin", use=not context.refresh)
+    results = run_sources(attrs.evolve(context, index=index), host)
+    result = merge(results, show_all=show_all)
+    index.save()
+    inputs = _inputs(results)
+    if inputs is not None:
+        results_cache.put(key, inputs, result.to_state())
+    else:
+        results_cache.drop(key)
+    return result, inputs
+
+
+def _inputs(results: list[tuple[str, SourceResult]]) -> Inputs | None:
+    """Every source's inputs, or None when any source's answer must not be cached."""
+    if not all(r.cacheable and r.inputs for _, r in results):
+        return None
+    return [i for _, r in results for i in r.inputs]
+
+
 def discover(
-    context: DiscoveryContext | None = None, host: PluginHost | None = None, *, show_all: bool = False
+    context: DiscoveryContext | None = None,
+    host: PluginHost | None = None,
+    *,
+    show_all: bool = False,
+    cache: bool = True,
 ) -> DiscoveryResult:
-    """Find every skill that accepts a hand-off, from every installed source."""
+    """Find every skill that accepts a hand-off, from every installed source.
+
+    With `cache` (the default) the user-level caches answer when no input changed since the last
+    run, and only changed SKILL.md files are parsed again; `context.refresh` bypasses both.
+    """
     context = context or make_context()
     host = host or get_host()
-    return merge(run_sources(context, host), show_all=show_all)
+    return discover_detailed(context, host, show_all=show_all, cache=cache)[0]

@@ -26,7 +26,7 @@ import attrs
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
 SOURCE = "packs"
@@ -79,11 +79,13 @@ def _real_path(resource: Any) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[str]]:
+def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
     """Turn one entry point into a record; problems instead of exceptions; inputs for the cache key."""
     distribution, version = _dist_of(ep)
     where = f"entry point {ep.name!r} ({distribution} {version})"
-    inputs = [p for p in (_dist_info(ep),) if p]
+    info = _dist_info(ep)
+    # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.
+    inputs = [observe(info), observe(os.path.dirname(info))] if info else []
     try:
         obj = ep.load()
     except (Exception, SystemExit) as exc:
@@ -108,10 +110,11 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[str]]:
     kind, value = found
     path: str | None
     if kind == "file":
+        real = _real_path(value)
+        if real:
+            inputs.append(observe(real))
         front = load_skill_resource(value)
-        path = _real_path(value) or str(value)
-        if _real_path(value):
-            inputs.append(path)
+        path = real or str(value)
     else:
         front = Frontmatter(plain(dict(value)))
         path = None
@@ -128,6 +131,11 @@ def _dist_info(ep: Any) -> str | None:
     return os.fspath(path) if path is not None else None
 
 
+def site_dirs() -> list[str]:
+    """The sys.path folders distributions are installed into (site-packages and the like)."""
+    return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
+
+
 class PackSource:
     """The `packs` discovery source: skills of installed distributions."""
 
@@ -137,8 +145,9 @@ class PackSource:
         """Load every skill entry point on its own and build its record."""
         records: list[SkillRecord] = []
         problems: list[Problem] = []
-        # A new distribution adds a folder to a sys.path directory, which changes that folder's mtime.
-        inputs: list[str] = [p for p in sys.path if p and os.path.isdir(p)]
+        # A new distribution adds a folder to its site directory, which changes that folder's mtime.
+        # (sys.path itself is part of the cache key, so a new path entry is noticed too.)
+        inputs = [observe(p) for p in site_dirs()]
         for ep in entry_points():
             record, found, used = load_pack(ep)
             problems.extend(found)

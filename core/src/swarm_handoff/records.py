@@ -8,6 +8,7 @@ after they are built; functions take records and return new ones.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -137,9 +138,21 @@ class SourceResult:
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
-    # Paths whose (mtime, size) decide whether a cached answer is still true: every file read, every
-    # folder listed, and places whose appearance would change the answer (missing ones included).
-    inputs: tuple[str, ...] = ()
+    # (path, mtime_ns, size) of everything the answer depends on, observed before reading: every
+    # file read, every folder listed, and places whose appearance would change it ((-1, -1) = absent).
+    inputs: tuple[tuple[str, int, int], ...] = ()
+    # False when the answer must not be cached (a source failed or timed out).
+    cacheable: bool = True
+
+
+def observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """Stat `path` for a cache key: (path, mtime_ns, size), or (path, -1, -1) when it is absent."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+    except OSError:
+        return (text, -1, -1)
+    return (text, st.st_mtime_ns, st.st_size)
 
 
 @attrs.frozen

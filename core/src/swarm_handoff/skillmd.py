@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff import fastyaml
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
     NOT_UTF8,
@@ -26,7 +27,6 @@ from swarm_handoff.yamlio import (
     YAML_SYNTAX,
     YAML_TOO_MANY_NODES,
     LoadError,
-    parse_yaml,
 )
 
 # Stable problem codes of SKILL.md files (values never change once released).
@@ -163,7 +163,7 @@ def parse_frontmatter(raw: bytes, path: str) -> Frontmatter:
         problem = _problem(NOT_UTF8, f"not UTF-8 text (byte {exc.start})", path, "save the file as UTF-8", line=line)
         return Frontmatter(None, (problem,))
     try:
-        data = parse_yaml(text, path=path, line_offset=1)
+        data = fastyaml.load(text, path=path, line_offset=1)
     except LoadError as exc:
         return Frontmatter(None, (_classify(exc.problem, text),))
     if data is None:

@@ -47,7 +47,12 @@ def register(app: typer.Typer) -> None:
             if bad:
                 raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(_SCOPES)}")
             context = make_context(cwd, refresh=refresh)
-            result = discover(context, host, show_all=show_all)
+            if session is not None:
+                from swarm_handoff.session import discover_with_session
+
+                result = discover_with_session(context, host, session, show_all=show_all)
+            else:
+                result = discover(context, host, show_all=show_all)
             return result.filtered(tuple(category), tuple(scope))
 
         run(fmt, action)

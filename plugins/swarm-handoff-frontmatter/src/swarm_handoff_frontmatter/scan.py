@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from swarm_handoff.cache import no_gc, record_from_row, record_to_row
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.explain import Location
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,17 @@ def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
     return roots, problems
 
 
+def _git_markers(cwd: Path, roots: list[Root]) -> list[tuple[str, int, int]]:
+    """Stat `.git` from cwd up to the repository root (or /): a repository appearing or vanishing moves it."""
+    top = next((r.path.parent.parent for r in roots if r.scope is Scope.GIT_ROOT and r.path != Path()), None)
+    out = []
+    for folder in (cwd, *cwd.parents):
+        out.append(observe(folder / ".git"))
+        if top is not None and folder == top:
+            break
+    return out
+
+
 def _same(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -100,6 +112,7 @@ class Scan:
     seen: set[str] = attrs.field(factory=set)
     records: list[SkillRecord] = attrs.field(factory=list)
     problems: list[Problem] = attrs.field(factory=list)
+    inputs: list[tuple[str, int, int]] = attrs.field(factory=list)
     scanned: int = 0
 
     def root(self, root: Root) -> None:
@@ -111,6 +124,7 @@ class Scan:
             log.debug("%s already scanned at a more local scope", root.path)
             return
         self.seen.add(real_root)
+        self.inputs.append(observe(root.path))  # its mtime changes when a skill folder is added or removed
         try:
             entries = sorted(os.scandir(root.path), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
@@ -138,6 +152,7 @@ class Scan:
                 try:
                     os.stat(entry.path)
                 except OSError as exc:
+                    self.inputs.append((entry.path, -1, -1))
                     self.scanned += 1
                     self.records.append(self._broken(entry.name, scope, entry.path, exc))
             return
@@ -149,6 +164,7 @@ class Scan:
         try:
             st = os.stat(path)
         except OSError as exc:
+            self.inputs.append((path, -1, -1))  # appears (or gets fixed) later: the stat changes
             if isinstance(exc, FileNotFoundError) and not os.path.islink(path):
                 # A folder without SKILL.md is not a skill (the seed skips it); keep it visible for --all.
                 problem = attrs.evolve(stat_problem(path, exc), severity=Severity.INFO)
@@ -158,15 +174,22 @@ class Scan:
             self.records.append(self._broken(entry.name, scope, path, exc))
             return
         self.scanned += 1
+        self.inputs.append((path, st.st_mtime_ns, st.st_size))
         if not os.path.isfile(path):
             self.records.append(self._broken(entry.name, scope, path, IsADirectoryError(21, "is a folder")))
             return
-        front = self.index.lookup(path, st.st_mtime_ns, st.st_size) if self.index is not None else None
-        if front is None:
-            front = load_skill_md(path)
-            if self.index is not None:
-                self.index.store(path, st.st_mtime_ns, st.st_size, front)
-        self.records.append(_record(entry.name, scope, path, front))
+        index = self.index
+        row = index.lookup(path, st.st_mtime_ns, st.st_size) if index is not None else None
+        if row is not None:
+            try:
+                self.records.append(record_from_row(row, scope))
+                return
+            except (TypeError, ValueError, IndexError):
+                pass  # a damaged entry: read the file again
+        record = _record(entry.name, scope, path, load_skill_md(path))
+        if index is not None:
+            index.store(path, st.st_mtime_ns, st.st_size, record_to_row(record))
+        self.records.append(record)
 
     def _broken(self, name: str, scope: Scope, path: str, exc: OSError) -> SkillRecord:
         return _record(name, scope, path, Frontmatter(None, (stat_problem(path, exc),)))
@@ -188,9 +211,17 @@ class FrontmatterSource:
         roots, problems = skill_roots(context)
         scan = Scan(index=getattr(context, "index", None))
         scan.problems.extend(problems)
-        for root in roots:
-            scan.root(root)
-        return SourceResult(records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned)
+        scan.inputs.extend(_git_markers(context.cwd, roots))
+        with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
+            for root in roots:
+                scan.root(root)
+        return SourceResult(
+            records=tuple(scan.records),
+            problems=tuple(scan.problems),
+            scanned=scan.scanned,
+            inputs=tuple(scan.inputs),
+            cacheable=not problems,
+        )
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where a skill called `name` would be, in priority order (for `why`)."""
@@ -216,4 +247,6 @@ def scan_folder(path: Path | str, scope: Scope | str = Scope.GLOBAL) -> SourceRe
     """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record."""
     scan = Scan()
     scan.root(Root(Scope(scope), Path(path)))
-    return SourceResult(records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned)
+    return SourceResult(
+        records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned, inputs=tuple(scan.inputs)
+    )
