@@ -18,7 +18,7 @@ import attrs
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 
 SOURCE_FAILED = "SOURCE_FAILED"
 NO_WORKFLOWS = "EC-01"
@@ -188,6 +188,26 @@ def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
     return SourceResult(problems=(problem,))
 
 
+# Fields a registry entry may fill in when the local skill leaves them at their default.
+_OVERLAY_FIELDS = (
+    "description", "categories", "health_check", "requires", "optional_consumes", "accepts_from", "provides_to",
+    "schema_version", "schema_type", "input_requirements", "output_types",
+)  # fmt: skip
+
+
+def overlay(local: SkillRecord, registry: SkillRecord) -> SkillRecord:
+    """Fill the local record's empty fields from a registry entry; everything the skill says wins."""
+    changes: dict[str, Any] = {
+        name: getattr(registry, name)
+        for name in _OVERLAY_FIELDS
+        if not getattr(local, name) and getattr(registry, name)
+    }
+    if local.trigger == "{payload_path}" and registry.trigger != "{payload_path}":
+        changes["trigger"] = registry.trigger
+    changes["meta"] = {**dict(registry.meta), **dict(local.meta), "registry_entry": registry.path or True}
+    return attrs.evolve(local, **changes)
+
+
 def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) -> DiscoveryResult:
     """Pick the winner of each name (lowest priority number, then source order) and keep the rest."""
     ordered: list[SkillRecord] = []
@@ -202,12 +222,16 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     ineligible: list[SkillRecord] = []
     shadowed: list[Shadowed] = []
     for record in ordered:
-        if not record.eligible:
+        if record.scope is Scope.REGISTRY and record.name in winners:
+            # A registry entry for a local skill: the local metadata wins field by field.
+            winners[record.name] = overlay(winners[record.name], record)
+        elif not record.eligible:
             ineligible.append(record)
         elif record.name in winners:
             shadowed.append(Shadowed(record, winners[record.name]))
         else:
             winners[record.name] = record
+    shadowed = [Shadowed(s.record, winners[s.record.name]) for s in shadowed]  # winners may be overlaid
     workflows = tuple(sorted(winners.values(), key=lambda r: (r.priority, r.name)))
     return DiscoveryResult(
         workflows=workflows,
