@@ -45,26 +45,30 @@ def _scalar(value: str, style: Any, tag: str | None) -> Any:
     return value
 
 
-def _events(text: str) -> Any:
-    """Yield parser events from the C parser when installed, else from the pure one."""
+def _run(text: str, builder: _Builder) -> None:
+    """Feed parser events to `builder`: the C parser when installed, else the pure one."""
     try:
         from _ruamel_yaml import CParser  # type: ignore[import-not-found]
     except ImportError:
         CParser = None
-    if CParser is not None:
-        parser = CParser(text)
-        try:
-            while True:
-                event = parser.get_event()
-                yield event
-                if type(event).__name__ == "StreamEndEvent":
-                    return
-        finally:
-            parser.dispose()
-    else:
+    from ruamel.yaml.events import StreamEndEvent
+
+    if CParser is None:
         from ruamel.yaml import YAML
 
-        yield from YAML(typ="safe", pure=True).parse(text)
+        for event in YAML(typ="safe", pure=True).parse(text):
+            builder.feed(event)
+        return
+    parser = CParser(text)
+    feed = builder.feed
+    try:
+        while True:
+            event = parser.get_event()
+            if event.__class__ is StreamEndEvent:
+                return
+            feed(event)
+    finally:
+        parser.dispose()
 
 
 def _line(event: Any, offset: int) -> tuple[int | None, int | None]:
@@ -79,7 +83,7 @@ def load(text: str, *, path: str | None = None, line_offset: int = 0, limit: int
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return _build(_events(text), path, line_offset, limit)
+        return _build(text, path, line_offset, limit)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark is not None else None
@@ -125,6 +129,16 @@ def _duplicate(key: Any, event: Any, path: str | None, offset: int) -> LoadError
 
 
 _NO_KEY = object()
+_KINDS: dict[type, str] = {}
+
+
+def _kinds() -> None:
+    """Map ruamel's event classes to their names once (a dict lookup beats a name comparison per event)."""
+    from ruamel.yaml import events
+
+    for name in ("ScalarEvent", "MappingStartEvent", "SequenceStartEvent", "MappingEndEvent", "SequenceEndEvent"):
+        _KINDS[getattr(events, name)] = name
+    _KINDS[events.AliasEvent] = "AliasEvent"
 
 
 class _Builder:
@@ -155,7 +169,8 @@ class _Builder:
         else:
             key, key_event = top[1]
             top[1] = _NO_KEY
-            if key == "<<" and isinstance(value, (dict, list)):  # merge keys, as the safe loader has them
+            plain_key = getattr(key_event, "style", None) in (None, "")
+            if key == "<<" and plain_key and isinstance(value, (dict, list)):  # merge keys, as the safe loader has them
                 for merged in value if isinstance(value, list) else [value]:
                     if isinstance(merged, dict):
                         for k, v in merged.items():
@@ -163,7 +178,7 @@ class _Builder:
                                 container[k] = v
                                 top[4].add(k)
                 return
-            if not (key is None or isinstance(key, (str, int, float, bool))):
+            if key.__class__ is not str:  # keys are text in plain data (as JSON has them)
                 key = str(key)
             if key in container and key not in top[4]:
                 raise _duplicate(key, key_event, self.path, self.offset)
@@ -171,7 +186,7 @@ class _Builder:
             container[key] = value
 
     def feed(self, event: Any) -> None:
-        kind = type(event).__name__
+        kind = _KINDS.get(event.__class__, "")
         if kind == "ScalarEvent":
             value = _scalar(event.value, event.style, event.tag)
             if event.anchor:
@@ -194,8 +209,9 @@ class _Builder:
             self.add(value, size, size, event)
 
 
-def _build(events: Any, path: str | None, offset: int, limit: int) -> Any:
+def _build(text: str, path: str | None, offset: int, limit: int) -> Any:
+    if not _KINDS:
+        _kinds()
     builder = _Builder(path, offset, limit)
-    for event in events:
-        builder.feed(event)
+    _run(text, builder)
     return builder.root

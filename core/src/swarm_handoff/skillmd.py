@@ -177,7 +177,7 @@ def parse_frontmatter(raw: bytes, path: str) -> Frontmatter:
             line=2,
         )
         return Frontmatter(None, (problem,))
-    return Frontmatter(plain(data))
+    return Frontmatter(data)  # fastyaml gives plain data already (text keys, timestamps as text)
 
 
 def _classify(problem: Problem, text: str) -> Problem:
