@@ -254,6 +254,18 @@ def source_signature(host: PluginHost) -> list[str]:
 Inputs = list[tuple[str, int, int]]
 
 
+def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
+    """What else each source's answer depends on (`cache_key(context)`, e.g. git's environment)."""
+    keys = []
+    for name in host.components(Kind.SOURCE):
+        try:
+            describe = getattr(host.get(Kind.SOURCE, name), "cache_key", None)
+            keys.append(f"{name}:{describe(context) if callable(describe) else ''}")
+        except Exception:  # a broken source is reported when discovery runs it
+            keys.append(f"{name}:broken")
+    return keys
+
+
 def discover_detailed(
     context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
 ) -> tuple[DiscoveryResult, Inputs | None]:
@@ -266,7 +278,9 @@ def discover_detailed(
     if folder is None:
         results = run_sources(context, host)
         return merge(results, show_all=show_all), _inputs(results)
-    key = caches.result_key(str(context.cwd), str(context.config_dir), *source_signature(host), *sys.path)
+    key = caches.result_key(
+        str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
+    )
     results_cache = caches.ResultCache(folder / "results")
     if not context.refresh:
         hit = results_cache.get(key)

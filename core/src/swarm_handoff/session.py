@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.cache import atomic_write, inputs_unchanged, problem_from_state, problem_to_state, record_from_data
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed, source_signature
+from swarm_handoff.discovery import DiscoveryResult, discover_detailed, source_keys, source_signature
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 
@@ -73,7 +73,7 @@ def render_session(result: DiscoveryResult, now: datetime.datetime | None = None
 
 
 def _state_key(context: DiscoveryContext, host: PluginHost) -> list[str]:
-    return [str(context.cwd), str(context.config_dir), *source_signature(host), *sys.path]
+    return [str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path]
 
 
 def read_session(

@@ -97,3 +97,25 @@ def test_why_names_a_missing_field(tmp_path, make_swarm_host, swarm_cli):
     data = swarm_cli("why", "nocat", "--cwd", str(tmp_path), "-f", "json", env=env).json()
     assert data["looked"][0]["status"] == "missing field"
     assert "HANDOFF_NO_CATEGORIES" in data["looked"][0]["detail"]
+
+
+def test_discover_with_a_session_writes_and_reuses_the_session_file(trees, swarm_cli, tmp_path):
+    _home, project, env = trees
+    session = tmp_path / "session"
+    base = ("discover", "--cwd", str(project.root), "--session", str(session), "-f", "json")
+    first = swarm_cli(*base, env=env).json()
+    path = session / "available-workflows.yaml"
+    text = path.read_text()
+    assert text.startswith("discovery:\n  timestamp: ")
+    assert "relevance_score: null" in text
+    path.write_text(text.replace("relevance_score: null", "relevance_score: 5", 1))
+    again = swarm_cli(*base, env=env).json()
+    assert [w["skill"] for w in again["workflows"]] == [w["skill"] for w in first["workflows"]]
+    assert "relevance_score: 5" in path.read_text()  # a valid file is not rewritten
+    project.add_handoff("fresh")
+    changed = swarm_cli(*base, env=env).json()
+    assert "fresh" in [w["skill"] for w in changed["workflows"]]
+    assert "relevance_score: 5" not in path.read_text()
+    swarm_cli(*base, "--refresh", env=env)
+    with_all = swarm_cli(*base, "--all", env=env).json()
+    assert {r["skill"] for r in with_all["ineligible"]} == {"broken", "plain"}

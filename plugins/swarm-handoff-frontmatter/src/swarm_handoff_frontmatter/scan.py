@@ -30,6 +30,7 @@ SOURCE = "frontmatter"
 GIT_TIMEOUT = "GIT_TIMEOUT"
 SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
 GIT_TIMEOUT_SECONDS = 5.0
+_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "PATH")
 
 
 @attrs.frozen
@@ -222,6 +223,10 @@ class FrontmatterSource:
             inputs=tuple(scan.inputs),
             cacheable=not problems,
         )
+
+    def cache_key(self, context: DiscoveryContext) -> str:
+        """The environment git reads to find the repository root (it changes the git-root scope)."""
+        return "|".join(f"{k}={context.env.get(k, '')}" for k in _GIT_ENV)
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where a skill called `name` would be, in priority order (for `why`)."""
