@@ -33,7 +33,10 @@ class Scope(str, enum.Enum):
     @property
     def priority(self) -> int:
         """1 for project ... 5 for registry: lower wins shadowing and ties."""
-        return list(Scope).index(self) + 1
+        return _PRIORITIES[self]
+
+
+_PRIORITIES = {scope: number for number, scope in enumerate(Scope, start=1)}  # computed once, read per record
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
