@@ -196,3 +196,14 @@ def test_session_file_is_written_with_readable_permissions(counting, swarm_host,
     (counting / "list.txt").write_text("a")
     discover_with_session(ctx(tmp_path), swarm_host, tmp_path / "s")
     assert (tmp_path / "s" / SESSION_FILE).stat().st_mode & 0o777 == 0o644
+
+
+def test_an_unwritable_session_folder_is_a_structured_error(counting, swarm_host, tmp_path):
+    from swarm_handoff.errors import SwarmError
+
+    (counting / "list.txt").write_text("a")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(SwarmError) as caught:
+        discover_with_session(ctx(tmp_path), swarm_host, blocker / "session")
+    assert caught.value.code == "SESSION_WRITE_FAILED"

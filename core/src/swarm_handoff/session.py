@@ -20,9 +20,11 @@ from typing import Any
 
 from swarm_handoff.cache import atomic_write, inputs_unchanged, problem_from_state, problem_to_state, record_from_data
 from swarm_handoff.discovery import DiscoveryResult, discover_detailed, source_keys, source_signature
+from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 
+SESSION_WRITE_FAILED = "SESSION_WRITE_FAILED"
 SESSION_FILE = "available-workflows.yaml"
 STATE_FILE = ".available-workflows.state.json"
 TTL_MINUTES = 30
@@ -151,5 +153,13 @@ def discover_with_session(
         return cached
     result, inputs = discover_detailed(context, host, show_all=show_all)
     if cached is None:  # a valid file is kept as is: ranking may have written its scores into it
-        write_session(folder, result, inputs, context, host, now)
+        try:
+            write_session(folder, result, inputs, context, host, now)
+        except OSError as exc:
+            raise SwarmError(
+                SESSION_WRITE_FAILED,
+                f"cannot write the session cache in {folder}: {exc.strerror or exc}",
+                hint="check that the session folder is writable",
+                details={"session": str(folder)},
+            ) from None
     return result
