@@ -66,7 +66,8 @@ def lint_text(data: dict[str, Any]) -> str:
     """Problems per file, then a summary line with the error and warning counts."""
     lines: list[str] = []
     for entry in data["files"]:
-        state = "ok" if not entry["problems"] else f"{len(entry['problems'])} problem(s)"
+        serious = [p for p in entry["problems"] if p["severity"] != "info"]
+        state = f"{len(serious)} problem(s)" if serious else "ok"
         eligible = "accepts hand-offs" if entry["eligible"] else "does not accept hand-offs"
         lines.append(f"{entry['path']}: {state}, {eligible}")
         for p in entry["problems"]:

@@ -119,3 +119,11 @@ def test_discover_with_a_session_writes_and_reuses_the_session_file(trees, swarm
     swarm_cli(*base, "--refresh", env=env)
     with_all = swarm_cli(*base, "--all", env=env).json()
     assert {r["skill"] for r in with_all["ineligible"]} == {"broken", "plain"}
+
+
+def test_a_missing_cwd_is_a_usage_error(tmp_path, make_swarm_host, swarm_cli):
+    make_swarm_host(["frontmatter"])
+    out = swarm_cli("discover", "--cwd", str(tmp_path / "nope"), "-f", "json")
+    assert out.exit_code == 2
+    assert out.json()["error"]["code"] == "USAGE"
+    assert swarm_cli("why", "x", "--cwd", str(tmp_path / "nope")).exit_code == 2

@@ -25,6 +25,11 @@ _NAME = typer.Argument(..., help="The skill's name (its folder name).")
 _PATHS = typer.Argument(..., help="SKILL.md files or skill folders.")
 
 
+def _check_cwd(cwd: Path | None) -> None:
+    if cwd is not None and not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
+
+
 def register(app: typer.Typer) -> None:
     """Add the discovery commands to `app`."""
 
@@ -43,6 +48,7 @@ def register(app: typer.Typer) -> None:
         def action(host: PluginHost) -> Document:
             from swarm_handoff.discovery import discover, make_context
 
+            _check_cwd(cwd)
             bad = [s for s in scope if s not in _SCOPES]
             if bad:
                 raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(_SCOPES)}")
@@ -69,6 +75,7 @@ def register(app: typer.Typer) -> None:
             from swarm_handoff.discovery import make_context
             from swarm_handoff.explain import explain
 
+            _check_cwd(cwd)
             return explain(name, make_context(cwd), host)
 
         run(fmt, action)
