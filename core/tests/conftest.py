@@ -1,16 +1,19 @@
-"""The core's tests never load the plugins installed next to it: each test gets built-ins only."""
+"""The core's tests never load the plugins or skill packs installed next to it: built-ins only."""
 
 from __future__ import annotations
 
 import pytest
 
 from swarm_handoff import plugins
+from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
 from swarm_handoff.workflow.registry import reset_registry
 
 
 @pytest.fixture(autouse=True)
 def _isolated_host(monkeypatch: pytest.MonkeyPatch) -> object:
     monkeypatch.setenv(plugins.ENV_LOAD, "")
+    monkeypatch.setenv(ENV_LOAD_PACKS, "")
+    monkeypatch.delenv(ENV_DISABLE_PACKS, raising=False)
     monkeypatch.delenv(plugins.ENV_DISABLE, raising=False)
     monkeypatch.delenv(plugins.ENV_STRICT, raising=False)
     plugins.reset_host()

@@ -64,3 +64,31 @@ def test_discover_runs_registered_sources_and_survives_a_raising_one(swarm_host,
 def test_config_dir_prefers_claude_config_dir(tmp_path):
     assert config_dir({"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg"), "HOME": "/nope"}) == tmp_path / "cfg"
     assert config_dir({"HOME": str(tmp_path)}) == tmp_path / ".claude"
+
+
+def test_a_registry_entry_fills_blanks_of_a_local_skill_and_the_local_fields_win():
+    local = SkillRecord(
+        name="x", scope="global", source="frontmatter", path="/g/x/SKILL.md", categories=("local",), meta={"a": 1}
+    )
+    registry = SkillRecord(
+        name="x",
+        scope="registry",
+        source="registry",
+        path="/reg",
+        categories=("remote",),
+        output_types=("report",),
+        trigger="--handoff {payload_path}",
+        meta={"a": 2, "complexity": "high"},
+    )
+    remote = SkillRecord(name="far", scope="registry", source="registry", categories=("r",))
+    result = merge([("f", SourceResult(records=(local,))), ("r", SourceResult(records=(registry, remote)))])
+    merged = result.named("x")
+    assert merged.scope is Scope.GLOBAL
+    assert merged.path == "/g/x/SKILL.md"
+    assert merged.categories == ("local",)
+    assert merged.output_types == ("report",)
+    assert merged.trigger == "--handoff {payload_path}"
+    assert merged.meta["a"] == 1
+    assert merged.meta["complexity"] == "high"
+    assert result.shadowed == ()
+    assert result.named("far").scope is Scope.REGISTRY

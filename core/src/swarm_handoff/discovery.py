@@ -18,9 +18,17 @@ import attrs
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 
 SOURCE_FAILED = "SOURCE_FAILED"
+NO_WORKFLOWS = "EC-01"
+# EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
+NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
+NONE_ACCEPT_MESSAGE = (
+    "{scanned} skills found, none accept handoffs.\n"
+    "To enable handoffs, add `handoff:` metadata to SKILL.md.\n"
+    "See: references/handoff-schema.md"
+)
 
 
 def config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -66,6 +74,15 @@ class DiscoveryResult:
     scanned: int = 0
     show_all: bool = False
 
+    @property
+    def message(self) -> str | None:
+        """The EC-01 message when no workflow was found (two wordings), else None."""
+        if self.workflows:
+            return None
+        if self.scanned == 0:
+            return NO_SKILLS_MESSAGE
+        return NONE_ACCEPT_MESSAGE.format(scanned=self.scanned)
+
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form; the set-aside lists appear only with `show_all`."""
         data: dict[str, Any] = {
@@ -73,10 +90,67 @@ class DiscoveryResult:
             "workflows": [r.to_data() for r in self.workflows],
             "problems": [p.to_data() for p in self.problems],
         }
+        if self.message is not None:
+            data["message"] = self.message
         if self.show_all:
             data["ineligible"] = [r.to_data() for r in self.ineligible]
             data["shadowed"] = [s.to_data() for s in self.shadowed]
         return data
+
+    def to_text(self) -> str:
+        """Render for people: one line per workflow, then (with --all) what was set aside and why."""
+        from swarm_handoff.textviews import discovery_text
+
+        return discovery_text(self)
+
+    def filtered(self, categories: tuple[str, ...] = (), scopes: tuple[str, ...] = ()) -> DiscoveryResult:
+        """Keep the records in any of `categories` and `scopes` (empty means no filter)."""
+
+        def keep(record: SkillRecord) -> bool:
+            in_scope = not scopes or record.scope.value in scopes
+            return in_scope and (not categories or bool(set(categories) & set(record.categories)))
+
+        return attrs.evolve(
+            self,
+            workflows=tuple(r for r in self.workflows if keep(r)),
+            ineligible=tuple(r for r in self.ineligible if keep(r)),
+            shadowed=tuple(s for s in self.shadowed if keep(s.record)),
+        )
+
+    def to_state(self) -> dict[str, Any]:
+        """Everything needed to rebuild this result (for the user-level result cache)."""
+        from swarm_handoff.cache import problem_to_state, record_to_row
+
+        winners = {id(r): i for i, r in enumerate(self.workflows)}
+        return {
+            "workflows": [record_to_row(r) for r in self.workflows],
+            "ineligible": [record_to_row(r) for r in self.ineligible],
+            "shadowed": [
+                (record_to_row(s.record), winners.get(id(s.winner), -1), record_to_row(s.winner)) for s in self.shadowed
+            ],
+            "problems": [problem_to_state(p) for p in self.problems],
+            "scanned": self.scanned,
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
+        """Rebuild a result stored with `to_state`."""
+        from swarm_handoff.cache import no_gc, problem_from_state, record_from_row
+
+        with no_gc():
+            workflows = tuple(record_from_row(d) for d in state["workflows"])
+            shadowed = tuple(
+                Shadowed(record_from_row(d), workflows[i] if i >= 0 else record_from_row(w))
+                for d, i, w in state["shadowed"]
+            )
+            return cls(
+                workflows=workflows,
+                ineligible=tuple(record_from_row(d) for d in state["ineligible"]),
+                shadowed=shadowed,
+                problems=tuple(problem_from_state(p) for p in state["problems"]),
+                scanned=state["scanned"],
+                show_all=show_all,
+            )
 
     def named(self, name: str) -> SkillRecord | None:
         """Return the eligible workflow called `name`, if discovery found one."""
@@ -114,6 +188,26 @@ def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
     return SourceResult(problems=(problem,))
 
 
+# Fields a registry entry may fill in when the local skill leaves them at their default.
+_OVERLAY_FIELDS = (
+    "description", "categories", "health_check", "requires", "optional_consumes", "accepts_from", "provides_to",
+    "schema_version", "schema_type", "input_requirements", "output_types",
+)  # fmt: skip
+
+
+def overlay(local: SkillRecord, registry: SkillRecord) -> SkillRecord:
+    """Fill the local record's empty fields from a registry entry; everything the skill says wins."""
+    changes: dict[str, Any] = {
+        name: getattr(registry, name)
+        for name in _OVERLAY_FIELDS
+        if not getattr(local, name) and getattr(registry, name)
+    }
+    if local.trigger == "{payload_path}" and registry.trigger != "{payload_path}":
+        changes["trigger"] = registry.trigger
+    changes["meta"] = {**dict(registry.meta), **dict(local.meta), "registry_entry": registry.path or True}
+    return attrs.evolve(local, **changes)
+
+
 def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) -> DiscoveryResult:
     """Pick the winner of each name (lowest priority number, then source order) and keep the rest."""
     ordered: list[SkillRecord] = []
@@ -128,12 +222,16 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     ineligible: list[SkillRecord] = []
     shadowed: list[Shadowed] = []
     for record in ordered:
-        if not record.eligible:
+        if record.scope is Scope.REGISTRY and record.name in winners:
+            # A registry entry for a local skill: the local metadata wins field by field.
+            winners[record.name] = overlay(winners[record.name], record)
+        elif not record.eligible:
             ineligible.append(record)
         elif record.name in winners:
             shadowed.append(Shadowed(record, winners[record.name]))
         else:
             winners[record.name] = record
+    shadowed = [Shadowed(s.record, winners[s.record.name]) for s in shadowed]  # winners may be overlaid
     workflows = tuple(sorted(winners.values(), key=lambda r: (r.priority, r.name)))
     return DiscoveryResult(
         workflows=workflows,
@@ -145,10 +243,83 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     )
 
 
+def source_signature(host: PluginHost) -> list[str]:
+    """Name, distribution and version of every source: installing or upgrading one changes the answer."""
+    versions = {p.name: p.version for p in host.plugins}
+    return sorted(
+        f"{n}={r.distribution}@{versions.get(r.plugin, '?')}" for n, r in host.components(Kind.SOURCE).items()
+    )
+
+
+Inputs = list[tuple[str, int, int]]
+
+
+def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
+    """What else each source's answer depends on (`cache_key(context)`, e.g. git's environment)."""
+    keys = []
+    for name in host.components(Kind.SOURCE):
+        try:
+            describe = getattr(host.get(Kind.SOURCE, name), "cache_key", None)
+            keys.append(f"{name}:{describe(context) if callable(describe) else ''}")
+        except Exception:  # a broken source is reported when discovery runs it
+            keys.append(f"{name}:broken")
+    return keys
+
+
+def discover_detailed(
+    context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
+) -> tuple[DiscoveryResult, Inputs | None]:
+    """Discover, and say which inputs the answer rests on (None when it must not be reused)."""
+    import sys
+
+    from swarm_handoff import cache as caches
+
+    folder = caches.cache_dir(context.env) if cache else None
+    if folder is None:
+        results = run_sources(context, host)
+        return merge(results, show_all=show_all), _inputs(results)
+    key = caches.result_key(
+        str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
+    )
+    results_cache = caches.ResultCache(folder / "results")
+    if not context.refresh:
+        hit = results_cache.get(key)
+        if hit is not None:
+            try:
+                return DiscoveryResult.from_state(hit[1], show_all=show_all), list(hit[0])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # a damaged entry: compute afresh and overwrite it
+    index = caches.ParseIndex(folder / "parse-index.bin", use=not context.refresh)
+    results = run_sources(attrs.evolve(context, index=index), host)
+    result = merge(results, show_all=show_all)
+    index.save()
+    inputs = _inputs(results)
+    if inputs is not None:
+        results_cache.put(key, inputs, result.to_state())
+    else:
+        results_cache.drop(key)
+    return result, inputs
+
+
+def _inputs(results: list[tuple[str, SourceResult]]) -> Inputs | None:
+    """Every source's inputs, or None when any source's answer must not be cached."""
+    if not all(r.cacheable and r.inputs for _, r in results):
+        return None
+    return [i for _, r in results for i in r.inputs]
+
+
 def discover(
-    context: DiscoveryContext | None = None, host: PluginHost | None = None, *, show_all: bool = False
+    context: DiscoveryContext | None = None,
+    host: PluginHost | None = None,
+    *,
+    show_all: bool = False,
+    cache: bool = True,
 ) -> DiscoveryResult:
-    """Find every skill that accepts a hand-off, from every installed source."""
+    """Find every skill that accepts a hand-off, from every installed source.
+
+    With `cache` (the default) the user-level caches answer when no input changed since the last
+    run, and only changed SKILL.md files are parsed again; `context.refresh` bypasses both.
+    """
     context = context or make_context()
     host = host or get_host()
-    return merge(run_sources(context, host), show_all=show_all)
+    return discover_detailed(context, host, show_all=show_all, cache=cache)[0]

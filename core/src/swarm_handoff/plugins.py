@@ -38,6 +38,7 @@ DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("core-formatters", "swarm_handoff.builtin.formatters"),
     ("core-scorers", "swarm_handoff.builtin.scorers"),
     ("core-payloads", "swarm_handoff.builtin.payloads"),
+    ("packs", "swarm_handoff.builtin.packs"),
 )
 
 # Which hook registers which kind, and the keyword names the hook receives.
@@ -65,7 +66,8 @@ __all__ = [
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*$")
 
 
-def _env_list(value: str | None) -> frozenset[str] | None:
+def env_list(value: str | None) -> frozenset[str] | None:
+    """Parse a comma-separated allow or block list; None (unset) means no list at all."""
     if value is None:
         return None
     return frozenset(part.strip() for part in value.split(",") if part.strip())
@@ -183,8 +185,8 @@ class PluginHost:
         """Import each `swarm_handoff` entry point on its own, honouring the allow and block lists."""
         import importlib_metadata  # deferred: only commands that need plugins pay for it
 
-        allow = _env_list(env.get(ENV_LOAD))
-        block = _env_list(env.get(ENV_DISABLE)) or frozenset()
+        allow = env_list(env.get(ENV_LOAD))
+        block = env_list(env.get(ENV_DISABLE)) or frozenset()
         seen: set[tuple[str, str]] = set()
         eps = sorted(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
         for ep in eps:

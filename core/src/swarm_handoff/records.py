@@ -8,6 +8,7 @@ after they are built; functions take records and return new ones.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,10 @@ class Scope(str, enum.Enum):
     @property
     def priority(self) -> int:
         """1 for project ... 5 for registry: lower wins shadowing and ties."""
-        return list(Scope).index(self) + 1
+        return _PRIORITIES[self]
+
+
+_PRIORITIES = {scope: number for number, scope in enumerate(Scope, start=1)}  # computed once, read per record
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -126,6 +130,8 @@ class DiscoveryContext:
     config_dir: Path
     env: Mapping[str, str] = attrs.field(factory=dict, eq=False, hash=False)
     refresh: bool = False
+    # A parse index (`cache.ParseIndex`) sources may consult; None reads every file afresh.
+    index: Any = attrs.field(default=None, eq=False, hash=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -135,6 +141,21 @@ class SourceResult:
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
+    # (path, mtime_ns, size) of everything the answer depends on, observed before reading: every
+    # file read, every folder listed, and places whose appearance would change it ((-1, -1) = absent).
+    inputs: tuple[tuple[str, int, int], ...] = ()
+    # False when the answer must not be cached (a source failed or timed out).
+    cacheable: bool = True
+
+
+def observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """Stat `path` for a cache key: (path, mtime_ns, size), or (path, -1, -1) when it is absent."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+    except OSError:
+        return (text, -1, -1)
+    return (text, st.st_mtime_ns, st.st_size)
 
 
 @attrs.frozen

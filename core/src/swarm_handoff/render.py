@@ -35,7 +35,8 @@ def render(document: Document, name: str = DEFAULT_FORMAT, host: PluginHost | No
     host = host or get_host()
     check_format(name, host)
     if name == DEFAULT_FORMAT and name not in host.components(Kind.FORMATTER):
-        return plain_text(document.to_data())
+        to_text = getattr(document, "to_text", None)  # a document's own layout beats the generic tree
+        return str(to_text()) if callable(to_text) else plain_text(document.to_data())
     formatter = host.get(Kind.FORMATTER, name)
     return str(formatter.render(document))
 

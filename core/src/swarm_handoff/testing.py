@@ -39,26 +39,37 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def make_swarm_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., _plugins.PluginHost]]:
-    """Return `make(load=("name", ...), strict=False)`: a host loading only those entry points."""
+    """Return `make(load=(...), packs=(...), strict=False)`: a host seeing only the named entry points.
 
-    def make(load: Sequence[str] = (), *, strict: bool = False, disable: Sequence[str] = ()) -> _plugins.PluginHost:
+    `load` names plugins (group `swarm_handoff`), `packs` names skill packs (group
+    `swarm_handoff.skills`); whatever else is installed stays invisible to the test.
+    """
+    from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
+    from swarm_handoff.workflow.registry import reset_registry
+
+    def make(
+        load: Sequence[str] = (), *, packs: Sequence[str] = (), strict: bool = False, disable: Sequence[str] = ()
+    ) -> _plugins.PluginHost:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SWARM_HANDOFF_")}
         env[_plugins.ENV_LOAD] = ",".join(load)
+        env[ENV_LOAD_PACKS] = ",".join(packs)
         if disable:
             env[_plugins.ENV_DISABLE] = ",".join(disable)
         if strict:
             env[_plugins.ENV_STRICT] = "1"
-        for key in (_plugins.ENV_LOAD, _plugins.ENV_DISABLE, _plugins.ENV_STRICT):
+        for key in (_plugins.ENV_LOAD, _plugins.ENV_DISABLE, _plugins.ENV_STRICT, ENV_LOAD_PACKS, ENV_DISABLE_PACKS):
             if key in env:
                 monkeypatch.setenv(key, env[key])
             else:
                 monkeypatch.delenv(key, raising=False)
+        reset_registry()
         host = _plugins.build_host(env)
         _plugins.set_host(host)
         return host
 
     yield make
     _plugins.reset_host()
+    reset_registry()
 
 
 @pytest.fixture
@@ -227,7 +238,16 @@ class FakeDistributions:
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
         self.monkeypatch.syspath_prepend(str(site))
         importlib.invalidate_caches()
+        self._allow_packs((entry_points or {}).get(_plugins.SKILLS_ENTRY_POINT_GROUP, {}))
         return site
+
+    def _allow_packs(self, names: Mapping[str, str]) -> None:
+        """A test sees the skill packs it installs, even under an allow-list that hides the rest."""
+        from swarm_handoff.packs import ENV_LOAD_PACKS
+
+        allowed = _plugins.env_list(os.environ.get(ENV_LOAD_PACKS))
+        if names and allowed is not None:
+            self.monkeypatch.setenv(ENV_LOAD_PACKS, ",".join(sorted(allowed | set(names))))
 
     def cleanup(self) -> None:
         """Forget the modules the fake distributions brought, so later tests import afresh."""

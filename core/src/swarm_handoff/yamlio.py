@@ -50,11 +50,10 @@ def _yaml() -> Any:
 
 def loader_kind() -> str:
     """Say which YAML loader runs here ("C" or "pure"), for benchmarks and bug reports."""
-    try:
-        import ruamel.yaml.clib  # noqa: F401
-    except ImportError:
-        return "pure"
-    return "C"
+    # ruamel.yaml.clib installs the top-level extension module `_ruamel_yaml`, not `ruamel.yaml.clib`.
+    import importlib.util
+
+    return "C" if importlib.util.find_spec("_ruamel_yaml") is not None else "pure"
 
 
 def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> Any:

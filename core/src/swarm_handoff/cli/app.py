@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from swarm_handoff._version import __version__
-from swarm_handoff.cli import core_commands, handoff_commands, rank_commands, workflow_commands
+from swarm_handoff.cli import core_commands, discovery_commands, handoff_commands, rank_commands, workflow_commands
 from swarm_handoff.plugins import get_host
 
 
@@ -35,6 +35,7 @@ def build_app() -> typer.Typer:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
     core_commands.register(app)
+    discovery_commands.register(app)
     rank_commands.register(app)
     handoff_commands.register(app)
     workflow_commands.register(app)

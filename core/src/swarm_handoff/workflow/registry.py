@@ -22,7 +22,6 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
@@ -109,9 +108,9 @@ def _workflow_of(loaded: Any, attr: str | None) -> tuple[Workflow | None, str | 
 def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry:
     """Load every skill entry point on its own and collect the workflows and the problems."""
     if entry_points is None:
-        import importlib_metadata  # deferred: only workflow commands pay for it
+        from swarm_handoff.packs import entry_points as pack_entry_points  # the packs' allow/block lists apply
 
-        entry_points = importlib_metadata.entry_points(group=SKILLS_ENTRY_POINT_GROUP)
+        entry_points = list(pack_entry_points())
     found: dict[str, RegisteredWorkflow] = {}
     problems: list[Problem] = []
     skipped: list[str] = []

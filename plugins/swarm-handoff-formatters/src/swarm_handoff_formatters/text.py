@@ -64,7 +64,10 @@ class TextFormatter:
     """The default `--format text`: what a person reads in a terminal."""
 
     def render(self, document: Document) -> str:
-        """Use the layout made for the document's kind, or an indented tree of its data."""
+        """Use the document's own `to_text()`, else the layout made for its kind, else a tree of its data."""
+        to_text = getattr(document, "to_text", None)
+        if callable(to_text):
+            return str(to_text())
         renderer = RENDERERS.get(document.kind)
         data = document.to_data()
         return renderer(data) if renderer else plain_text(data)

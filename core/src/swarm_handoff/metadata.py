@@ -1,0 +1,192 @@
+"""Turn a skill's frontmatter into a `SkillRecord`: v2.0 and v3.0 hand-off metadata, lenient where the seed is.
+
+v2.0 (`handoff.accepts_handoff`, `handoff_categories`, `handoff_description`) is eligible when
+`accepts_handoff` is true and there is at least one category and a description (the skill's main
+`description` stands in for a missing `handoff_description`; a string category becomes a list).
+v3.0 (`handoff.accepts_from`, `provides_to`, `schema_version`, `schema_type`, top-level
+`categories`, `input_requirements`, `output_types`) is eligible when `accepts_from` is non-empty.
+Where a skill has both, the v3.0 fields win; a skill with only v2.0 fields is marked `legacy`.
+A skill that is not eligible is still a record, with `eligible=False` and the reason as a problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.records import Scope, SkillRecord
+
+HANDOFF_ABSENT = "HANDOFF_ABSENT"
+HANDOFF_NOT_MAPPING = "HANDOFF_NOT_MAPPING"
+HANDOFF_NOT_ACCEPTED = "HANDOFF_NOT_ACCEPTED"
+HANDOFF_NO_ACCEPT_FIELD = "HANDOFF_NO_ACCEPT_FIELD"
+HANDOFF_NO_CATEGORIES = "HANDOFF_NO_CATEGORIES"
+HANDOFF_NO_DESCRIPTION = "HANDOFF_NO_DESCRIPTION"
+HANDOFF_BAD_FIELD = "HANDOFF_BAD_FIELD"
+
+# Keys kept in `meta` when present (free-form facts shown to users, never used for eligibility).
+_META_KEYS = ("version", "estimated_duration", "complexity", "autonomous", "tags", "license")
+_SCHEMA_HINT = "see docs/discovery.md for the v2.0 and v3.0 hand-off fields"
+
+
+class _Reader:
+    """Collects problems while reading fields, so that every problem of a skill is reported at once."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.problems: list[Problem] = []
+
+    def add(self, code: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
+        self.problems.append(Problem(code, message, path=self.path, hint=hint, severity=severity))
+
+    def strings(self, value: Any, field: str) -> list[str]:
+        """A list of strings; a lone string is a one-element list (the seed's lenient rule)."""
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value] if value.strip() else []
+        if isinstance(value, Sequence):
+            items = [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+            if len(items) != len(value):
+                self.add(HANDOFF_BAD_FIELD, f"{field}: only text items are kept", _SCHEMA_HINT, Severity.WARNING)
+            return items
+        self.add(HANDOFF_BAD_FIELD, f"{field} must be a list of text, not {type(value).__name__}", _SCHEMA_HINT)
+        return []
+
+    def text(self, value: Any, field: str) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        self.add(HANDOFF_BAD_FIELD, f"{field} must be text, not {type(value).__name__}", _SCHEMA_HINT, Severity.WARNING)
+        return None
+
+
+def record_from_frontmatter(
+    data: Mapping[str, Any] | None,
+    *,
+    name: str,
+    scope: Scope | str,
+    source: str,
+    path: str | None,
+    problems: Sequence[Problem] = (),
+) -> SkillRecord:
+    """Build the record of one skill from its frontmatter (None when it could not be read)."""
+    if data is None:
+        return SkillRecord(name=name, scope=scope, source=source, path=path, eligible=False, problems=tuple(problems))
+    reader = _Reader(path)
+    reader.problems.extend(problems)
+    declared = data.get("name")
+    declared_name = str(declared) if declared is not None and str(declared) != name else None
+    main_description = reader.text(data.get("description"), "description") or ""
+    meta = {key: data[key] for key in _META_KEYS if key in data}
+    if isinstance(data.get("meta"), Mapping):
+        meta.update(data["meta"])
+    base: dict[str, Any] = {
+        "name": name,
+        "scope": scope,
+        "source": source,
+        "path": path,
+        "declared_name": declared_name,
+        "description": main_description,
+        "meta": meta,
+    }
+    handoff = data.get("handoff")
+    if handoff is None:
+        reader.add(
+            HANDOFF_ABSENT,
+            "no 'handoff:' block, so the skill does not accept hand-offs",
+            "add a 'handoff:' block with accepts_from (v3.0) or accepts_handoff (v2.0)",
+            Severity.INFO,
+        )
+        return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
+    if not isinstance(handoff, Mapping):
+        reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", _SCHEMA_HINT)
+        return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
+    fields, eligible = _interpret(data, handoff, main_description, reader)
+    return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
+
+
+def _interpret(
+    data: Mapping[str, Any], handoff: Mapping[str, Any], main_description: str, reader: _Reader
+) -> tuple[dict[str, Any], bool]:
+    is_v3 = "accepts_from" in handoff
+    is_v2 = "accepts_handoff" in handoff
+    top_categories = reader.strings(data.get("categories"), "categories")
+    v2_categories = reader.strings(handoff.get("handoff_categories"), "handoff.handoff_categories")
+    fields: dict[str, Any] = {
+        "description": reader.text(handoff.get("handoff_description"), "handoff.handoff_description")
+        or main_description,
+        "categories": (top_categories or v2_categories) if is_v3 else (v2_categories or top_categories),
+        "trigger": reader.text(handoff.get("handoff_trigger"), "handoff.handoff_trigger") or "{payload_path}",
+        "health_check": reader.text(handoff.get("health_check"), "handoff.health_check"),
+        "requires": reader.strings(handoff.get("requires"), "handoff.requires"),
+        "optional_consumes": reader.strings(handoff.get("optional_consumes"), "handoff.optional_consumes"),
+        "accepts_from": reader.strings(handoff.get("accepts_from"), "handoff.accepts_from"),
+        "provides_to": reader.strings(handoff.get("provides_to"), "handoff.provides_to"),
+        "schema_version": reader.text(handoff.get("schema_version"), "handoff.schema_version"),
+        "schema_type": reader.text(handoff.get("schema_type"), "handoff.schema_type"),
+        "input_requirements": reader.strings(
+            data.get("input_requirements", handoff.get("input_requirements")), "input_requirements"
+        ),
+        "output_types": reader.strings(data.get("output_types", handoff.get("output_types")), "output_types"),
+        "legacy": is_v2 and not is_v3,
+    }
+    declared_protocol = reader.text(handoff.get("protocol_version"), "handoff.protocol_version")
+    fields["protocol_version"] = "3.0" if is_v3 else (declared_protocol or "2.0")
+    if is_v3:
+        return fields, _check_v3(fields, reader)
+    if is_v2:
+        return fields, _check_v2(handoff, fields, reader)
+    reader.add(
+        HANDOFF_NO_ACCEPT_FIELD,
+        "the 'handoff:' block has neither accepts_from (v3.0) nor accepts_handoff (v2.0)",
+        "add accepts_from: ['*'] (v3.0) or accepts_handoff: true (v2.0)",
+    )
+    return fields, False
+
+
+def _check_v3(fields: dict[str, Any], reader: _Reader) -> bool:
+    if not fields["accepts_from"]:
+        reader.add(
+            HANDOFF_NOT_ACCEPTED,
+            "handoff.accepts_from is empty, so no skill may hand off to this one",
+            "list the skills it accepts from, or '*' for any",
+        )
+        return False
+    if not fields["categories"]:
+        reader.add(
+            HANDOFF_NO_CATEGORIES,
+            "no categories: the skill is eligible but ranks poorly",
+            "add top-level categories: [...]",
+            Severity.WARNING,
+        )
+    return True
+
+
+def _check_v2(handoff: Mapping[str, Any], fields: dict[str, Any], reader: _Reader) -> bool:
+    ok = True
+    accepts = handoff.get("accepts_handoff")
+    if accepts is not True:
+        reader.add(
+            HANDOFF_NOT_ACCEPTED,
+            f"handoff.accepts_handoff is {accepts!r}, not true",
+            "set accepts_handoff: true (a YAML boolean, unquoted) to accept hand-offs",
+        )
+        ok = False
+    if not fields["categories"]:
+        reader.add(
+            HANDOFF_NO_CATEGORIES,
+            "handoff.handoff_categories is missing or empty (required)",
+            "add handoff_categories: [research] (at least one category)",
+        )
+        ok = False
+    if not fields["description"]:
+        reader.add(
+            HANDOFF_NO_DESCRIPTION,
+            "neither handoff.handoff_description nor description is set",
+            "add handoff_description: a line shown in the hand-off menu",
+        )
+        ok = False
+    return ok

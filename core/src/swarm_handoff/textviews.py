@@ -1,0 +1,79 @@
+"""Plain-text layouts of the discovery documents (`discover`, `why`, `lint`), for people at a terminal.
+
+Documents expose them as `to_text()`; the text formatter uses that when present, so the layout
+lives next to the data it shows and no formatter needs to know every document kind.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from swarm_handoff.errors import Problem
+
+if TYPE_CHECKING:
+    from swarm_handoff.discovery import DiscoveryResult
+
+
+def problem_line(problem: Problem, indent: str = "  ") -> list[str]:
+    """`path:line:col: CODE: message` plus an indented `fix:` line, as compilers print them."""
+    where = problem.location()
+    lines = [f"{indent}{where + ': ' if where else ''}{problem.code}: {problem.message}"]
+    if problem.hint:
+        lines.append(f"{indent}  fix: {problem.hint}")
+    return lines
+
+
+def discovery_text(result: DiscoveryResult) -> str:
+    """One line per eligible workflow in priority order; --all adds the skipped and the shadowed."""
+    lines: list[str] = []
+    for r in result.workflows:
+        cats = ", ".join(r.categories) or "-"
+        lines.append(f"{r.name}  [{r.scope.value}, {r.priority}]  ({cats})  {r.description}")
+        lines.append(f"  {r.path or r.source}")
+    if result.message:
+        lines.append(result.message)
+    if result.show_all:
+        if result.ineligible:
+            lines += ["", "skipped:"]
+            for r in result.ineligible:
+                reason = next((p for p in r.problems if p.severity.value != "warning"), None)
+                code = f"{reason.code}: {reason.message}" if reason else "not eligible"
+                lines.append(f"  {r.name}  [{r.scope.value}]  {code}")
+                lines.append(f"    {r.path or r.source}")
+        if result.shadowed:
+            lines += ["", "shadowed:"]
+            for s in result.shadowed:
+                lines.append(f"  {s.record.name}  [{s.record.scope.value}] {s.record.path or s.record.source}")
+                lines.append(f"    by [{s.winner.scope.value}] {s.winner.path or s.winner.source}")
+    if result.problems:
+        lines += ["", "problems:"]
+        for p in result.problems:
+            lines += problem_line(p)
+    return "\n".join(lines) + "\n"
+
+
+def why_text(data: dict[str, Any]) -> str:
+    """Every place a name was looked for, one line each, with what happened there."""
+    lines = [f"{data['skill']}: {data['verdict']}"]
+    for step in data["looked"]:
+        lines.append(f"  [{step['scope']}] {step['where']}: {step['status']}")
+        if step.get("detail"):
+            lines.append(f"      {step['detail']}")
+    return "\n".join(lines) + "\n"
+
+
+def lint_text(data: dict[str, Any]) -> str:
+    """Problems per file, then a summary line with the error and warning counts."""
+    lines: list[str] = []
+    for entry in data["files"]:
+        serious = [p for p in entry["problems"] if p["severity"] != "info"]
+        state = f"{len(serious)} problem(s)" if serious else "ok"
+        eligible = "accepts hand-offs" if entry["eligible"] else "does not accept hand-offs"
+        lines.append(f"{entry['path']}: {state}, {eligible}")
+        for p in entry["problems"]:
+            where = ":".join(str(p[k]) for k in ("line", "column") if k in p)
+            lines.append(f"  {where + ': ' if where else ''}{p['severity']} {p['code']}: {p['message']}")
+            if "hint" in p:
+                lines.append(f"    fix: {p['hint']}")
+    lines.append(f"{data['errors']} error(s), {data['warnings']} warning(s)")
+    return "\n".join(lines) + "\n"

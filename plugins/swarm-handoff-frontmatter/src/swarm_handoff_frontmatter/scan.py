@@ -1,0 +1,258 @@
+"""The folder scan: `.claude/skills/*/SKILL.md` under the project, the git root and the user's config folder.
+
+Order and scopes follow the discovery seed: project (1) > git root (2) > global (3). The git root
+is skipped when it is the working directory; inside a submodule the superproject's root is used.
+A folder reached twice (the working directory is the home directory, or a symbolic link points
+into another root) is scanned once, at its most local scope. Hidden folders are skipped. Every
+folder that holds (or should hold) a SKILL.md becomes a record, eligible or not, with its problems.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff.cache import no_gc, record_from_row, record_to_row
+from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.explain import Location
+from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
+from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
+
+log = logging.getLogger(__name__)
+
+SOURCE = "frontmatter"
+GIT_TIMEOUT = "GIT_TIMEOUT"
+SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
+GIT_TIMEOUT_SECONDS = 5.0
+_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "PATH")
+
+
+@attrs.frozen
+class Root:
+    """One place skills are looked for, with its scope; `note` says why it was skipped, if it was."""
+
+    scope: Scope
+    path: Path
+    note: str | None = None
+
+
+def git_root(cwd: Path, env: Mapping[str, str], timeout: float = GIT_TIMEOUT_SECONDS) -> tuple[Path | None, str]:
+    """Return the repository root (the superproject's inside a submodule) and a note on what happened."""
+    command = ["git", "rev-parse", "--show-toplevel", "--show-superproject-working-tree"]
+    try:
+        done = subprocess.run(
+            command, cwd=cwd, env=dict(env) or None, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except FileNotFoundError:
+        return None, "git command not available, skipping git-root discovery"
+    except subprocess.TimeoutExpired:
+        return None, f"git root detection timed out after {timeout:g} seconds"
+    except OSError as exc:
+        return None, f"git could not run ({exc}), skipping git-root discovery"
+    if done.returncode != 0:
+        return None, "not in a git repository, skipping git-root discovery"
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    if not lines:
+        return None, "git printed no repository root"
+    # With both flags git prints the top level, then the superproject only when inside a submodule.
+    if len(lines) > 1:
+        return Path(lines[1]), "inside a submodule: using the superproject's root"
+    return Path(lines[0]), "git root found"
+
+
+def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
+    """List the three places in priority order, marking the ones that are skipped and why."""
+    cwd = context.cwd
+    roots = [Root(Scope.PROJECT, cwd / ".claude" / "skills")]
+    problems: list[Problem] = []
+    root, note = git_root(cwd, context.env)
+    if root is None:
+        log.debug("git root: %s", note)
+        if "timed out" in note:
+            problems.append(
+                Problem(GIT_TIMEOUT, note, hint="check for a slow or locked repository", severity=Severity.WARNING)
+            )
+        roots.append(Root(Scope.GIT_ROOT, Path(), note))
+    elif _same(root, cwd):
+        roots.append(Root(Scope.GIT_ROOT, root / ".claude" / "skills", "the git root is the working directory"))
+    else:
+        roots.append(Root(Scope.GIT_ROOT, root / ".claude" / "skills"))
+    roots.append(Root(Scope.GLOBAL, context.config_dir / "skills"))
+    return roots, problems
+
+
+def _git_markers(cwd: Path, roots: list[Root]) -> list[tuple[str, int, int]]:
+    """Stat `.git` from cwd up to the repository root (or /): a repository appearing or vanishing moves it."""
+    top = next((r.path.parent.parent for r in roots if r.scope is Scope.GIT_ROOT and r.path != Path()), None)
+    out = []
+    for folder in (cwd, *cwd.parents):
+        out.append(observe(folder / ".git"))
+        if top is not None and folder == top:
+            break
+    return out
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+@attrs.define
+class Scan:
+    """Mutable state of one scan: folders already visited, so each is read once at its best scope."""
+
+    index: Any = None
+    seen: set[str] = attrs.field(factory=set)
+    records: list[SkillRecord] = attrs.field(factory=list)
+    problems: list[Problem] = attrs.field(factory=list)
+    inputs: list[tuple[str, int, int]] = attrs.field(factory=list)
+    scanned: int = 0
+
+    def root(self, root: Root) -> None:
+        """Scan one skills folder; a missing folder is normal and says nothing."""
+        if root.note is not None:
+            return
+        real_root = os.path.realpath(root.path)
+        if real_root in self.seen:
+            log.debug("%s already scanned at a more local scope", root.path)
+            return
+        self.seen.add(real_root)
+        self.inputs.append(observe(root.path))  # its mtime changes when a skill folder is added or removed
+        try:
+            entries = sorted(os.scandir(root.path), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        except OSError as exc:
+            self.problems.append(
+                Problem(
+                    SKILLS_DIR_UNREADABLE,
+                    f"cannot list skills folder: {exc.strerror or exc}",
+                    path=str(root.path),
+                    hint="check the folder's permissions",
+                    severity=Severity.WARNING,
+                )
+            )
+            return
+        for entry in entries:
+            if not entry.name.startswith("."):
+                self.entry(entry, root.scope, real_root)
+
+    def entry(self, entry: os.DirEntry[str], scope: Scope, real_root: str) -> None:
+        """Read one skill folder (or report the link that should have been one)."""
+        is_link = entry.is_symlink()
+        if not entry.is_dir():
+            if is_link:  # a dangling or looping link where a skill folder should be
+                try:
+                    os.stat(entry.path)
+                except OSError as exc:
+                    self.inputs.append((entry.path, -1, -1))
+                    self.scanned += 1
+                    self.records.append(self._broken(entry.name, scope, entry.path, exc))
+            return
+        real = os.path.realpath(entry.path) if is_link else os.path.join(real_root, entry.name)
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        path = entry.path + os.sep + "SKILL.md"  # join() costs more than the stat at 10,000 skills
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            self.inputs.append((path, -1, -1))  # appears (or gets fixed) later: the stat changes
+            if isinstance(exc, FileNotFoundError) and not os.path.islink(path):
+                # A folder without SKILL.md is not a skill (the seed skips it); keep it visible for --all.
+                problem = attrs.evolve(stat_problem(path, exc), severity=Severity.INFO)
+                self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
+                return
+            self.scanned += 1
+            self.records.append(self._broken(entry.name, scope, path, exc))
+            return
+        self.scanned += 1
+        self.inputs.append((path, st.st_mtime_ns, st.st_size))
+        if not os.path.isfile(path):
+            self.records.append(self._broken(entry.name, scope, path, IsADirectoryError(21, "is a folder")))
+            return
+        index = self.index
+        row = index.lookup(path, st.st_mtime_ns, st.st_size) if index is not None else None
+        if row is not None:
+            try:
+                self.records.append(record_from_row(row, scope))
+                return
+            except (TypeError, ValueError, IndexError):
+                pass  # a damaged entry: read the file again
+        record = _record(entry.name, scope, path, load_skill_md(path))
+        if index is not None:
+            index.store(path, st.st_mtime_ns, st.st_size, record_to_row(record))
+        self.records.append(record)
+
+    def _broken(self, name: str, scope: Scope, path: str, exc: OSError) -> SkillRecord:
+        return _record(name, scope, path, Frontmatter(None, (stat_problem(path, exc),)))
+
+
+def _record(name: str, scope: Scope, path: str, front: Frontmatter) -> SkillRecord:
+    return record_from_frontmatter(
+        front.data, name=name, scope=scope, source=SOURCE, path=path, problems=front.problems
+    )
+
+
+class FrontmatterSource:
+    """The `frontmatter` discovery source: scans the three skills folders in priority order."""
+
+    priority = 1
+
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        """Scan project, git root and global skills folders; a folder reached twice is read once."""
+        roots, problems = skill_roots(context)
+        scan = Scan(index=getattr(context, "index", None))
+        scan.problems.extend(problems)
+        scan.inputs.extend(_git_markers(context.cwd, roots))
+        with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
+            for root in roots:
+                scan.root(root)
+        return SourceResult(
+            records=tuple(scan.records),
+            problems=tuple(scan.problems),
+            scanned=scan.scanned,
+            inputs=tuple(scan.inputs),
+            cacheable=not problems,
+        )
+
+    def cache_key(self, context: DiscoveryContext) -> str:
+        """The environment git reads to find the repository root (it changes the git-root scope)."""
+        return "|".join(f"{k}={context.env.get(k, '')}" for k in _GIT_ENV)
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+        """Where a skill called `name` would be, in priority order (for `why`)."""
+        roots, _ = skill_roots(context)
+        out: list[Location] = []
+        seen: dict[str, Scope] = {}
+        for root in roots:
+            if root.note is not None:
+                where = str(root.path / name / "SKILL.md") if str(root.path) != "." else "{git_root}"
+                out.append(Location(root.scope, where, root.note))
+                continue
+            real = os.path.realpath(root.path)
+            where = str(root.path / name / "SKILL.md")
+            if real in seen:
+                out.append(Location(root.scope, where, f"same folder as the {seen[real].value} scope"))
+            else:
+                seen[real] = root.scope
+                out.append(Location(root.scope, where))
+        return out
+
+
+def scan_folder(path: Path | str, scope: Scope | str = Scope.GLOBAL) -> SourceResult:
+    """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record."""
+    scan = Scan()
+    scan.root(Root(Scope(scope), Path(path)))
+    return SourceResult(
+        records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned, inputs=tuple(scan.inputs)
+    )

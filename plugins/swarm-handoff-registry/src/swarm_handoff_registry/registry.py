@@ -1,0 +1,139 @@
+"""The registry file `$CLAUDE_CONFIG_DIR/handoff-registry.yaml` (else `~/.claude/...`) as a discovery source.
+
+The file is optional: when it is absent the source says nothing at all. Each entry of `workflows:`
+becomes a record of scope `registry`. Discovery's merge then lays a local skill's frontmatter over
+the entry of the same name, field by field (the frontmatter wins), so the registry only fills in
+what the skill leaves out; entries with no local skill (remote workflows) stay scope `registry`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.discovery import config_dir
+from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.explain import Location
+from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
+from swarm_handoff.skillmd import plain
+from swarm_handoff.yamlio import LoadError, load_file
+
+REGISTRY_FILE = "handoff-registry.yaml"
+SOURCE = "registry"
+REGISTRY_INVALID = "REGISTRY_INVALID"
+REGISTRY_ENTRY_INVALID = "REGISTRY_ENTRY_INVALID"
+
+
+def registry_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the registry lives: next to the user's skills folder."""
+    return config_dir(env) / REGISTRY_FILE
+
+
+def _warn(code: str, message: str, path: Path, hint: str) -> Problem:
+    return Problem(code, message, path=str(path), hint=hint, severity=Severity.WARNING)
+
+
+def read_entries(path: Path) -> tuple[list[Mapping[str, Any]], list[Problem]]:
+    """The file's workflow entries, or none (silently) when it does not exist."""
+    if not path.exists():
+        return [], []
+    try:
+        data = load_file(path)
+    except LoadError as exc:
+        return [], [attrs.evolve(exc.problem, severity=Severity.WARNING)]
+    if data is None:
+        return [], []
+    if not isinstance(data, Mapping) or not isinstance(data.get("workflows", []), list):
+        return [], [
+            _warn(REGISTRY_INVALID, "expected a mapping with a 'workflows:' list", path, "see docs/registry.md")
+        ]
+    entries: list[Mapping[str, Any]] = []
+    problems: list[Problem] = []
+    for index, entry in enumerate(data.get("workflows") or []):
+        if isinstance(entry, Mapping) and isinstance(entry.get("name"), str) and entry["name"].strip():
+            entries.append(entry)
+        else:
+            problems.append(
+                _warn(REGISTRY_ENTRY_INVALID, f"workflows[{index}] has no 'name'", path, "give every entry a name")
+            )
+    return entries, problems
+
+
+def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
+    """One registry entry as a record of scope `registry` (same fields as a frontmatter)."""
+    data = plain(dict(entry))
+    skill_path = data.get("skill_path")
+    record = record_from_frontmatter(
+        data,
+        name=data["name"],
+        scope=Scope.REGISTRY,
+        source=SOURCE,
+        path=os.path.expanduser(skill_path) if isinstance(skill_path, str) else str(path),
+    )
+    return attrs.evolve(record, meta={**record.meta, "registry_file": str(path)})
+
+
+class RegistrySource:
+    """The `registry` discovery source."""
+
+    priority = 5
+
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        """Read the registry file, if there is one; its absence is not a problem."""
+        path = context.config_dir / REGISTRY_FILE
+        seen = observe(path)  # before reading: an edit while we read makes the cache entry stale
+        entries, problems = read_entries(path)
+        records = tuple(entry_record(e, path) for e in entries)
+        return SourceResult(records=records, problems=tuple(problems), inputs=(seen,))
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+        """Where `why` looks: the entry of that name in the registry file."""
+        path = context.config_dir / REGISTRY_FILE
+        note = None if path.exists() else "no registry file"
+        return [Location(Scope.REGISTRY, f"{path} (workflows: name {name})", note)]
+
+
+@attrs.frozen
+class RegistryDocument:
+    """The `registry show` document: the file, its entries as records, and any problems."""
+
+    kind: ClassVar[str] = "registry"
+    path: str
+    exists: bool
+    entries: tuple[SkillRecord, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "path": self.path,
+            "exists": self.exists,
+            "workflows": [r.to_data() for r in self.entries],
+            "problems": [p.to_data() for p in self.problems],
+        }
+
+    def to_text(self) -> str:
+        """One line per entry, or a note that there is no file."""
+        if not self.exists:
+            return f"{self.path}: no registry file (optional; `swarm-handoff registry sync` creates it)\n"
+        lines = [f"{self.path}: {len(self.entries)} workflow(s)"]
+        for r in self.entries:
+            lines.append(f"  {r.name}  ({', '.join(r.categories) or '-'})  {r.description}")
+        lines += [f"  {p.location()}: {p.code}: {p.message}" for p in self.problems]
+        return "\n".join(lines) + "\n"
+
+
+def show(path: Path) -> RegistryDocument:
+    """Read the registry for `registry show`."""
+    entries, problems = read_entries(path)
+    return RegistryDocument(
+        path=str(path),
+        exists=path.exists(),
+        entries=tuple(entry_record(e, path) for e in entries),
+        problems=tuple(problems),
+    )
