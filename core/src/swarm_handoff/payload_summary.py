@@ -65,7 +65,8 @@ class PayloadSummary:
     def of(cls, payload: Mapping[str, Any], *, path: str | None = None) -> PayloadSummary:
         """Summarise `payload` (plain data, e.g. a loaded YAML mapping or a document's `to_data()`)."""
         canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-        raw = canonical.encode("utf-8")
+        # surrogatepass: a lone surrogate (possible in data built in Python) must not crash a summary
+        raw = canonical.encode("utf-8", "surrogatepass")
         version = next((str(payload[k]) for k in _VERSION_KEYS if payload.get(k) is not None), None)
         sections = tuple(PayloadSection(str(name), *_preview(value)) for name, value in payload.items())
         return cls(sections, len(raw), hashlib.sha256(raw).hexdigest(), version, path)
