@@ -199,3 +199,49 @@ def test_a_payload_summary_is_stable_and_clips_long_values():
     assert len(long.preview) == 80
     assert (items.type, items.count, items.preview) == ("list", 4, "1; 2; 3")
     assert (empty.type, empty.count) == ("null", None)
+
+
+@given(ANY, ANY, st.lists(ANY, max_size=3), ANY, ANY)
+def test_a_discovery_list_survives_xml(name: str, description: str, categories: list[str], path: str, meta: str):
+    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.records import SkillRecord
+
+    record = SkillRecord(
+        name=name,
+        scope="project",
+        source="s",
+        description=description,
+        categories=categories,
+        path=path,
+        meta={"note": meta},
+    )
+    doc = DiscoveryResult(workflows=(record,), problems=(Problem("X", description, path=path),), scanned=1)
+    root = _parse(doc)
+    skill = _one(_one(root, "workflows"), "skill")
+    assert decode_attribute(skill, "name") == name
+    assert decode_text(_one(skill, "description")) == description
+    assert [decode_text(c) for c in _one(skill, "categories")] == categories
+    assert decode_text(_one(skill, "details/path")) == path
+    assert decode_text(_one(skill, "details/meta/note")) == meta
+    TextFormatter().render(doc)
+
+
+@given(ANY, ANY, ANY, ANY, ANY)
+def test_a_ranked_menu_survives_xml(skill: str, description: str, factor: str, reason: str, chain: str):
+    from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
+    from swarm_handoff.records import Contribution, SkillRecord
+    from swarm_handoff.synthesis import parse_synthesis
+
+    record = SkillRecord(name=skill, scope="global", source="s", description=description)
+    entry = RankedCandidate(rank=1, label="C", record=record, total=2, contributions=(Contribution(factor, 2, reason),))
+    request = RankingRequest(
+        synthesis=parse_synthesis({"original_prompt": "q", "problem_type": "decision"}), chain=(chain,)
+    )
+    doc = RankingResult(scorer="default", scorer_distribution="d", request=request, ranked=(entry,), explain=True)
+    menu = _one(_parse(doc), "menu")
+    option = _one(menu, "option")
+    assert decode_attribute(option, "skill") == skill
+    assert decode_text(_one(option, "description")) == description
+    read = _one(option, "breakdown/factor")
+    assert (decode_attribute(read, "name"), decode_text(read)) == (factor, reason)
+    assert [decode_text(i) for i in menu.findall("request/chain/item")] == list(request.chain)
