@@ -104,6 +104,8 @@ def test_a_fail_in_the_last_round_asks_the_user_instead_of_looping():
     assert not doc.next
     assert f"after {DEFAULT_ITERATION_LIMIT} rounds" in doc.actions[0]
     assert any("ask the user" in a.lower() for a in doc.actions)
+    restart = doc.actions[-1].split(": ", 1)[1]
+    assert restart == "swarm-handoff workflow step qr-demo work --state qr_failed=false --state qr_iteration=1"
 
 
 def test_the_whole_loop_ends_whatever_the_reviewer_says():

@@ -146,12 +146,20 @@ def ask_user_step(config: GateConfig, id: str | None = None, *, title: str | Non
     """Build the terminal step a gate escalates to when its rounds run out."""
 
     def actions(ctx: StepContext) -> list[str]:
+        from swarm_handoff.workflow.protocol import step_command
+
         qr = QRState.from_state(ctx.step_state, config.prefix)
+        # A restart keeps the run's other state and resets the loop to round 1.
+        kept = {k: v for k, v in ctx.step_state.items() if not k.startswith(f"{config.prefix}_")}
+        restart = step_command(
+            ctx.workflow, config.work_step, ctx.workflow_params, {**kept, **QRState().to_state(config.prefix)}
+        )
         return [
             f"Stop: {config.qr_name} still failed after {qr.iteration} rounds, the gate's limit.",
             "Show the user the open findings of the last review, grouped by severity.",
             "Ask the user to choose: accept the work as it is, fix the findings by hand, or run the "
             "review loop again from its first round.",
+            f"Only if the user chooses to run the loop again: {restart}",
         ]
 
     return StepDef(
