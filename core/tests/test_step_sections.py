@@ -136,3 +136,11 @@ def test_a_payload_summary_names_the_version_and_each_section():
         ("chain", "list", 2),
     ]
     assert len(data["sha256"]) == 64
+
+
+def test_generated_cases_vary_the_round_at_a_gated_dispatch():
+    from swarm_handoff.workflow.exhaustive import generate_cases
+
+    rounds = [case.state for case in generate_cases(FLOW) if case.step == "review"]
+    assert rounds == [{"qr_iteration": n} for n in range(1, FLOW.max_iterations + 1)]
+    assert [case.state for case in generate_cases(FLOW) if case.step == "work"] == [{}]

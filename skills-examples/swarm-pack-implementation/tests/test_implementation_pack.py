@@ -19,6 +19,24 @@ def test_every_step(case):
     run_workflow_case(WORKFLOW, case)
 
 
+def test_the_generated_cases_cover_every_review_round():
+    ids = [param.id for param in workflow_cases(WORKFLOW)]
+    rounds = [i for i in ids if "-03-review-" in i]
+    assert rounds == [f"implement-change-03-review-qr_iteration={n}" for n in range(1, DEFAULT_ITERATION_LIMIT + 1)]
+
+
+def test_the_last_generated_round_escalates_and_the_others_loop():
+    from swarm_handoff.workflow.exhaustive import generate_cases
+
+    for case in generate_cases(WORKFLOW):
+        if case.step != "review":
+            continue
+        doc = run_workflow_case(WORKFLOW, case)
+        [fail] = [n for n in doc.next if n.label == "if-fail"]
+        last = case.state["qr_iteration"] == DEFAULT_ITERATION_LIMIT
+        assert fail.step == ("ask-user" if last else "implement")
+
+
 def test_the_entry_point_publishes_the_workflow_and_the_skill_md():
     [ep] = [e for e in importlib_metadata.entry_points(group="swarm_handoff.skills") if e.name == "implement-change"]
     assert ep.dist.metadata["Name"] == "swarm-pack-implementation"

@@ -13,6 +13,8 @@ from typing import Any
 from swarm_handoff.workflow import Outcome, StepContext, StepDef, Workflow
 from swarm_handoff_qr.gates import GateConfig, ask_user_step, fix_banner, gate_step
 
+ROUNDS = 6  # the `default` QR gate policy's iteration limit
+
 # A Traversable, not a path: building it reads nothing, so importing the module stays cheap.
 SKILL_MD = files(__name__) / "SKILL.md"
 
@@ -68,4 +70,6 @@ WORKFLOW = Workflow(
     ask_user_step(REVIEW),
     description="Plan, implement and review a change; a review loop that will not pass asks the user.",
     package="swarm_pack_implementation.implement_change",
+    # Generated cases cover every review round up to the default gate's limit, the last included.
+    max_iterations=ROUNDS,
 )
