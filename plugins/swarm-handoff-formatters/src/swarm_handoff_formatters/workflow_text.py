@@ -27,7 +27,7 @@ def workflow_step(data: dict[str, Any]) -> str:
             "",
         ]
     if data.get("dispatch"):
-        lines.append(f"DISPATCH TO: {data['dispatch']['agent']}")
+        lines += _dispatch_lines(data["dispatch"])
         lines.append("")
     lines.append("DO:")
     for number, action in enumerate(data["actions"], start=1):
@@ -62,15 +62,20 @@ def _next_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def dispatch(data: dict[str, Any]) -> str:
-    """Render a `dispatch` document: whom to hand the work to, how, and what to run after."""
-    info = data["dispatch"]
-    lines = [f"{data['workflow']}: step {data['index']} of {data['total']} ({data['step']})", ""]
-    lines.append(f"DISPATCH TO: {info['agent']} ({info.get('mode', 'free-form')})")
+def _dispatch_lines(info: dict[str, Any]) -> list[str]:
+    """Whom to dispatch, in which mode, and the script or the prompt word for word."""
+    lines = [f"DISPATCH TO: {info['agent']} ({info.get('mode') or 'free-form'})"]
     if info.get("script"):
         lines.append(f"  script: {info['script']}")
     if info.get("prompt"):
         lines += ["  prompt:"] + [f"    {line}" for line in str(info["prompt"]).splitlines()]
+    return lines
+
+
+def dispatch(data: dict[str, Any]) -> str:
+    """Render a `dispatch` document: whom to hand the work to, how, and what to run after."""
+    lines = [f"{data['workflow']}: step {data['index']} of {data['total']} ({data['step']})", ""]
+    lines += _dispatch_lines(data["dispatch"])
     if data.get("context"):
         lines.append("  context:")
         lines += [f"    {key} = {value}" for key, value in data["context"].items()]
