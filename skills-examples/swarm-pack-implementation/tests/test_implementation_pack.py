@@ -116,3 +116,20 @@ def test_the_review_step_reads_as_xml_with_the_qr_banner(swarm_cli, tmp_path):
     )
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "fresh review" in result.stdout
+
+
+@pytest.mark.parametrize("round_", range(1, DEFAULT_ITERATION_LIMIT + 1))
+def test_every_review_round_shows_the_three_pillars_in_xml(swarm_cli, tmp_path, round_):
+    import xml.etree.ElementTree as ET
+
+    result = swarm_cli(
+        "workflow", "step", "implement-change", "review", "--state", f"qr_iteration={round_}",
+        "--format", "xml", "--project", str(tmp_path),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    banner = ET.fromstring(result.stdout).find("qr_banner")
+    assert banner is not None
+    assert banner.get("iteration") == str(round_)
+    assert banner.get("mode") == ("fresh-review" if round_ > 1 else "first-review")
+    for pillar in ("state_banner", "stop_condition", "reverify"):
+        assert (banner.findtext(pillar) or "").strip(), pillar
