@@ -188,7 +188,7 @@ def test_stepdef_is_frozen_and_converts_actions():
 
 
 def test_outcome_values_and_default_fallback():
-    assert [o.value for o in Outcome] == ["ok", "fail", "skip", "iterate", "_default"]
+    assert [o.value for o in Outcome] == ["ok", "fail", "skip", "iterate", "_default", "escalate"]
     step = StepDef("a", handler=ok, next={Outcome.OK: "b", Outcome.DEFAULT: "c"})
     assert step.resolve(Outcome.OK) == (Outcome.OK, "b")
     assert step.resolve(Outcome.FAIL) == (Outcome.DEFAULT, "c")

@@ -6,7 +6,8 @@ routes into a step that does not exist. The rules:
 
 * a step is tested with the parameters its handler declares plus those its `when` gate reads;
 * the iteration counter (`Workflow.iteration_key`, 1..`max_iterations`) is varied only at
-  iterating steps, those whose `next` has an ITERATE entry;
+  iterating steps, those whose `next` has an ITERATE entry; at a dispatch step with a QR `gate`,
+  the review round (`<state_prefix>_iteration`, 1..`max_iterations`) is varied the same way;
 * combinations that a step's `when` gate excludes are not generated (the step never runs then);
 * reported values are not enumerated here: the step protocol branches on them itself, and each
   branch's command is checked;
@@ -25,7 +26,7 @@ from swarm_handoff.workflow.engine import resolve_params
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import Param, coerce_state, format_value
 from swarm_handoff.workflow.protocol import StepDocument, parse_command, render_step
-from swarm_handoff.workflow.types import MISSING
+from swarm_handoff.workflow.types import MISSING, Dispatch
 
 
 def _lo_le_hi(instance: BoundedInt, attribute: Any, hi: int) -> None:
@@ -110,6 +111,10 @@ def extract_schema(workflow: Workflow) -> dict[str, StepSchema]:
         state: dict[str, Domain] = {}
         if step.iterating:
             state[workflow.iteration_key] = BoundedInt(1, workflow.max_iterations)
+        if isinstance(step.handler, Dispatch) and step.handler.gate is not None:
+            # A gated review says something different in every round (what blocks, fresh review,
+            # and at the limit where FAIL leads), so each round is a case of its own.
+            state[f"{step.handler.state_prefix}_iteration"] = BoundedInt(1, workflow.max_iterations)
         schema[step.id] = StepSchema(step.id, index, params, state)
     return schema
 

@@ -68,9 +68,17 @@ class StepDocument:
     state: Mapping[str, Any] = attrs.field(factory=dict)
     dispatch: Mapping[str, Any] | None = None
     resources: tuple[Resource, ...] = ()
+    banner: Mapping[str, Any] | None = None
+    qr: Mapping[str, Any] | None = None
+    forbidden: tuple[str, ...] = ()
+    expected: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form; `next` is empty exactly when the workflow ends here."""
+        """Give the JSON-ready form; `next` is empty exactly when the workflow ends here.
+
+        The optional sections (dispatch, resources, banner, qr, forbidden, expected) appear only
+        when the step has them, so plain steps keep a short document.
+        """
         data: dict[str, Any] = {
             "workflow": self.workflow,
             "step": self.step,
@@ -88,6 +96,14 @@ class StepDocument:
             data["dispatch"] = dict(self.dispatch)
         if self.resources:
             data["resources"] = [r.to_data() for r in self.resources]
+        if self.banner is not None:
+            data["banner"] = dict(self.banner)
+        if self.qr is not None:
+            data["qr"] = dict(self.qr)
+        if self.forbidden:
+            data["forbidden"] = list(self.forbidden)
+        if self.expected:
+            data["expected"] = list(self.expected)
         return data
 
 
@@ -199,6 +215,18 @@ def gate_action(gate: str, round_: int) -> str:
     return text
 
 
+def qr_checkpoint(gate: str, name: str, state: Mapping[str, Any], prefix: str) -> Mapping[str, Any] | None:
+    """Ask the named QR gate policy for the checkpoint's pillars (banner, stop, re-verify), if it has them."""
+    from swarm_handoff.components import Kind
+    from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
+
+    policy = get_host().get(Kind.QR_GATE, gate)
+    checkpoint = getattr(policy, "checkpoint", None)
+    if not callable(checkpoint):
+        return None
+    return dict(checkpoint(name=name, state=state, prefix=prefix))
+
+
 def render_step(
     workflow: Workflow,
     step_id: str,
@@ -224,8 +252,15 @@ def render_step(
     actions = [str(a) for a in _dynamic(workflow, step.id, "actions", step.actions, ctx)]
     groups = _group(options)
     dispatch = None
+    qr: Mapping[str, Any] | None = None
+    banner = _dynamic(workflow, step.id, "banner", step.banner, ctx) if step.banner is not None else None
     if isinstance(step.handler, Dispatch):
-        dispatch = {"agent": step.handler.agent.value, "script": step.handler.script, "prompt": step.handler.prompt}
+        dispatch = {
+            "agent": step.handler.agent.value,
+            "mode": "script" if step.handler.script else "free-form",
+            "script": step.handler.script,
+            "prompt": step.handler.prompt,
+        }
         then = (
             "Then run the if-pass command if it reports PASS, or the if-fail command if it reports FAIL."
             if len(groups) > 1
@@ -235,6 +270,8 @@ def render_step(
         if step.handler.gate is not None:
             round_ = int(carried.get(f"{step.handler.state_prefix}_iteration", 1))
             actions.append(gate_action(step.handler.gate, round_))
+            qr_name = str(getattr(step.handler, "qr_name", None) or title or step.id)
+            qr = qr_checkpoint(step.handler.gate, qr_name, carried, step.handler.state_prefix)
         if step.handler.relay_questions:
             actions.append(QUESTION_RELAY_HANDLER)
     embedded: tuple[Resource, ...] = ()
@@ -274,4 +311,8 @@ def render_step(
         state=carried,
         dispatch=dispatch,
         resources=embedded,
+        banner=dict(banner) if banner else None,
+        qr=qr,
+        forbidden=step.forbidden,
+        expected=step.expected,
     )

@@ -24,6 +24,7 @@ class Outcome(str, enum.Enum):
     SKIP = "skip"
     ITERATE = "iterate"
     DEFAULT = "_default"  # looked up when the reported outcome has no entry of its own
+    ESCALATE = "escalate"  # a loop that cannot converge hands the decision to the user
 
     def __str__(self) -> str:
         return self.value
@@ -197,7 +198,9 @@ class StepDef:
     `title` and `actions` are plain data for static steps or functions of the context for dynamic
     ones. `when` gates the step on parameter values (`{"mode": ("full",)}`), so tools know the
     step never runs in other modes. `embed` names resources shown with the step
-    (`convention:NAME` or `resource:PATH` inside the workflow's package).
+    (`convention:NAME` or `resource:PATH` inside the workflow's package). `forbidden` lists what
+    the agent must not do at this step and `expected` what it must produce; `banner` returns a
+    state banner (checkpoint, iteration, mode, message) from the context, or None for none.
     """
 
     id: str
@@ -211,6 +214,9 @@ class StepDef:
     phase: str | None = None
     when: Mapping[str, tuple[Any, ...]] = attrs.field(factory=dict, converter=_when_converter)
     embed: tuple[str, ...] = attrs.field(default=(), converter=_embed_converter)
+    forbidden: tuple[str, ...] = attrs.field(default=(), converter=_embed_converter)
+    expected: tuple[str, ...] = attrs.field(default=(), converter=_embed_converter)
+    banner: Callable[[StepContext], Mapping[str, Any] | None] | None = None
 
     @property
     def terminal(self) -> bool:

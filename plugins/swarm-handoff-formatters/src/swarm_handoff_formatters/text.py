@@ -7,8 +7,9 @@ from typing import Any
 
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
+from swarm_handoff_formatters.documents_text import discovery, payload_summary
 from swarm_handoff_formatters.ranking_text import render_ranking
-from swarm_handoff_formatters.workflow_text import workflow_list, workflow_show, workflow_step
+from swarm_handoff_formatters.workflow_text import dispatch, workflow_list, workflow_show, workflow_step
 
 Renderer = Callable[[dict[str, Any]], str]
 
@@ -57,6 +58,9 @@ RENDERERS: dict[str, Renderer] = {
     "workflow-list": workflow_list,
     "workflow-show": workflow_show,
     "workflow-step": workflow_step,
+    "dispatch": dispatch,
+    "discovery": discovery,
+    "payload-summary": payload_summary,
 }
 
 

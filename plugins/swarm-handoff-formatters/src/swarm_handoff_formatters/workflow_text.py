@@ -13,8 +13,21 @@ def workflow_step(data: dict[str, Any]) -> str:
     """Render a `workflow-step` document for a person or an agent reading plain text."""
     phase = f" [{data['phase']}]" if data.get("phase") else ""
     lines = [f"{data['workflow']}: step {data['index']} of {data['total']}{phase}: {data['title']}", ""]
+    banner = data.get("banner")
+    if banner:
+        where = f"{banner.get('checkpoint', '')}, iteration {banner.get('iteration', '?')}, {banner.get('mode', '')}"
+        lines += [f"STATE: {where}", f"  {banner.get('message', '')}", ""]
+    qr = data.get("qr")
+    if qr:
+        lines += [
+            f"QR: {qr['name']} (iteration {qr['iteration']} of at most {qr['limit']}, {qr['mode']})",
+            f"  {qr['banner']}",
+            f"  STOP WHEN: {qr['stop_condition']}",
+            f"  RE-VERIFY: {qr['reverify']}",
+            "",
+        ]
     if data.get("dispatch"):
-        lines.append(f"DISPATCH TO: {data['dispatch']['agent']}")
+        lines += _dispatch_lines(data["dispatch"])
         lines.append("")
     lines.append("DO:")
     for number, action in enumerate(data["actions"], start=1):
@@ -26,7 +39,16 @@ def workflow_step(data: dict[str, Any]) -> str:
         lines += ["", f"{resource['name']} (from the {resource['source']}: {resource['origin']}):", fence]
         lines += resource["text"].rstrip("\n").splitlines()
         lines.append(fence)
+    for title, key in (("FORBIDDEN:", "forbidden"), ("EXPECTED OUTPUT:", "expected")):
+        if data.get(key):
+            lines += ["", title] + [f"  - {item}" for item in data[key]]
     lines.append("")
+    lines += _next_lines(data)
+    return "\n".join(lines) + "\n"
+
+
+def _next_lines(data: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     if not data["next"]:
         lines.append("NEXT: none, the workflow is complete.")
     elif data["routing"] == "linear":
@@ -37,6 +59,28 @@ def workflow_step(data: dict[str, Any]) -> str:
             where = option["command"] or "(the workflow is complete)"
             about = f" ({', '.join(option['when'])} reported)" if option.get("when") else ""
             lines += [f"  {option['label']}{about}:", f"    {where}"]
+    return lines
+
+
+def _dispatch_lines(info: dict[str, Any]) -> list[str]:
+    """Whom to dispatch, in which mode, and the script or the prompt word for word."""
+    lines = [f"DISPATCH TO: {info['agent']} ({info.get('mode') or 'free-form'})"]
+    if info.get("script"):
+        lines.append(f"  script: {info['script']}")
+    if info.get("prompt"):
+        lines += ["  prompt:"] + [f"    {line}" for line in str(info["prompt"]).splitlines()]
+    return lines
+
+
+def dispatch(data: dict[str, Any]) -> str:
+    """Render a `dispatch` document: whom to hand the work to, how, and what to run after."""
+    lines = [f"{data['workflow']}: step {data['index']} of {data['total']} ({data['step']})", ""]
+    lines += _dispatch_lines(data["dispatch"])
+    if data.get("context"):
+        lines.append("  context:")
+        lines += [f"    {key} = {value}" for key, value in data["context"].items()]
+    lines += ["", "AFTER IT RETURNS:"]
+    lines += _next_lines(data)
     return "\n".join(lines) + "\n"
 
 

@@ -1,5 +1,9 @@
 """Render any document as well-formed XML in which no value can inject markup.
 
+Kinds with a layout of their own (workflow steps, dispatches, discovery, ranking, errors, the
+plugins report, payload summaries) are laid out by `xml_layouts`; every other kind gets the
+generic rendering below, so a document a plugin adds is still valid XML.
+
 Keys that are valid XML names become element names; any other key is kept in a `key` attribute
 of an `<entry>` element. Strings holding characters XML 1.0 cannot carry at all (most control
 characters, lone surrogates) are written as a JSON string literal with `encoding="json"`, so the
@@ -45,11 +49,101 @@ class XmlFormatter:
     """Agents read the output and act on it, so it must parse and be unambiguous."""
 
     def render(self, document: Document) -> str:
-        """Render `document.to_data()` under a root element named for the document's kind."""
+        """Use the layout made for the document's kind, or the generic rendering of its data."""
+        from swarm_handoff_formatters.xml_layouts import LAYOUTS
+
+        data = document.to_data()
+        layout = LAYOUTS.get(document.kind)
         lines = [f"<swarm-handoff{attribute('kind', document.kind)}>"]
-        _render(document.to_data(), 1, lines)
+        if layout is not None:
+            writer = XmlWriter(lines, 1)
+            layout(writer, data)
+        else:
+            render_data(data, 1, lines)
         lines.append("</swarm-handoff>")
         return "\n".join(lines) + "\n"
+
+
+def decode_text(element: Any) -> str:
+    """Read back the exact text of an element written by this formatter (tools and tests use it)."""
+    text = element.text or ""
+    return str(json.loads(text)) if element.get("encoding") == "json" else text
+
+
+def decode_attribute(element: Any, name: str) -> str | None:
+    """Read back an attribute written by `attribute()`, undoing its JSON fallback."""
+    raw = element.get(name)
+    if raw is None or element.get(f"{name}-encoding") != "json":
+        return raw  # type: ignore[no-any-return]
+    return str(json.loads(raw))
+
+
+def _attrs(values: dict[str, Any]) -> str:
+    """Render attributes in the given order; None leaves one out, booleans become true/false."""
+    parts = []
+    for name, value in values.items():
+        if value is None:
+            continue
+        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        parts.append(attribute(name, text))
+    return "".join(parts)
+
+
+class XmlWriter:
+    """Appends indented elements to `lines`; tag and attribute names are the caller's, never user text."""
+
+    def __init__(self, lines: list[str], depth: int = 0) -> None:
+        self.lines = lines
+        self.depth = depth
+
+    def _pad(self) -> str:
+        return "  " * self.depth
+
+    def text(self, tag: str, value: Any, **attributes: Any) -> None:
+        """Write `<tag ...>value</tag>`, escaping the value (None is written as null="true")."""
+        extra, body = _scalar(value)
+        self.lines.append(f"{self._pad()}<{tag}{_attrs(attributes)}{extra}>{body}</{tag}>")
+
+    def empty(self, tag: str, **attributes: Any) -> None:
+        """Write `<tag .../>`."""
+        self.lines.append(f"{self._pad()}<{tag}{_attrs(attributes)}/>")
+
+    def open(self, tag: str, **attributes: Any) -> None:
+        """Write an opening tag and indent what follows."""
+        self.lines.append(f"{self._pad()}<{tag}{_attrs(attributes)}>")
+        self.depth += 1
+
+    def close(self, tag: str) -> None:
+        """Write the closing tag that matches the last `open`."""
+        self.depth -= 1
+        self.lines.append(f"{self._pad()}</{tag}>")
+
+    def items(self, tag: str, item: str, values: Any, **attributes: Any) -> None:
+        """Write a list as `<tag><item>...</item>...</tag>`, or `<tag/>` when it is empty."""
+        if not values:
+            self.empty(tag, **attributes)
+            return
+        self.open(tag, **attributes)
+        for value in values:
+            self.text(item, value)
+        self.close(tag)
+
+    def data(self, tag: str, value: Any, **attributes: Any) -> None:
+        """Write any JSON-ready value with the generic rendering, under `tag`."""
+        if isinstance(value, (dict, list, tuple)):
+            if not value:
+                self.empty(tag, **attributes)
+                return
+            self.open(tag, **attributes)
+            render_data(value, self.depth, self.lines)
+            self.close(tag)
+        else:
+            self.text(tag, value, **attributes)
+
+
+def render_data(data: Any, depth: int, lines: list[str]) -> None:
+    """Render JSON-ready data generically: keys become elements (or `<entry key=...>`)."""
+    _render(data, depth, lines)
 
 
 def _render(data: Any, depth: int, lines: list[str]) -> None:

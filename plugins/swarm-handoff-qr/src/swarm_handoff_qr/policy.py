@@ -8,6 +8,8 @@ converging; the iteration limit stops it and hands the decision to the user inst
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
@@ -46,3 +48,10 @@ class BlockingPolicy:
     def exhausted(self, iteration: int) -> bool:
         """Say whether the loop has run out of iterations and must ask the user."""
         return iteration > self.iteration_limit
+
+    def checkpoint(self, *, name: str, state: Mapping[str, Any], prefix: str = "qr") -> dict[str, Any]:
+        """Give the three pillars (banner, stop condition, re-verify mode) for a QR checkpoint."""
+        from swarm_handoff_qr.state import QRState, pillars
+
+        qr = QRState.from_state(state, prefix)
+        return pillars(name, qr, self.blocking(qr.iteration), self.iteration_limit)

@@ -1,0 +1,61 @@
+"""`dispatch`: the hand-over to a sub-agent as a document of its own.
+
+A dispatch step's document already says whom to dispatch and what to run afterwards; this
+document carries just that part, for a sub-agent launcher or a log: the agent role, the mode
+(script: the sub-agent follows a script step by step; free form: it gets a prompt), the context
+values it starts from, and the command(s) to invoke after it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.workflow.protocol import NextCommand, StepDocument
+
+
+@attrs.frozen
+class DispatchDocument:
+    """One sub-agent dispatch: who, how (script or free form), with what, and what comes after."""
+
+    kind: ClassVar[str] = "dispatch"
+    workflow: str
+    step: str
+    index: int
+    total: int
+    dispatch: Mapping[str, Any]
+    context: Mapping[str, Any]
+    routing: str
+    next: tuple[NextCommand, ...]
+
+    @classmethod
+    def from_step(cls, document: StepDocument) -> DispatchDocument:
+        """Take the dispatch out of a step document; a step without one is a ValueError."""
+        if document.dispatch is None:
+            raise ValueError(f"step {document.step!r} of {document.workflow!r} dispatches no sub-agent")
+        context = {**document.params, **document.state}
+        return cls(
+            document.workflow,
+            document.step,
+            document.index,
+            document.total,
+            dict(document.dispatch),
+            context,
+            document.routing,
+            document.next,
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "workflow": self.workflow,
+            "step": self.step,
+            "index": self.index,
+            "total": self.total,
+            "dispatch": dict(self.dispatch),
+            "context": dict(self.context),
+            "routing": self.routing,
+            "next": [n.to_data() for n in self.next],
+        }

@@ -1,0 +1,1 @@
+"""An example skill pack whose workflow passes a quality-review gate before it finishes."""

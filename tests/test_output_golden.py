@@ -1,0 +1,311 @@
+"""Golden files: every document kind in text, xml and json, pinned; docs/output.md is built from them.
+
+Regenerate after an intended change with `SWARM_HANDOFF_REGEN_GOLDEN=1 pytest tests/test_output_golden.py`
+(it rewrites tests/golden/ and docs/output.md); then review the diff like any other change.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from swarm_handoff.cli.workflow_commands import (
+    WorkflowCheckDocument,
+    WorkflowGraphDocument,
+    WorkflowListDocument,
+    _show,
+)
+from swarm_handoff.components import Kind
+from swarm_handoff.discovery import DiscoveryResult, Shadowed
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload_summary import PayloadSummary
+from swarm_handoff.plugins import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
+from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
+from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, Resource, StepContext, StepDef, Workflow, render_step
+from swarm_handoff.workflow.dispatch_document import DispatchDocument
+
+qr_gates = pytest.importorskip("swarm_handoff_qr.gates", reason="the QR samples need the swarm-handoff-qr plugin")
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+DOC = ROOT / "docs" / "output.md"
+FORMATS = ("text", "xml", "json")
+REGENERATE = os.environ.get("SWARM_HANDOFF_REGEN_GOLDEN") == "1"
+
+REVIEW = qr_gates.GateConfig(qr_name="Draft review", work_step="draft", pass_step="publish", self_fix=True)
+
+
+def _ok(ctx: StepContext) -> tuple[Outcome, dict[str, Any]]:
+    return Outcome.OK, {}
+
+
+DEMO = Workflow(
+    "release-notes",
+    StepDef(
+        "draft",
+        "Draft the release notes",
+        ["Collect the merged changes since the last tag", "Group them by user-visible effect"],
+        _ok,
+        {Outcome.OK: "scan"},
+        phase="write",
+        banner=qr_gates.fix_banner(REVIEW),
+        expected=("a draft with one line per change",),
+    ),
+    StepDef(
+        "scan",
+        "Scan for breaking changes",
+        ["Run the scanner over the diff"],
+        Dispatch(AgentRole.EXPLORE, script="scripts/scan_breaking.py", state_prefix="scan"),
+        {Outcome.OK: "review", Outcome.FAIL: "draft"},
+    ),
+    qr_gates.gate_step("review", REVIEW, actions=["Give the reviewer the draft and the change list"]),
+    StepDef("publish", "Publish", ["Post the notes"], next={Outcome.OK: None}),
+    qr_gates.ask_user_step(REVIEW),
+    description="Write release notes, check them for breaking changes, and review them before publishing.",
+)
+
+
+def _record(name: str, scope: str, **fields: Any) -> SkillRecord:
+    return SkillRecord(name=name, scope=scope, source="folders", **fields)
+
+
+def samples() -> dict[str, Any]:
+    """Build one document per kind (several for the step layouts); everything here is fixed data."""
+    failed = {"qr_iteration": 2, "qr_failed": True, "qr_status": "fail"}
+    review = render_step(DEMO, "review", {}, failed)
+    scan = render_step(DEMO, "scan", {}, {})
+    embedded = attrs.evolve(
+        render_step(DEMO, "publish", {}, {"qr_iteration": 2, "qr_status": "pass"}),
+        resources=(Resource("changelog-style", "# Style\n\n- one line per change\n", "package", "conventions"),),
+    )
+    writer = _record(
+        "release-writer",
+        "project",
+        path=".claude/skills/release-writer/SKILL.md",
+        description="Writes release notes from a change list",
+        categories=("writing", "release"),
+        requires=("context.original_prompt",),
+        meta={"estimated_duration": "minutes"},
+    )
+    auditor = _record("api-auditor", "global", description="Audits API changes", categories=("review",))
+    old = _record("release-writer", "global", description="An older copy")
+    synthesis = parse_synthesis({"original_prompt": "write the notes", "problem_type": "creative"})
+    request = RankingRequest(synthesis=synthesis, chain=("perspective-swarm",))
+    ranked = (
+        RankedCandidate(
+            rank=1,
+            label="C",
+            record=writer,
+            total=7.5,
+            contributions=(
+                Contribution("category", 5, "category 'writing' fits creative work"),
+                Contribution("scope", 2.5, "project skills come first"),
+            ),
+        ),
+        RankedCandidate(
+            rank=2, label="D", record=auditor, total=1, contributions=(Contribution("scope", 1, "global"),)
+        ),
+    )
+    error = SwarmError(
+        ErrorCode.INVALID_PAYLOAD,
+        "the payload is not valid",
+        details={"path": "handoff.yaml"},
+        hint="fix the fields below and run the command again",
+        problems=(Problem("MISSING_FIELD", "context.problem_type is required", path="handoff.yaml", line=3),),
+    )
+    payload = {
+        "protocol_version": "2.0",
+        "context": {"original_prompt": "write the notes", "problem_type": "documentation"},
+        "insights": {"key_findings": ["two breaking changes"]},
+        "handoff_chain": ["perspective-swarm"],
+    }
+    plugins = PluginsReport(
+        core_version="0.1.0",
+        plugins=(
+            PluginInfo(
+                "formatters",
+                "swarm-handoff-formatters",
+                "0.1.0",
+                "swarm_handoff_formatters.plugin",
+                False,
+                ("swarm_handoff_formatters",),
+            ),
+            PluginInfo(
+                "qr", "swarm-handoff-qr", "0.1.0", "swarm_handoff_qr.plugin", False, ("swarm_handoff_qr_gates",)
+            ),
+        ),
+        components=(
+            ComponentRef(Kind.FORMATTER, "xml", "formatters", "swarm-handoff-formatters", "well-formed XML for agents"),
+            ComponentRef(Kind.QR_GATE, "default", "qr", "swarm-handoff-qr", "iter 1-2 block all"),
+        ),
+        failures=(
+            LoadFailure(
+                "broken",
+                "swarm-handoff-broken",
+                "0.0.1",
+                "PLUGIN_LOAD_FAILED",
+                "ImportError: no module",
+                "reinstall it",
+            ),
+        ),
+        skipped=(SkippedPlugin("old", "swarm-handoff-old", "0.0.1", "disabled by SWARM_HANDOFF_DISABLE"),),
+    )
+    return {
+        "step-linear": render_step(DEMO, "draft", {}, {}),
+        "step-fix-banner": render_step(DEMO, "draft", {}, failed),
+        "step-branch-script-dispatch": scan,
+        "step-qr-gate": review,
+        "step-terminal-with-resource": embedded,
+        "step-ask-user": render_step(DEMO, "ask-user", {}, {"qr_iteration": 6, "qr_failed": True, "qr_status": "fail"}),
+        "dispatch-script": DispatchDocument.from_step(scan),
+        "dispatch-free-form": DispatchDocument.from_step(review),
+        "discovery": DiscoveryResult(
+            workflows=(writer, auditor),
+            ineligible=(_record("notes", "global", eligible=False, description="Plain notes"),),
+            shadowed=(Shadowed(old, writer),),
+            problems=(
+                Problem("YAML_SYNTAX", "bad indentation", path="skills/x/SKILL.md", line=4, severity=Severity.WARNING),
+            ),
+            scanned=5,
+            show_all=True,
+        ),
+        "ranking": RankingResult(
+            scorer="default",
+            scorer_distribution="swarm-handoff-core",
+            request=request,
+            ranked=ranked,
+            explain=True,
+        ),
+        "payload-summary": PayloadSummary.of(payload, path="handoff.yaml"),
+        "error": error.to_document(),
+        "plugins": plugins,
+        "workflow-list": WorkflowListDocument(
+            (
+                {
+                    "name": "release-notes",
+                    "description": DEMO.description,
+                    "steps": 5,
+                    "distribution": "demo",
+                    "version": "1.0",
+                },
+            )
+        ),
+        "workflow-show": _show("release-notes", ROOT),
+        "workflow-check": WorkflowCheckDocument(("release-notes",), cases_run=True),
+        "workflow-graph": WorkflowGraphDocument("release-notes", "mermaid", "flowchart TD\n  draft --> scan\n"),
+    }
+
+
+@pytest.fixture
+def sample_docs(make_swarm_host, use_workflows) -> dict[str, Any]:
+    """The samples, built with only the QR and formatter plugins loaded and the demo workflow registered."""
+    make_swarm_host(["qr", "formatters"])
+    use_workflows(DEMO)
+    return samples()
+
+
+@pytest.fixture
+def rendered(sample_docs) -> dict[tuple[str, str], str]:
+    """Render every sample in every format with the formatters a user would get."""
+    from swarm_handoff.plugins import get_host
+
+    formatters = {fmt: get_host().get(Kind.FORMATTER, fmt) for fmt in FORMATS}
+    return {(name, fmt): formatters[fmt].render(doc) for name, doc in sample_docs.items() for fmt in FORMATS}
+
+
+def _golden_path(name: str, fmt: str) -> Path:
+    return GOLDEN / f"{name}.{'txt' if fmt == 'text' else fmt}"
+
+
+def test_every_document_matches_its_golden_file(rendered):
+    if REGENERATE:
+        GOLDEN.mkdir(exist_ok=True)
+        for (name, fmt), text in rendered.items():
+            _golden_path(name, fmt).write_text(text, encoding="utf-8")
+    mismatched = [
+        f"{name}.{fmt}"
+        for (name, fmt), text in rendered.items()
+        if not _golden_path(name, fmt).is_file() or _golden_path(name, fmt).read_text(encoding="utf-8") != text
+    ]
+    assert not mismatched, f"output changed for {mismatched}; rerun with SWARM_HANDOFF_REGEN_GOLDEN=1 if intended"
+
+
+def test_every_golden_file_belongs_to_a_sample(rendered):
+    expected = {_golden_path(name, fmt).name for name, fmt in rendered}
+    assert {p.name for p in GOLDEN.iterdir()} == expected
+
+
+def test_every_xml_golden_is_well_formed_with_the_document_kind(rendered):
+    for (name, fmt), text in rendered.items():
+        if fmt == "xml":
+            root = ET.fromstring(text)
+            assert root.tag == "swarm-handoff", name
+
+
+def test_the_sample_set_covers_every_document_kind_the_formatters_lay_out(sample_docs):
+    from swarm_handoff_formatters.text import RENDERERS
+    from swarm_handoff_formatters.xml_layouts import LAYOUTS
+
+    kinds = {doc.kind for doc in sample_docs.values()}
+    assert set(LAYOUTS) <= kinds
+    assert set(RENDERERS) <= kinds
+
+
+INTRO = """# Output formats
+
+Every command prints one *document*; `--format` picks how. `json` and `yaml` come from the core and
+carry the document's data exactly. `text` (for people) and `xml` (for agents) come from the
+`swarm-handoff-formatters` plugin: each document kind has a layout of its own, and a kind without one
+(`workflow-check`, `workflow-graph`, and any kind a plugin adds) is rendered generically from its data.
+
+The XML is always well formed. Element and attribute names are fixed by the formatter; every value
+from a skill, a workflow or a payload is escaped, and text that XML 1.0 cannot carry at all (most
+control characters) is written as a JSON string with `encoding="json"` (for attributes,
+`NAME-encoding="json"`), so it reads back exactly. `swarm_handoff_formatters.xml.decode_text()` and
+`decode_attribute()` undo that for tools.
+
+## The workflow step in XML
+
+- `<step_header>`: skill (the workflow), step number, total, title, id and phase.
+- `<state_banner>`: where a loop stands (shown on a work step re-entered after a failed review).
+- `<qr_banner>`: at a quality-review checkpoint, the three pillars: `<state_banner>`,
+  `<stop_condition>` (which severities block this round) and `<reverify>` (fresh-review mode from
+  the second round on). See [QR gates](qr-gates.md).
+- `<DO>`: the actions, numbered.
+- `<subagent_dispatch>`: the agent role and the mode, `script` (follow a script) or `free-form`
+  (a prompt).
+- `<resource>`, `<forbidden>`, `<expected_output>`, `<params>`, `<state>`.
+- Routing: `<NEXT>` when the agent runs the next command itself, `<INVOKE_AFTER>` when a sub-agent
+  does the work and its verdict picks the command. `routing="linear"` holds one `<command>`;
+  `routing="branch"` holds one `<if>` per outcome (for instance `if-pass` and `if-fail`), each
+  with the `<when>` values that select it; `routing="terminal"` holds `<complete/>`.
+
+The examples below are the project's golden files (`tests/golden/`); a test keeps this page equal
+to them.
+"""
+
+
+def output_doc(rendered: dict[tuple[str, str], str], kinds: dict[str, str]) -> str:
+    """Build docs/output.md: each sample in text and in XML."""
+    parts = [INTRO]
+    names = list(dict.fromkeys(name for name, _ in rendered))
+    for name in names:
+        kind = kinds[name]
+        parts.append(f"\n## {name} (`{kind}`)\n")
+        parts.append("Text:\n\n````text\n" + rendered[(name, "text")] + "````\n")
+        parts.append("\nXML:\n\n````xml\n" + rendered[(name, "xml")] + "````\n")
+    return "".join(parts)
+
+
+def test_docs_output_page_shows_every_golden_document(rendered, sample_docs):
+    expected = output_doc(rendered, {name: doc.kind for name, doc in sample_docs.items()})
+    if REGENERATE:
+        DOC.write_text(expected, encoding="utf-8")
+    assert DOC.read_text(encoding="utf-8") == expected, "docs/output.md is stale; regenerate the golden files"
