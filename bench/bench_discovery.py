@@ -101,7 +101,7 @@ def floor_stat(skills: Path) -> int:
 
 def skills_ref_all(skills: Path) -> int:
     """skills-ref's read_properties on every skill (errors counted, as a broken skill raises)."""
-    from skills_ref import read_properties  # type: ignore[import-untyped]
+    from skills_ref import read_properties
 
     failures = 0
     for entry in os.scandir(skills):

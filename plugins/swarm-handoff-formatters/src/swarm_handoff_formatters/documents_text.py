@@ -1,4 +1,4 @@
-"""Text layouts for the discovery list and the payload summary."""
+"""Text layout for the payload summary (the discovery list brings its own, `to_text()`)."""
 
 from __future__ import annotations
 
@@ -24,26 +24,6 @@ def _skill_lines(record: dict[str, Any]) -> list[str]:
     if record.get("path"):
         lines.append(f"    at {record['path']}")
     return lines
-
-
-def discovery(data: dict[str, Any]) -> str:
-    """Render `discover`: the skills that accept a hand-off in priority order, then what was set aside."""
-    found = data["workflows"]
-    lines = [f"{len(found)} skill(s) accept a hand-off ({data['scanned']} scanned)"]
-    for record in found:
-        lines += _skill_lines(record)
-    if data.get("ineligible"):
-        lines += ["", "not accepting hand-offs:"]
-        for record in data["ineligible"]:
-            lines += _skill_lines(record)
-    if data.get("shadowed"):
-        lines += ["", "shadowed by a skill of the same name in a higher-priority scope:"]
-        for entry in data["shadowed"]:
-            lines += _skill_lines(entry)
-            lines.append(f"    shadowed by {entry.get('shadowed_by')}")
-    if data.get("problems"):
-        lines += ["", "problems:", *_problem_lines(data["problems"])]
-    return "\n".join(lines) + "\n"
 
 
 def payload_summary(data: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
-from swarm_handoff_formatters.documents_text import discovery, payload_summary
+from swarm_handoff_formatters.documents_text import payload_summary
 from swarm_handoff_formatters.ranking_text import render_ranking
 from swarm_handoff_formatters.workflow_text import dispatch, workflow_list, workflow_show, workflow_step
 
@@ -59,7 +59,6 @@ RENDERERS: dict[str, Renderer] = {
     "workflow-show": workflow_show,
     "workflow-step": workflow_step,
     "dispatch": dispatch,
-    "discovery": discovery,
     "payload-summary": payload_summary,
 }
 
