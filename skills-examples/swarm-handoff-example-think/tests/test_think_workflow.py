@@ -51,3 +51,14 @@ def test_an_agent_following_the_commands_reaches_the_answer(swarm_cli, tmp_path)
     assert visited == ["frame", "depth", "refine", "refine", "refine", "refine", "answer"]
     assert doc["resources"][0]["source"] == "package"
     assert "## Answer" in doc["resources"][0]["text"]
+
+
+def test_the_skill_is_discoverable_with_its_handoff_metadata(make_swarm_host, tmp_path):
+    from swarm_handoff.discovery import discover, make_context
+
+    host = make_swarm_host(packs=["think-through"])
+    result = discover(make_context(tmp_path, {"HOME": str(tmp_path)}), host)
+    [record] = [r for r in result.workflows if r.name == "think-through"]
+    assert record.scope.value == "installed"
+    assert record.categories == ("analysis", "creative")
+    assert record.trigger == "--handoff {payload_path}"

@@ -7,9 +7,13 @@ stops after `MAX_ROUNDS` rounds whatever the confidence, so the loop always ends
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.resources import files
 from typing import Annotated, Any
 
 from swarm_handoff.workflow import Arg, Outcome, StepContext, StepDef, Workflow
+
+# The skill's metadata, shipped beside this module; building the Traversable reads nothing.
+SKILL_MD = files("swarm_handoff_example_think") / "SKILL.md"
 
 MAX_ROUNDS = 4
 MODES = ("full", "quick")

@@ -1,0 +1,154 @@
+"""The main job end to end, on an embedded example: discover, rank, hand off, verify, first step.
+
+`swarm-handoff demo` runs it in a fresh session folder with nothing to set up: the synthesis is
+shipped with the core, and the skills are whatever is installed (the example packs, the user's own
+skills). Every stage goes through the same API the individual commands use, so the demo is proof
+that the installed pieces work together, not a separate code path.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, ClassVar
+
+import attrs
+
+from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.plugins import PluginHost
+from swarm_handoff.records import DiscoveryContext
+
+SYNTHESIS_FILE = "synthesis.yaml"
+# What a perspective swarm leaves in its session: one file per completed perspective. The v2.0
+# payload's `perspectives_completed` is checked against this folder, so the demo writes them.
+PERSPECTIVES = {
+    "pragmatist.md": "Stage the move: one job at a time, with the batch run kept as a fallback.\n",
+    "optimist.md": "Support gets fresh data within minutes; the team learns the event tooling.\n",
+    "critic.md": "Nobody has written down the data contracts; measure the volume before deciding.\n",
+}
+
+
+@attrs.frozen(kw_only=True)
+class DemoReport:
+    """The `demo` document: what each stage of the main job produced."""
+
+    kind: ClassVar[str] = "demo"
+    session: str
+    discovery: Any
+    ranking: Any
+    handoff: Any
+    verification: Any
+    first_step: Any | None
+    workflow_note: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: one section per stage, in the order they ran."""
+        return {
+            "session": self.session,
+            "discovery": self.discovery.to_data(),
+            "ranking": self.ranking.to_data(),
+            "handoff": self.handoff.to_data(),
+            "verification": self.verification.to_data(),
+            "first_step": self.first_step.to_data() if self.first_step is not None else None,
+            "workflow_note": self.workflow_note,
+        }
+
+    def to_text(self) -> str:
+        """Tell the story of the run for a person: one short section per stage."""
+        found = self.discovery.workflows
+        lines = [f"session: {self.session}", "", f"1. discovered {len(found)} skill(s) that accept a hand-off:"]
+        lines += [f"   {r.name}  [{r.scope.value}]  {r.description}" for r in found]
+        lines += ["", "2. ranked against the example synthesis (scorer swarm-v2):"]
+        for item in self.ranking.ranked[: self.ranking.top]:
+            lines.append(f"   {item.label}) {item.record.name}  score {item.total:g}")
+        handoff = self.handoff
+        lines += [
+            "",
+            f"3. handed off to {handoff.target}: {handoff.payload_path}",
+            f"   hash {handoff.payload_hash}, {handoff.payload_size_bytes} bytes",
+            f"4. verified: integrity and expiry OK (expires {self.verification.expires_at})",
+            "",
+            "   invoke the target with:",
+            f"   {handoff.invocation}",
+            "",
+        ]
+        if self.first_step is None:
+            lines.append(f"5. {self.workflow_note}")
+        else:
+            step = self.first_step.to_data()
+            lines.append(f"5. first step of the {handoff.target} workflow: {step.get('title', '')}")
+            lines += [f"   - {action}" for action in step.get("actions", []) if isinstance(action, str)]
+            for command in step.get("next", []):
+                if isinstance(command, dict) and command.get("command"):
+                    label = f"{command['label']}: " if command.get("label") else "next: "
+                    lines.append(f"   {label}{command['command']}")
+        return "\n".join(lines) + "\n"
+
+
+def prepare_session(folder: Path | None) -> Path:
+    """Make the session folder: the synthesis and the perspective files a swarm would have left."""
+    session = Path(tempfile.mkdtemp(prefix="swarm-session-")) if folder is None else folder
+    session.mkdir(parents=True, exist_ok=True)
+    synthesis = session / SYNTHESIS_FILE
+    if not synthesis.exists():  # never overwrite what a user put there
+        synthesis.write_bytes(files("swarm_handoff").joinpath("data/demo-synthesis.yaml").read_bytes())
+    perspectives = session / "perspectives"
+    if not perspectives.exists():
+        perspectives.mkdir()
+        for name, text in PERSPECTIVES.items():
+            (perspectives / name).write_text(text, encoding="utf-8")
+    return session
+
+
+def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = None) -> DemoReport:
+    """Run discovery, ranking, hand-off, verification and the first workflow step, in that order."""
+    from swarm_handoff.cli.handoff_commands import verify_file
+    from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+    from swarm_handoff.ranking import RankingRequest, rank
+    from swarm_handoff.session import discover_with_session
+    from swarm_handoff.synthesis import load_synthesis
+    from swarm_handoff.workflow.protocol import render_step
+    from swarm_handoff.workflow.registry import get_registry
+
+    session = prepare_session(folder)
+    discovery = discover_with_session(context, host, session)
+    if not discovery.workflows:
+        raise SwarmError(
+            ErrorCode.TARGET_NOT_FOUND,
+            discovery.message or "no skill accepts a hand-off",
+            details={"target_skill": None},
+            hint="pip install a skill pack, e.g. ./skills-examples/*",
+        )
+    synthesis = load_synthesis(session / SYNTHESIS_FILE)
+    ranking = rank(discovery.workflows, RankingRequest(synthesis=synthesis, candidates=discovery.workflows), host=host)
+    target = ranking.ranked[0].record
+    options = HandoffOptions(
+        target=target.name,
+        synthesis=session / SYNTHESIS_FILE,
+        session=session,
+        reason="top-ranked candidate of the demo",
+    )
+    handoff = hand_off(options, host=host, context=context, confirm=lambda _question: False)
+    verification = verify_file(Path(handoff.payload_path))
+    registry = get_registry()
+    workflow = registry.workflows.get(target.name)
+    if workflow is None:
+        return DemoReport(
+            session=str(session),
+            discovery=discovery,
+            ranking=ranking,
+            handoff=handoff,
+            verification=verification,
+            first_step=None,
+            workflow_note=f"{target.name} defines no workflow; its SKILL.md instructions apply",
+        )
+    first = render_step(workflow.workflow, workflow.workflow.entry)
+    return DemoReport(
+        session=str(session),
+        discovery=discovery,
+        ranking=ranking,
+        handoff=handoff,
+        verification=verification,
+        first_step=first,
+    )
