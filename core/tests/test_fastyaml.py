@@ -77,15 +77,18 @@ _DATA = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(data=st.dictionaries(st.text(min_size=1, max_size=8), _DATA, max_size=6))
 def test_agrees_with_ruamels_constructor_on_the_same_parser(data):
-    # The parsers themselves differ on odd text (libyaml is stricter than ruamel's pure parser);
-    # what is compared here is the constructor: same parser underneath, same data or same failure.
+    # libyaml is stricter than ruamel's pure parser on odd text; fastyaml falls back to the pure
+    # parser when the C one fails, so the reference is "the C loader, else the pure loader".
     stream = io.StringIO()
     YAML(typ="safe", pure=True).dump(data, stream)
     text = stream.getvalue()
     try:
         expected = ("ok", _normal(plain(YAML(typ="safe").load(text))))
     except Exception:
-        expected = ("error",)
+        try:
+            expected = ("ok", _normal(plain(YAML(typ="safe", pure=True).load(text))))
+        except Exception:
+            expected = ("error",)
     try:
         got = ("ok", _normal(plain(fastyaml.load(text))))
     except yamlio.LoadError:
@@ -101,3 +104,9 @@ def _normal(value):
     if isinstance(value, list):
         return [_normal(v) for v in value]
     return value
+
+
+def test_documents_libyaml_rejects_get_the_pure_parsers_verdict():
+    from swarm_handoff import fastyaml
+
+    assert fastyaml.load("questions: [What breaks first?]\n") == {"questions": ["What breaks first?"]}

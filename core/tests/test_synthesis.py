@@ -92,3 +92,10 @@ def test_yaml_errors_carry_line_and_column(tmp_path):
     problem = caught.value.problems[0]
     assert (problem.code, problem.line) == ("YAML_SYNTAX", 3)
     assert problem.column is not None
+
+
+def test_the_verdict_does_not_depend_on_the_c_loader(tmp_path):
+    # libyaml rejects a `?` inside a flow sequence that the pure parser (the reference) accepts.
+    path = tmp_path / "s.yaml"
+    path.write_text("original_prompt: q\nproblem_type: decision\nkey_uncertainties: [What breaks first?]\n")
+    assert load_synthesis(path).key_uncertainties == ("What breaks first?",)

@@ -45,11 +45,13 @@ def _scalar(value: str, style: Any, tag: str | None) -> Any:
     return value
 
 
-def _run(text: str, builder: _Builder) -> None:
-    """Feed parser events to `builder`: the C parser when installed, else the pure one."""
+def _run(text: str, builder: _Builder, *, pure: bool = False) -> None:
+    """Feed parser events to `builder`: the C parser when installed (and not `pure`), else the pure one."""
     try:
         from _ruamel_yaml import CParser  # type: ignore[import-not-found]
     except ImportError:
+        CParser = None
+    if pure:
         CParser = None
     from ruamel.yaml.events import StreamEndEvent
 
@@ -83,7 +85,13 @@ def load(text: str, *, path: str | None = None, line_offset: int = 0, limit: int
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return _build(text, path, line_offset, limit)
+        try:
+            return _build(text, path, line_offset, limit)
+        except MarkedYAMLError:
+            # libyaml (the C parser) rejects some documents the pure parser accepts, such as `[a?]`
+            # in a flow sequence. The pure parser is the reference: a skill must not become invalid
+            # because `ruamel.yaml.clib` happens to be installed. Only failures pay for the re-parse.
+            return _build(text, path, line_offset, limit, pure=True)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark is not None else None
@@ -209,9 +217,9 @@ class _Builder:
             self.add(value, size, size, event)
 
 
-def _build(text: str, path: str | None, offset: int, limit: int) -> Any:
+def _build(text: str, path: str | None, offset: int, limit: int, *, pure: bool = False) -> Any:
     if not _KINDS:
         _kinds()
     builder = _Builder(path, offset, limit)
-    _run(text, builder)
+    _run(text, builder, pure=pure)
     return builder.root

@@ -1,7 +1,9 @@
 """Load YAML and JSON that people wrote, safely: size cap, alias-bomb guard, located errors.
 
-ruamel.yaml is imported on first use. The C loader is used when `ruamel.yaml.clib` is installed
-(the `fast` extra); the pure-Python loader is the fallback and gives the same results. Each thread
+ruamel.yaml is imported on first use. Single documents are parsed with the pure-Python loader,
+the reference: libyaml (the C loader of the `fast` extra) rejects some valid YAML, such as `[a?]`
+in a flow sequence. Discovery's bulk parsing (`fastyaml`) uses the C parser for speed and falls
+back to the pure one when it fails, so both give the same verdicts. Each thread
 gets its own `YAML` instance, because one instance shared across threads corrupts parses.
 """
 
@@ -43,7 +45,9 @@ def _yaml() -> Any:
     if yaml is None:
         from ruamel.yaml import YAML
 
-        yaml = YAML(typ="safe")
+        # The pure parser for single documents (synthesis, payloads, history): the C one (libyaml)
+        # rejects some valid YAML, and a file must mean the same with or without the `fast` extra.
+        yaml = YAML(typ="safe", pure=True)
         _local.yaml = yaml
     return yaml
 

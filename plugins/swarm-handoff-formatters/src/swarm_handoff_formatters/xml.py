@@ -38,9 +38,13 @@ def attribute(name: str, value: str) -> str:
     return f" {name}={quoteattr(value)}"
 
 
+# Tags the generic layout gives a meaning of its own: a key spelled like one goes in `key=` too.
+_RESERVED = frozenset({"entry", "item"})
+
+
 def element_open(key: str) -> tuple[str, str]:
     """Return the tag name and attributes for a mapping key, which may be arbitrary user text."""
-    if _NAME.match(key) and not key.lower().startswith("xml"):
+    if _NAME.match(key) and not key.lower().startswith("xml") and key not in _RESERVED:
         return key, ""
     return "entry", attribute("key", key)
 
@@ -153,14 +157,14 @@ def _render(data: Any, depth: int, lines: list[str]) -> None:
             _element(str(key), value, depth, lines)
     elif isinstance(data, (list, tuple)):
         for item in data:
-            _element("item", item, depth, lines)
+            _element("item", item, depth, lines, list_item=True)
     else:
         lines.append(pad + _scalar(data)[1])
 
 
-def _element(key: str, value: Any, depth: int, lines: list[str]) -> None:
+def _element(key: str, value: Any, depth: int, lines: list[str], *, list_item: bool = False) -> None:
     pad = "  " * depth
-    tag, attrs = element_open(key)
+    tag, attrs = ("item", "") if list_item else element_open(key)
     if isinstance(value, (dict, list, tuple)):
         if not value:
             lines.append(f"{pad}<{tag}{attrs}/>")
