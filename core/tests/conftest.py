@@ -10,7 +10,11 @@ from swarm_handoff.workflow.registry import reset_registry
 
 
 @pytest.fixture(autouse=True)
-def _isolated_host(monkeypatch: pytest.MonkeyPatch) -> object:
+def _isolated_host(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> object:
+    # The user's own skills, hand-off history and caches must never leak into (or be written by) a test.
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv(plugins.ENV_LOAD, "")
     monkeypatch.setenv(ENV_LOAD_PACKS, "")
     monkeypatch.delenv(ENV_DISABLE_PACKS, raising=False)

@@ -280,3 +280,19 @@ def test_a_failed_write_keeps_the_old_file_whole_and_leaves_no_temporary(tmp_pat
         io.write_atomic(target, "new: payload\n")
     assert target.read_text() == "old: payload\n"
     assert [p.name for p in tmp_path.iterdir()] == ["handoff-payload.yaml"]
+
+
+def test_rank_reads_previous_success_from_the_recorded_history(swarm_cli, world):
+    from swarm_handoff.history import outcome_counts
+
+    good = handoff(swarm_cli, world, "lit-pm").json()["payload_path"]
+    assert swarm_cli("ack", good, "--status", "success").exit_code == 0
+    bad = handoff(swarm_cli, world, "healthy").json()["payload_path"]
+    assert swarm_cli("ack", bad, "--status", "failure").exit_code == 0
+    assert outcome_counts(world["config"]) == {"lit-pm": (1, 0), "healthy": (0, 1)}
+    ranked = swarm_cli(
+        "rank", "--synthesis", str(world["synthesis"]), "--scorer", "registry-v3", "--top", "9", "--format", "json"
+    ).json()
+    factors = {w["skill"]: {b["factor"]: b["points"] for b in w["breakdown"]} for w in ranked["workflows"]}
+    assert factors["lit-pm"]["previous_success"] == 10
+    assert factors["healthy"]["previous_success"] == 0

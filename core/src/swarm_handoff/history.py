@@ -276,8 +276,8 @@ def open_history(config_dir: Path) -> History:
     return History(connection, path, tuple(problems))
 
 
-def success_counts(config_dir: Path) -> dict[str, int]:
-    """Per target skill, how many hand-offs were acknowledged `success`; {} when there is no history.
+def outcome_counts(config_dir: Path) -> dict[str, tuple[int, int]]:
+    """Per target skill, (hand-offs acknowledged `success`, hand-offs acknowledged `failure`).
 
     Read-only and never raising: ranking must work without a history, and with a damaged one (the
     next hand-off or `history` command reports and sets the damaged file aside).
@@ -289,10 +289,16 @@ def success_counts(config_dir: Path) -> dict[str, int]:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
             cursor = connection.execute(
-                "SELECT target, COUNT(*) FROM handoffs WHERE status = 'success' AND target IS NOT NULL GROUP BY target"
+                "SELECT target, SUM(status = 'success'), SUM(status = 'failure') FROM handoffs "
+                "WHERE target IS NOT NULL GROUP BY target"
             )
-            return {str(target): int(count) for target, count in cursor.fetchall()}
+            return {str(t): (int(ok or 0), int(bad or 0)) for t, ok, bad in cursor.fetchall() if ok or bad}
         finally:
             connection.close()
     except sqlite3.Error:
         return {}
+
+
+def success_counts(config_dir: Path) -> dict[str, int]:
+    """Per target skill, how many hand-offs were acknowledged `success`; {} when there is no history."""
+    return {skill: ok for skill, (ok, _bad) in outcome_counts(config_dir).items() if ok}

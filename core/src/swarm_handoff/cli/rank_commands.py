@@ -16,6 +16,16 @@ from swarm_handoff.ranking import DEFAULT_SCORER, DEFAULT_TOP, Autonomy, History
 HISTORY_INVALID = "HISTORY_INVALID"
 
 
+def recorded_history() -> dict[str, HistoryCounts]:
+    """The acknowledged outcomes in the user's hand-off history database (empty when there is none)."""
+    from swarm_handoff.discovery import config_dir
+    from swarm_handoff.history import outcome_counts
+
+    return {
+        skill: HistoryCounts(successes=ok, failures=bad) for skill, (ok, bad) in outcome_counts(config_dir()).items()
+    }
+
+
 def load_history(path: Path) -> dict[str, HistoryCounts]:
     """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
     from swarm_handoff.yamlio import load_document
@@ -75,7 +85,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         history: Annotated[
             Path | None,
-            typer.Option("--history", help="YAML/JSON file of past hand-offs: skill: {successes: N, failures: M}."),
+            typer.Option(
+                "--history",
+                help="YAML/JSON file of past hand-offs (skill: {successes: N, failures: M}); "
+                "default: the hand-off history recorded by `handoff` and `ack`.",
+            ),
         ] = None,
         explain: Annotated[bool, typer.Option("--explain", help="Show every factor's points and reason.")] = False,
         fmt: str = format_option(),
@@ -91,7 +105,7 @@ def register(app: typer.Typer) -> None:
                 synthesis=load_synthesis(synthesis),
                 chain=chain,
                 autonomy=autonomy,
-                history=load_history(history) if history is not None else None,
+                history=load_history(history) if history is not None else recorded_history(),
             )
             if workflows is not None:
                 from swarm_handoff.workflows_file import load_workflows
