@@ -110,3 +110,11 @@ def test_documents_libyaml_rejects_get_the_pure_parsers_verdict():
     from swarm_handoff import fastyaml
 
     assert fastyaml.load("questions: [What breaks first?]\n") == {"questions": ["What breaks first?"]}
+
+
+def test_deep_flow_nesting_is_refused_with_its_line():
+    from swarm_handoff import fastyaml
+
+    with pytest.raises(yamlio.LoadError) as caught:
+        fastyaml.load("name: x\ndescription: " + "{a: " * 300 + "1" + "}" * 300 + "\n")
+    assert (caught.value.problem.code, caught.value.problem.line) == (yamlio.YAML_TOO_DEEP, 2)

@@ -99,3 +99,11 @@ def test_the_verdict_does_not_depend_on_the_c_loader(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("original_prompt: q\nproblem_type: decision\nkey_uncertainties: [What breaks first?]\n")
     assert load_synthesis(path).key_uncertainties == ("What breaks first?",)
+
+
+def test_deeply_nested_flow_collections_are_refused_before_parsing(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("original_prompt: q\nproblem_type: decision\nkey_uncertainties: " + "[" * 500 + "]" * 500 + "\n")
+    with pytest.raises(SwarmError) as caught:
+        load_synthesis(path)
+    assert (caught.value.problems[0].code, caught.value.problems[0].line) == ("YAML_TOO_DEEP", 3)

@@ -14,7 +14,14 @@ import re
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlio import MAX_NODES, YAML_DUPLICATE_KEY, YAML_SYNTAX, YAML_TOO_MANY_NODES, LoadError
+from swarm_handoff.yamlio import (
+    MAX_NODES,
+    YAML_DUPLICATE_KEY,
+    YAML_SYNTAX,
+    YAML_TOO_MANY_NODES,
+    LoadError,
+    check_nesting,
+)
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
@@ -84,6 +91,7 @@ def load(text: str, *, path: str | None = None, line_offset: int = 0, limit: int
     """Parse one YAML document into plain data, with located errors as `LoadError`."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    check_nesting(text, path=path)
     try:
         try:
             return _build(text, path, line_offset, limit)

@@ -10,6 +10,7 @@ gets its own `YAML` instance, because one instance shared across threads corrupt
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,11 @@ YAML_SYNTAX = "YAML_SYNTAX"
 YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
 YAML_TOO_LARGE = "YAML_TOO_LARGE"
 YAML_TOO_MANY_NODES = "YAML_TOO_MANY_NODES"
+YAML_TOO_DEEP = "YAML_TOO_DEEP"
+# Flow collections nested deeper than this are refused before parsing: no real document comes close,
+# and the pure parser needs seconds to hit Python's recursion limit on a few kilobytes of brackets.
+MAX_FLOW_DEPTH = 100
+_BRACKETS = re.compile(r"[\[\]{}]")
 NOT_UTF8 = "NOT_UTF8"
 UNREADABLE = "UNREADABLE"
 JSON_SYNTAX = "JSON_SYNTAX"
@@ -60,11 +66,33 @@ def loader_kind() -> str:
     return "C" if importlib.util.find_spec("_ruamel_yaml") is not None else "pure"
 
 
+def check_nesting(text: str, *, path: str | None = None, limit: int = MAX_FLOW_DEPTH) -> None:
+    """Refuse text whose `[`/`{` nesting exceeds `limit`, cheaply, before any parser recurses into it."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                line = text.count("\n", 0, match.start()) + 1
+                raise LoadError(
+                    Problem(
+                        YAML_TOO_DEEP,
+                        f"collections nested more than {limit} deep",
+                        path=path,
+                        line=line,
+                        hint="flatten the structure; no hand-off document needs this",
+                    )
+                )
+        elif depth:
+            depth -= 1
+
+
 def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> Any:
     """Parse one YAML document, turning every loader error into a located `LoadError`."""
     from ruamel.yaml.constructor import DuplicateKeyError
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    check_nesting(text, path=path)
     try:
         data = _yaml().load(text)
     except DuplicateKeyError as exc:

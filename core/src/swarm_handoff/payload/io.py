@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlio import JSON_SYNTAX, YAML_DUPLICATE_KEY, YAML_SYNTAX, LoadError, check_size, read_text
+from swarm_handoff.yamlio import (
+    JSON_SYNTAX,
+    YAML_DUPLICATE_KEY,
+    YAML_SYNTAX,
+    LoadError,
+    check_nesting,
+    check_size,
+    read_text,
+)
 
 _local = threading.local()
 # Characters a YAML reader refuses or treats as line breaks; JSON-as-YAML writes them as \\uXXXX.
@@ -50,6 +58,7 @@ def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = 
             problem = Problem(JSON_SYNTAX, str(message), path=path, line=line, hint="check the JSON syntax")
             raise LoadError(problem) from None
     else:
+        check_nesting(text, path=path)
         try:
             data = _yaml().load(text)
         except RecursionError:
