@@ -29,6 +29,9 @@ nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "e2e", "do
 
 PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
 EDITABLE = {"3.11", "3.13"}
+# The two long suites (core, all) run on every core; the short plugin suites would only pay the
+# workers' start-up.
+PARALLEL = ["-n", "auto"]
 
 
 def _expose_pyenv_pythons() -> None:
@@ -86,7 +89,8 @@ def _tests(path: str) -> list[str]:
 def core(session: nox.Session) -> None:
     """The core alone: it must work with no plugin installed."""
     _install(session, CORE)
-    session.run("pytest", "core/tests", *session.posargs)
+    session.install("pytest-xdist>=3")
+    session.run("pytest", *PARALLEL, "core/tests", *session.posargs)
 
 
 @nox.session(python=PYTHONS)
@@ -102,9 +106,9 @@ def plugin(session: nox.Session, path: str) -> None:
 def all(session: nox.Session) -> None:
     """Everything installed together: every suite, the core's included, and the top-level tests."""
     _install(session, CORE, *EXTENSIONS)
-    session.install(".", "--no-deps")
+    session.install(".", "--no-deps", "pytest-xdist>=3")
     suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
-    session.run("pytest", "-m", "not e2e", *suites, *session.posargs)
+    session.run("pytest", *PARALLEL, "-m", "not e2e", *suites, *session.posargs)
 
 
 @nox.session(python="3.11")
