@@ -5,7 +5,14 @@ from __future__ import annotations
 import typer
 
 from swarm_handoff._version import __version__
-from swarm_handoff.cli import core_commands, discovery_commands, handoff_commands, rank_commands, workflow_commands
+from swarm_handoff.cli import (
+    core_commands,
+    discovery_commands,
+    handoff_commands,
+    rank_commands,
+    skills_commands,
+    workflow_commands,
+)
 from swarm_handoff.plugins import get_host
 
 
@@ -39,5 +46,6 @@ def build_app() -> typer.Typer:
     rank_commands.register(app)
     handoff_commands.register(app)
     workflow_commands.register(app)
+    skills_commands.register(app)
     get_host().extend_cli(app)
     return app
