@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zipfile
 
 import pytest
@@ -277,3 +278,67 @@ def test_cli_rejects_an_unknown_scope(swarm_cli, tmp_path):
     result = swarm_cli("skills", "link", "--scope", "galaxy", "--cwd", str(tmp_path), "--format", "json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"]["code"] == "USAGE"
+
+
+def test_a_copy_that_cannot_be_written_is_reported_and_not_recorded(packs, folder, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(linking, "_write_copy", full)
+    report = by_name(link_skills(folder, copy=True))
+    assert {e.problem.code for e in report.values()} == {linking.LINK_FAILED}
+    assert "No space left" in report["review"].problem.message
+    assert read_manifest(folder) == {}
+
+
+# -- the safety rules hold for any sequence of commands and user actions ----------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = ("plan", "review")
+ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("link"), st.lists(st.sampled_from(NAMES), max_size=2), st.booleans()),
+        st.tuples(st.just("unlink"), st.lists(st.sampled_from(NAMES), max_size=2), st.just(False)),
+        st.tuples(st.sampled_from(["user-create", "user-edit", "user-delete"]), st.sampled_from(NAMES), st.just(False)),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=ACTIONS)
+def test_no_sequence_of_commands_loses_a_user_file_or_touches_the_pack(packs, tmp_path_factory, actions):
+    folder = tmp_path_factory.mktemp("prop") / ".claude" / "skills"
+    source = {p: p.read_bytes() for p in (packs / "revpack").rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    user_files: dict = {}
+    for n, (action, arg, copy) in enumerate(actions):
+        if action == "link":
+            link_skills(folder, arg, copy=copy)
+        elif action == "unlink":
+            unlink_skills(folder, arg)
+        else:
+            dest = folder / arg
+            if action == "user-create" and not os.path.lexists(dest):
+                dest.mkdir(parents=True)
+                user_files[dest / "USER.md"] = f"mine {n}"
+            elif action == "user-edit" and dest.is_dir() and not dest.is_symlink():
+                user_files[dest / f"EDIT-{n}.md"] = f"edit {n}"
+            elif action == "user-delete" and os.path.lexists(dest):
+                if dest.is_symlink():
+                    dest.unlink()
+                else:
+                    shutil.rmtree(dest)
+                user_files = {p: t for p, t in user_files.items() if dest not in p.parents}
+            for path, text in user_files.items():
+                if not path.exists():
+                    path.write_text(text)
+        for path, text in user_files.items():
+            assert path.read_text() == text, f"{path} lost after {action} {arg}"
+        for path, data in source.items():
+            assert path.read_bytes() == data
+    unlink_skills(folder)
+    # What remains is the user's: nothing link created and nobody changed survives an unlink of all.
+    for child in folder.iterdir() if folder.exists() else ():
+        assert any(child in p.parents for p in user_files), child

@@ -17,24 +17,44 @@ Safety rules, because these folders sit next to the user's own skills:
 
 from __future__ import annotations
 
+import contextlib
 import enum
-import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.linking_manifest import (
+    LINK_MANIFEST_INVALID,
+    MANIFEST_NAME,
+    file_hashes,
+    read_manifest,
+    still_created,
+    walk_files,
+    write_manifest,
+)
 from swarm_handoff.linking_report import LinkEntry, SkillsLinkReport
 
-MANIFEST_NAME = ".swarm-handoff-links.json"
-MANIFEST_VERSION = 1
+__all__ = [  # the manifest helpers are re-exported: callers need only this module
+    "LINK_MANIFEST_INVALID",
+    "MANIFEST_NAME",
+    "LinkScope",
+    "PackSkill",
+    "installed_skills",
+    "link_skills",
+    "read_manifest",
+    "skills_dir",
+    "still_created",
+    "unlink_skills",
+    "write_manifest",
+]
+
 
 # Stable problem codes (module constants, like packs.py's).
 LINK_EXISTS = "LINK_EXISTS"  # a folder of that name exists and swarm-handoff did not create it
@@ -44,10 +64,8 @@ LINK_NOT_RECORDED = "LINK_NOT_RECORDED"  # unlink: the manifest does not record 
 LINK_NO_SKILL_FILE = "LINK_NO_SKILL_FILE"  # the pack gives a metadata mapping, no SKILL.md to show
 LINK_BAD_NAME = "LINK_BAD_NAME"  # the skill's name cannot be a folder name
 LINK_FAILED = "LINK_FAILED"  # the file system refused (permissions, disk full)
-LINK_MANIFEST_INVALID = "LINK_MANIFEST_INVALID"
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_IGNORED = ("__pycache__",)
 
 
 class LinkScope(str, enum.Enum):
@@ -116,94 +134,11 @@ def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
     return skills, problems
 
 
-# -- the manifest ---------------------------------------------------------------------------------
-
-
-def read_manifest(folder: Path) -> dict[str, dict[str, Any]]:
-    """The entries recorded in `folder`'s manifest; a manifest that cannot be read stops the command."""
-    path = folder / MANIFEST_NAME
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise _manifest_error(path, f"cannot be read: {exc}") from None
-    entries = data.get("entries") if isinstance(data, dict) else None
-    if not isinstance(entries, dict) or not all(isinstance(e, dict) for e in entries.values()):
-        raise _manifest_error(path, "is not a swarm-handoff links manifest")
-    return entries
-
-
-def _manifest_error(path: Path, why: str) -> SwarmError:
-    problem = Problem(LINK_MANIFEST_INVALID, f"the links manifest {why}", path=str(path))
-    # Guessing would risk removing a user's folder, so nothing is touched until it is fixed.
-    return SwarmError(
-        LINK_MANIFEST_INVALID,
-        f"{path} {why}",
-        hint="restore it, or delete it (swarm-handoff then treats every folder there as the user's)",
-        problems=(problem,),
-    )
-
-
-def write_manifest(folder: Path, entries: Mapping[str, Mapping[str, Any]]) -> None:
-    """Record `entries` atomically; an empty record removes the manifest, leaving no trace."""
-    from swarm_handoff.cache import atomic_write
-
-    path = folder / MANIFEST_NAME
-    if not entries:
-        if path.exists():
-            path.unlink()
-        return
-    document = {"version": MANIFEST_VERSION, "entries": {k: dict(entries[k]) for k in sorted(entries)}}
-    atomic_write(path, (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
-# -- what a folder holds --------------------------------------------------------------------------
-
-
-def _walk(root: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """Yield (relative posix path, entry) for every file under a path or Traversable, sorted."""
-    for child in sorted(root.iterdir(), key=lambda c: c.name):
-        if child.name in _IGNORED or child.name.endswith(".pyc"):
-            continue
-        rel = f"{prefix}{child.name}"
-        if child.is_dir():
-            yield from _walk(child, rel + "/")
-        elif child.is_file():
-            yield rel, child
-
-
 def _source_files(skill: PackSkill) -> dict[str, bytes]:
     """The files a copy of `skill` holds: its folder's files, or only SKILL.md when it has no folder."""
     if skill.folder is not None:
-        return {rel: entry.read_bytes() for rel, entry in _walk(skill.folder)}
+        return {rel: entry.read_bytes() for rel, entry in walk_files(skill.folder)}
     return {"SKILL.md": skill.skill_md.read_bytes() if hasattr(skill.skill_md, "read_bytes") else b""}
-
-
-def _hashes(files: Mapping[str, bytes]) -> dict[str, str]:
-    return {rel: hashlib.sha256(data).hexdigest() for rel, data in files.items()}
-
-
-def _disk_hashes(folder: Path) -> dict[str, str] | None:
-    """Hash every file of a copy on disk (nothing ignored: a file the user added is a change)."""
-    if folder.is_symlink() or not folder.is_dir():
-        return None
-    found: dict[str, str] = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_symlink() or not (path.is_file() or path.is_dir()):
-            return None
-        if path.is_file():
-            found[path.relative_to(folder).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
-
-
-def still_created(dest: Path, entry: Mapping[str, Any]) -> bool:
-    """Is `dest` still exactly what swarm-handoff created (same link target, or unedited copy)?"""
-    if entry.get("kind") == "link":
-        return dest.is_symlink() and os.readlink(dest) == entry.get("target")
-    if entry.get("kind") == "copy":
-        return _disk_hashes(dest) == entry.get("files")
-    return False
 
 
 # -- link -----------------------------------------------------------------------------------------
@@ -231,7 +166,6 @@ def link_skills(
             )
             continue
         entries.append(_link_one(folder, by_name[name], manifest, copy=copy))
-        write_manifest(folder, manifest)  # after each one: an interrupted run still knows what it made
     return SkillsLinkReport("link", str(LinkScope(scope)), str(folder), tuple(entries), tuple(problems))
 
 
@@ -284,29 +218,39 @@ def _link_one(folder: Path, skill: PackSkill, manifest: dict[str, dict[str, Any]
             **origin,
         )
     want_link = skill.real_folder is not None and not copy
-    files = None if want_link else _source_files(skill)
-    if recorded is not None and exists:
-        if want_link and recorded.get("kind") == "link" and recorded.get("target") == str(skill.real_folder):
-            return LinkEntry(name, "linked", str(dest), target=str(skill.real_folder), status="unchanged", **origin)
-        if files is not None and recorded.get("kind") == "copy" and recorded.get("files") == _hashes(files):
-            return LinkEntry(name, "copied", str(dest), status="unchanged", **origin)
-        _remove(dest, recorded)  # ours and unedited, but the pack moved or changed: replace it
-    status = "updated" if recorded is not None and exists else "created"
     try:
+        files = None if want_link else _source_files(skill)
+        if recorded is not None and exists:
+            if want_link and recorded.get("kind") == "link" and recorded.get("target") == str(skill.real_folder):
+                return LinkEntry(name, "linked", str(dest), target=str(skill.real_folder), status="unchanged", **origin)
+            if files is not None and recorded.get("kind") == "copy" and recorded.get("files") == file_hashes(files):
+                return LinkEntry(name, "copied", str(dest), status="unchanged", **origin)
+            _remove(dest, recorded)  # ours and unedited, but the pack moved or changed: replace it
+        status = "updated" if recorded is not None and exists else "created"
         folder.mkdir(parents=True, exist_ok=True)
         note = None
         if want_link:
+            # Recorded before it exists: a crash in between leaves a record of nothing (harmless),
+            # never an unrecorded link that would then count as the user's forever.
+            _record(folder, manifest, name, {"kind": "link", "target": str(skill.real_folder), **origin})
             try:
                 os.symlink(str(skill.real_folder), dest, target_is_directory=True)
-                manifest[name] = {"kind": "link", "target": str(skill.real_folder), **origin}
                 return LinkEntry(name, "linked", str(dest), target=str(skill.real_folder), status=status, **origin)
             except (OSError, NotImplementedError) as exc:  # e.g. Windows without the privilege
+                if os.path.lexists(dest):
+                    raise  # someone created it meanwhile: theirs, not ours
                 note = f"symlink failed ({exc}); copied instead"
                 files = _source_files(skill)
         assert files is not None
+        _record(folder, manifest, name, {"kind": "copy", "files": file_hashes(files), **origin})
         _write_copy(dest, files)
     except OSError as exc:
-        manifest.pop(name, None)
+        if recorded is not None and os.path.lexists(dest) and still_created(dest, recorded):
+            manifest[name] = recorded  # the old one is still there and still ours
+        else:
+            manifest.pop(name, None)
+        with contextlib.suppress(OSError):
+            write_manifest(folder, manifest)
         return _skip(
             name,
             folder,
@@ -315,8 +259,12 @@ def _link_one(folder: Path, skill: PackSkill, manifest: dict[str, dict[str, Any]
             "check the folder's permissions and free space",
             **origin,
         )
-    manifest[name] = {"kind": "copy", "files": _hashes(files), **origin}
     return LinkEntry(name, "copied", str(dest), status=status, note=note, **origin)
+
+
+def _record(folder: Path, manifest: dict[str, dict[str, Any]], name: str, entry: dict[str, Any]) -> None:
+    manifest[name] = entry
+    write_manifest(folder, manifest)
 
 
 def _write_copy(dest: Path, files: Mapping[str, bytes]) -> None:
@@ -404,5 +352,17 @@ def unlink_skills(
                     **origin,
                 )
             )
-        write_manifest(folder, manifest)
+        _save_after_unlink(folder, manifest)
     return SkillsLinkReport("unlink", str(LinkScope(scope)), str(folder), tuple(entries), ())
+
+
+def _save_after_unlink(folder: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
+    """A manifest that cannot be written is a command failure, reported like any other error."""
+    try:
+        write_manifest(folder, manifest)
+    except OSError as exc:
+        path = str(folder / MANIFEST_NAME)
+        problem = Problem(LINK_FAILED, f"could not update the links manifest: {exc}", path=path)
+        raise SwarmError(
+            LINK_FAILED, f"could not update {path}: {exc}", hint="check the folder's permissions", problems=(problem,)
+        ) from None
