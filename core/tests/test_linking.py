@@ -342,3 +342,17 @@ def test_no_sequence_of_commands_loses_a_user_file_or_touches_the_pack(packs, tm
     # What remains is the user's: nothing link created and nobody changed survives an unlink of all.
     for child in folder.iterdir() if folder.exists() else ():
         assert any(child in p.parents for p in user_files), child
+
+
+def test_after_the_pack_goes_link_warns_and_unlink_removes_the_dangling_link(packs, folder, monkeypatch):
+    link_skills(folder)
+    monkeypatch.setenv("SWARM_HANDOFF_DISABLE_PACKS", "review")  # as if uninstalled
+    (packs / "revpack" / "review").rename(packs / "revpack" / "moved")  # the link now dangles
+    report = link_skills(folder)
+    [stale] = report.problems
+    assert stale.code == linking.LINK_STALE
+    assert stale.hint == "swarm-handoff skills unlink review"
+    assert [e.status for e in report.entries] == ["unchanged"]  # plan
+    [entry] = unlink_skills(folder, ["review"]).entries
+    assert entry.status == "removed"
+    assert not os.path.lexists(folder / "review")

@@ -63,6 +63,7 @@ LINK_UNKNOWN_SKILL = "LINK_UNKNOWN_SKILL"  # no installed pack provides that ski
 LINK_NOT_RECORDED = "LINK_NOT_RECORDED"  # unlink: the manifest does not record that name
 LINK_NO_SKILL_FILE = "LINK_NO_SKILL_FILE"  # the pack gives a metadata mapping, no SKILL.md to show
 LINK_BAD_NAME = "LINK_BAD_NAME"  # the skill's name cannot be a folder name
+LINK_STALE = "LINK_STALE"  # recorded here, but its pack is no longer installed
 LINK_FAILED = "LINK_FAILED"  # the file system refused (permissions, disk full)
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -166,7 +167,25 @@ def link_skills(
             )
             continue
         entries.append(_link_one(folder, by_name[name], manifest, copy=copy))
+    if not names:
+        problems.extend(_stale(folder, manifest, by_name))
     return SkillsLinkReport("link", str(LinkScope(scope)), str(folder), tuple(entries), tuple(problems))
+
+
+def _stale(folder: Path, manifest: Mapping[str, Any], installed: Mapping[str, PackSkill]) -> list[Problem]:
+    """Entries link made for packs no longer installed: say so, since only unlink removes them."""
+    return [
+        Problem(
+            LINK_STALE,
+            f"{name!r} was linked here but no installed pack provides it now"
+            " (uninstalled, failed to load, or hidden by SWARM_HANDOFF_LOAD_PACKS / SWARM_HANDOFF_DISABLE_PACKS)",
+            path=str(folder / name),
+            hint=f"swarm-handoff skills unlink {name}",
+            severity=Severity.WARNING,
+        )
+        for name in sorted(manifest)
+        if name not in installed
+    ]
 
 
 def _skip(name: str, folder: Path, code: str, message: str, hint: str, **extra: Any) -> LinkEntry:
