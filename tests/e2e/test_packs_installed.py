@@ -125,13 +125,19 @@ def test_a_pack_whose_entry_point_names_a_missing_module_is_reported_and_the_oth
     assert not [p for p in e2e_env.json("discover")["problems"] if "ghost" in p["message"]]
 
 
-def test_after_pip_uninstall_the_skill_is_gone_even_from_the_cache(e2e_env):
+def test_after_pip_uninstall_the_skill_is_gone_even_from_the_cache(e2e_env, tmp_path):
     assert "evidence-review" in installed_skills(e2e_env)  # cached now
+    e2e_env.json("skills", "link", "evidence-review", "--cwd", str(tmp_path))
     e2e_env.pip("uninstall", "--yes", "--quiet", "swarm-pack-research")
     try:
         assert "evidence-review" not in installed_skills(e2e_env)  # the cache noticed, no --refresh
         assert "evidence-review" not in installed_skills(e2e_env, "--refresh")
         assert "implement-change" in installed_skills(e2e_env)
+        # The folder link made now dangles: link says so, and unlink removes it.
+        relinked = e2e_env.json("skills", "link", "--cwd", str(tmp_path))
+        assert [p["code"] for p in relinked["problems"] if "evidence-review" in p["message"]] == ["LINK_STALE"]
+        e2e_env.json("skills", "unlink", "evidence-review", "--cwd", str(tmp_path))
+        assert not os.path.lexists(tmp_path / ".claude" / "skills" / "evidence-review")
     finally:
         e2e_env.install(RESEARCH_PACK)
     assert "evidence-review" in installed_skills(e2e_env)  # and back after reinstalling, cache or not
