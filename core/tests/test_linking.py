@@ -356,3 +356,15 @@ def test_after_the_pack_goes_link_warns_and_unlink_removes_the_dangling_link(pac
     [entry] = unlink_skills(folder, ["review"]).entries
     assert entry.status == "removed"
     assert not os.path.lexists(folder / "review")
+
+
+def test_a_skill_file_with_another_name_is_copied_as_skill_md(fake_distributions, folder):
+    site = fake_distributions.install("named-pack", entry_points={SKILLS_ENTRY_POINT_GROUP: {"named": "namedpack"}})
+    (site / "namedpack").mkdir()
+    (site / "namedpack" / "review.md").write_text(SKILL_MD)
+    (site / "namedpack" / "__init__.py").write_text(f"SKILL_MD = {str(site / 'namedpack' / 'review.md')!r}\n")
+    fake_distributions.modules.append("namedpack")
+    [entry] = link_skills(folder).entries
+    assert entry.action == "copied"  # a link would show a folder without SKILL.md
+    assert sorted(p.name for p in (folder / "named").iterdir()) == ["SKILL.md"]
+    assert (folder / "named" / "SKILL.md").read_text() == SKILL_MD

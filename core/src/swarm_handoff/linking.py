@@ -123,6 +123,8 @@ def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
         if kind != "file":
             skills.append(PackSkill(**base))
             continue
+        if isinstance(value, (str, os.PathLike)):
+            value = Path(value)  # so that a copy can read it like a Traversable
         real = _real_path(value)
         folder: Any = None
         real_folder = None
@@ -139,7 +141,7 @@ def _source_files(skill: PackSkill) -> dict[str, bytes]:
     """The files a copy of `skill` holds: its folder's files, or only SKILL.md when it has no folder."""
     if skill.folder is not None:
         return {rel: entry.read_bytes() for rel, entry in walk_files(skill.folder)}
-    return {"SKILL.md": skill.skill_md.read_bytes() if hasattr(skill.skill_md, "read_bytes") else b""}
+    return {"SKILL.md": skill.skill_md.read_bytes()}
 
 
 # -- link -----------------------------------------------------------------------------------------
