@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+RESEARCH_PACK = "skills-examples/swarm-pack-research"
+IMPLEMENTATION_PACK = "skills-examples/swarm-pack-implementation"
 CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in ("frontmatter", "registry", "formatters", "qr"))]
 
 
@@ -61,11 +63,14 @@ class Env:
 
 @pytest.fixture(scope="session")
 def e2e_env(tmp_path_factory: pytest.TempPathFactory) -> Env:
-    """A venv with the core, the default plugins and the research pack, installed from the repo."""
+    """A venv with the core, the default plugins and the research and implementation packs, from the repo.
+
+    One build for the whole session keeps CI fast; a test that uninstalls something reinstalls it.
+    """
     path = tmp_path_factory.mktemp("e2e") / "venv"
     venv.EnvBuilder(with_pip=True).create(path)
     env = Env(path)
-    env.install(*CORE_AND_DEFAULTS, "skills-examples/swarm-pack-research")
+    env.install(*CORE_AND_DEFAULTS, RESEARCH_PACK, IMPLEMENTATION_PACK)
     return env
 
 

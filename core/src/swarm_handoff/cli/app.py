@@ -11,6 +11,7 @@ from swarm_handoff.cli import (
     discovery_commands,
     handoff_commands,
     rank_commands,
+    skills_commands,
     workflow_commands,
 )
 from swarm_handoff.plugins import get_host
@@ -46,6 +47,7 @@ def build_app() -> typer.Typer:
     rank_commands.register(app)
     handoff_commands.register(app)
     workflow_commands.register(app)
+    skills_commands.register(app)
     demo_commands.register(app)
     get_host().extend_cli(app)
     return app
