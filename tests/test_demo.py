@@ -63,3 +63,14 @@ def test_demo_with_no_skill_installed_is_a_structured_error(make_swarm_host, swa
     error = result.json()["error"]
     assert error["code"] == "TARGET_NOT_FOUND"
     assert "No skills installed" in error["message"]
+
+
+def test_a_top_candidate_without_a_workflow_is_said_so(demo_host, swarm_cli, skill_tree, tmp_path):
+    # A project skill in the research categories outranks the installed one (+1 for project scope).
+    skill_tree.add_handoff("local-review", categories=("research", "analysis"))
+    result = swarm_cli("demo", "--dir", str(tmp_path / "s"), "--cwd", str(skill_tree.root), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json()
+    assert data["handoff"]["target"] == "local-review"
+    assert data["first_step"] is None
+    assert data["workflow_note"] == "local-review defines no workflow; its SKILL.md instructions apply"

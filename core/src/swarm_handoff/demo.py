@@ -131,19 +131,9 @@ def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = 
     )
     handoff = hand_off(options, host=host, context=context, confirm=lambda _question: False)
     verification = verify_file(Path(handoff.payload_path))
-    registry = get_registry()
-    workflow = registry.workflows.get(target.name)
-    if workflow is None:
-        return DemoReport(
-            session=str(session),
-            discovery=discovery,
-            ranking=ranking,
-            handoff=handoff,
-            verification=verification,
-            first_step=None,
-            workflow_note=f"{target.name} defines no workflow; its SKILL.md instructions apply",
-        )
-    first = render_step(workflow.workflow, workflow.workflow.entry)
+    registered = get_registry().workflows.get(target.name)
+    first = None if registered is None else render_step(registered.workflow, registered.workflow.entry)
+    note = f"{target.name} defines no workflow; its SKILL.md instructions apply" if registered is None else None
     return DemoReport(
         session=str(session),
         discovery=discovery,
@@ -151,4 +141,5 @@ def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = 
         handoff=handoff,
         verification=verification,
         first_step=first,
+        workflow_note=note,
     )
