@@ -108,7 +108,9 @@ def gate_step(
     """Build the gate step: dispatch the reviewer, then route PASS / FAIL / out-of-rounds."""
     if prompt is None and script is None:
         prompt = f"Review the work for {config.qr_name}; report PASS or FAIL with the findings."
-    handler = QRGate(agent, script=script, prompt=prompt, state_prefix=config.prefix, gate=config.policy, config=config)
+    handler = QRGate(
+        agent=agent, script=script, prompt=prompt, state_prefix=config.prefix, gate=config.policy, config=config
+    )
     return StepDef(
         id,
         title or config.qr_name,
