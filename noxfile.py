@@ -158,6 +158,7 @@ def minimums(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks, side by side with their baselines; results go to bench/results/."""
     _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, editable=False, extra="")
+    session.install("ruamel.yaml.clib")  # the C parser, as the `fast` extra gives users
     session.install("skills-ref")
     for script in sorted((ROOT / "bench").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs)
