@@ -25,7 +25,14 @@ from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
 
 jsonschema = pytest.importorskip("jsonschema")
-SPEC = Path("/work/shared/spec")
+# ../shared beside the checkout (CI lays it there), found by walking up from this file.
+SPEC = (
+    next(
+        (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "seeds").is_dir()),
+        Path("shared-not-found"),
+    )
+    / "spec"
+)
 TIME_FIELDS = {"timestamp", "expires_at"}
 
 

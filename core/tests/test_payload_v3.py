@@ -16,7 +16,12 @@ from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
 
-EXAMPLES = Path("/work/shared/spec/examples")
+# ../shared beside the checkout (CI lays it there), found by walking up from this file.
+SHARED = next(
+    (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "seeds").is_dir()),
+    Path("shared-not-found"),
+)
+EXAMPLES = SHARED / "spec" / "examples"
 NOW = dt.datetime(2026, 2, 8, 10, 15, tzinfo=dt.timezone.utc)
 TARGET = SkillRecord(name="skill-editor", scope="global", source="test", categories=("skill-development",))
 

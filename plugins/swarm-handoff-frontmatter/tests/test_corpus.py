@@ -16,7 +16,14 @@ import pytest
 
 from swarm_handoff_frontmatter.scan import scan_folder
 
-CORPUS = Path("/work/shared/corpus")
+# ../shared beside the checkout (CI lays it there), found by walking up from this file.
+CORPUS = (
+    next(
+        (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared" / "seeds").is_dir()),
+        Path("shared-not-found"),
+    )
+    / "corpus"
+)
 EXPECTED = Path(__file__).parent / "data" / "corpus_expected.json"
 
 
