@@ -209,3 +209,10 @@ def test_third_party_validators_add_problems_and_a_raising_one_is_reported(sessi
     report = validate_payload(payload, swarm_host)
     assert [p.code for p in report.errors] == ["HOUSE_RULE", "PAYLOAD_VALIDATOR_FAILED"]
     assert "KeyError" in report.errors[1].message
+
+
+def test_a_trailing_newline_does_not_satisfy_a_pattern():
+    from swarm_handoff.payload.schema import _ecma_end
+
+    assert re.search(_ecma_end(r"^sha256:[a-f0-9]{64}$"), "sha256:" + "a" * 64)
+    assert not re.search(_ecma_end(r"^sha256:[a-f0-9]{64}$"), "sha256:" + "a" * 64 + "\n")

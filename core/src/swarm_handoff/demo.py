@@ -103,8 +103,8 @@ def prepare_session(folder: Path | None) -> Path:
 
 def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = None) -> DemoReport:
     """Run discovery, ranking, hand-off, verification and the first workflow step, in that order."""
-    from swarm_handoff.cli.handoff_commands import verify_file
     from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+    from swarm_handoff.payload.verify import verify_file
     from swarm_handoff.ranking import RankingRequest, rank
     from swarm_handoff.session import discover_with_session
     from swarm_handoff.synthesis import load_synthesis

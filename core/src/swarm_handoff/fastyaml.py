@@ -25,8 +25,8 @@ from swarm_handoff.yamlio import (
 
 _NULL = {"", "~", "null", "Null", "NULL"}
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$")
-_INT_OTHER = re.compile(r"^[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+)$")
+_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)\Z")
+_INT_OTHER = re.compile(r"^[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+)\Z")
 _FLOAT = re.compile(
     r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)"
     r"|[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"

@@ -66,7 +66,7 @@ LINK_BAD_NAME = "LINK_BAD_NAME"  # the skill's name cannot be a folder name
 LINK_STALE = "LINK_STALE"  # recorded here, but its pack is no longer installed
 LINK_FAILED = "LINK_FAILED"  # the file system refused (permissions, disk full)
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 
 
 class LinkScope(str, enum.Enum):

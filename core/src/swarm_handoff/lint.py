@@ -29,7 +29,7 @@ SPEC_DESCRIPTION_LENGTH = "SPEC_DESCRIPTION_LENGTH"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 # Lowercase letters, digits and single hyphens, neither first nor last (the Agent Skills name rule).
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 
 
 @attrs.frozen

@@ -63,7 +63,7 @@ __all__ = [
     "set_host",
 ]
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*\Z")
 
 
 def env_list(value: str | None) -> frozenset[str] | None:

@@ -7,7 +7,6 @@ decided here is how to ask the user (a `[y/N]` prompt at a terminal, a refusal w
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,12 +18,10 @@ import typer
 from swarm_handoff.cli.output import format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload.verify import verify_file
 from swarm_handoff.plugins import PluginHost
 
 PayloadArg = Annotated[Path, typer.Argument(help="The payload file (YAML or JSON).")]
-
-INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
-PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
 
 
 def _is_terminal() -> bool:
@@ -45,81 +42,6 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
         return False
 
     return confirm
-
-
-@attrs.frozen(kw_only=True)
-class VerifyReport:
-    """The `verify` document: integrity and expiry of one payload file."""
-
-    kind: ClassVar[str] = "verification"
-    path: str
-    version: str | None
-    payload_hash: Any
-    computed_hash: str
-    payload_size_bytes: Any
-    computed_size: int
-    expires_at: Any
-    expired: bool
-    checked_at: str
-    mismatches: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """True when the hash and size match and the payload has not expired."""
-        return not self.mismatches and not self.expired
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {**attrs.asdict(self), "mismatches": list(self.mismatches), "ok": self.ok}
-
-
-def verify_file(path: Path, now: dt.datetime | None = None) -> VerifyReport:
-    """Check a payload file's integrity fields and expiry; raise the structured error when either fails."""
-    from swarm_handoff.payload.canonical import check_integrity
-    from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.validate import load_payload, version_of
-
-    payload = load_payload(path)
-    handoff = payload.get("handoff") if isinstance(payload, dict) else None
-    if not isinstance(handoff, dict):
-        raise SwarmError(
-            ErrorCode.INVALID_PAYLOAD,
-            f"{path} is not a hand-off payload (no handoff: mapping)",
-            details={"missing_fields": ["handoff"], "validation_errors": []},
-        )
-    integrity = check_integrity(payload)
-    moment = now or dt.datetime.now(dt.timezone.utc)
-    expires_raw = handoff.get("expires_at")
-    expires = parse_time(expires_raw)
-    mismatches = list(integrity.mismatches())
-    if expires_raw is not None and expires is None:
-        mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
-    report = VerifyReport(
-        path=str(path),
-        version=version_of(payload),
-        payload_hash=integrity.stated_hash,
-        computed_hash=integrity.computed_hash,
-        payload_size_bytes=integrity.stated_size,
-        computed_size=integrity.computed_size,
-        expires_at=expires_raw,
-        expired=expires is not None and expires <= moment,
-        checked_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        mismatches=tuple(mismatches),
-    )
-    if report.ok:
-        return report
-    problems = [*mismatches]
-    if report.expired:
-        problems.append(f"expired at {expires_raw} (checked at {report.checked_at})")
-    raise SwarmError(
-        INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED,
-        f"{path}: " + "; ".join(problems),
-        details={"missing_fields": [], "validation_errors": problems, "verification": report.to_data()},
-        hint="a changed payload cannot be trusted: rebuild it with `swarm-handoff handoff`"
-        if mismatches
-        else "the payload is stale: hand off again to get a fresh one",
-        recoverable=not mismatches,
-    )
 
 
 @attrs.frozen(kw_only=True)

@@ -22,9 +22,16 @@ WRONG_TYPE = "PAYLOAD_WRONG_TYPE"
 BAD_VALUE = "PAYLOAD_BAD_VALUE"
 UNKNOWN_FIELD = "PAYLOAD_UNKNOWN_FIELD"
 
-_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$")
+
+def _ecma_end(pattern: str) -> str:
+    # JSON Schema patterns are ECMA regexes, whose `$` is the very end of the text; Python's `$`
+    # also matches before a final newline, which let "sha256:<hex>" plus a newline through.
+    return pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith(r"\$") else pattern
+
+
+_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S*\Z")
 
 
 def parse_time(value: Any) -> dt.datetime | None:
@@ -115,7 +122,7 @@ class Str(Node):
             )
         if self.choices and value not in self.choices:
             out.append(problem(BAD_VALUE, field, f"{value!r} is not allowed", f"use one of: {', '.join(self.choices)}"))
-        if self.pattern is not None and not re.search(self.pattern, value):
+        if self.pattern is not None and not re.search(_ecma_end(self.pattern), value):
             out.append(problem(BAD_VALUE, field, f"{value!r} does not match {self.pattern}", self.hint))
         if self.fmt == "date-time" and parse_time(value) is None:
             out.append(

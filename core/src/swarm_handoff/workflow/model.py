@@ -19,7 +19,7 @@ from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff.workflow.params import Param, extract_params
 from swarm_handoff.workflow.types import Outcome, StepDef
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*\Z")
 EMBED_KINDS = ("convention", "resource")
 DEFAULT_MAX_ITERATIONS = 5
 DEFAULT_MAX_STEPS = 200

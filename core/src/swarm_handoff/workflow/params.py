@@ -17,7 +17,7 @@ import attrs
 
 from swarm_handoff.workflow.types import MISSING, Arg, Handler
 
-KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\Z")
 _SCALARS = (bool, int, float, str)
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

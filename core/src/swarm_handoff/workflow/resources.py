@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 DEFAULT_CONVENTIONS_PACKAGE = "swarm_handoff.workflow.conventions"
 PROJECT_CONVENTIONS_DIR = Path(".claude") / "conventions"
 SESSION_DIR = Path(".swarm-handoff") / "session"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 
 
 @attrs.frozen

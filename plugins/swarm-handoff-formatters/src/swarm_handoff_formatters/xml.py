@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from swarm_handoff.components import Document
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 # Characters that XML 1.0 allows (section 2.2); anything else cannot appear, even as a reference.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
