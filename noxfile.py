@@ -106,7 +106,8 @@ def plugin(session: nox.Session, path: str) -> None:
 def all(session: nox.Session) -> None:
     """Everything installed together: every suite, the core's included, and the top-level tests."""
     _install(session, CORE, *EXTENSIONS)
-    session.install(".", "--no-deps", "pytest-xdist>=3")
+    session.install(".", "--no-deps")  # the meta-distribution itself; its dependencies are the folders above
+    session.install("pytest-xdist>=3")
     suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
     session.run("pytest", *PARALLEL, "-m", "not e2e", *suites, *session.posargs)
 
