@@ -25,7 +25,7 @@ import attrs
 
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, env_list
+from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, dist_of, env_list
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
@@ -34,13 +34,6 @@ ENV_LOAD_PACKS = "SWARM_HANDOFF_LOAD_PACKS"
 ENV_DISABLE_PACKS = "SWARM_HANDOFF_DISABLE_PACKS"
 PACK_LOAD_FAILED = "PACK_LOAD_FAILED"
 PACK_NOT_A_SKILL = "PACK_NOT_A_SKILL"
-
-
-def _dist_of(entry_point: Any) -> tuple[str, str]:
-    dist = getattr(entry_point, "dist", None)
-    if dist is None:
-        return ("unknown", "unknown")
-    return (str(dist.metadata["Name"] or "unknown"), str(dist.version))
 
 
 def entry_points(env: Mapping[str, str] | None = None) -> Iterator[Any]:
@@ -93,7 +86,7 @@ def _real_path(resource: Any) -> str | None:
 
 def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
     """Turn one entry point into a record; problems instead of exceptions; inputs for the cache key."""
-    distribution, version = _dist_of(ep)
+    distribution, version = dist_of(ep)
     where = f"entry point {ep.name!r} ({distribution} {version})"
     info = _dist_info(ep)
     # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.

@@ -73,7 +73,8 @@ def env_list(value: str | None) -> frozenset[str] | None:
     return frozenset(part.strip() for part in value.split(",") if part.strip())
 
 
-def _dist_of(entry_point: Any) -> tuple[str, str]:
+def dist_of(entry_point: Any) -> tuple[str, str]:
+    """Name and version of the distribution behind an entry point, for every report that names one."""
     dist = getattr(entry_point, "dist", None)
     if dist is None:
         return ("unknown", "unknown")
@@ -190,7 +191,7 @@ class PluginHost:
         seen: set[tuple[str, str]] = set()
         eps = sorted(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
         for ep in eps:
-            distribution, version = _dist_of(ep)
+            distribution, version = dist_of(ep)
             if (ep.name, ep.value) in seen:  # the same distribution twice on sys.path
                 continue
             seen.add((ep.name, ep.value))

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.plugins import dist_of
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
@@ -82,13 +83,6 @@ class WorkflowRegistry:
         return found.workflow
 
 
-def _dist_of(entry_point: Any) -> tuple[str, str]:
-    dist = getattr(entry_point, "dist", None)
-    if dist is None:
-        return ("unknown", "unknown")
-    return (str(dist.metadata["Name"] or "unknown"), str(dist.version))
-
-
 def _workflow_of(loaded: Any, attr: str | None) -> tuple[Workflow | None, str | None]:
     """Return (workflow, problem); both None means the entry point carries no workflow."""
     if isinstance(loaded, Workflow):
@@ -119,7 +113,7 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
         if (ep.name, ep.value) in seen:  # the same distribution twice on sys.path
             continue
         seen.add((ep.name, ep.value))
-        dist, version = _dist_of(ep)
+        dist, version = dist_of(ep)
         where = f"entry point {ep.name!r} ({ep.value}) of {dist} {version}"
         try:
             loaded = ep.load()
