@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from swarm_handoff import cache, hookimpl
+from swarm_handoff import cache, filecache, hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.records import SkillRecord, SourceResult, observe
 from swarm_handoff.session import SESSION_FILE, STATE_FILE, discover_with_session, read_session
@@ -83,7 +83,7 @@ def test_a_corrupt_cache_file_is_ignored_and_rewritten(counting, swarm_host, tmp
     [stored] = (tmp_path / "home" / ".cache" / "swarm-handoff" / "results").iterdir()
     stored.write_bytes(b"\x00garbage")
     assert names(discover(ctx(tmp_path), swarm_host)) == ["a"]
-    assert cache._load(stored, "result") is not None
+    assert filecache.load(stored, "result") is not None
 
 
 def test_the_cache_folder_follows_xdg_cache_home(tmp_path):

@@ -18,64 +18,23 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import marshal
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, cache_folder, dump, inputs_unchanged, load
 from swarm_handoff.records import Scope, SkillRecord
 
-ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
-FORMAT = 2  # bump when the stored shape changes; older files are then ignored
-_MAGIC = "swarm-handoff-cache"
+__all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "cache_dir", "inputs_unchanged"]
+
 MAX_PARSE_ENTRIES = 100_000
 
 
 def cache_dir(env: Mapping[str, str]) -> Path | None:
     """The user cache folder, or None when caching is turned off."""
-    if env.get(ENV_NO_CACHE, "") not in ("", "0"):
-        return None
-    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or str(Path.home()), ".cache")
-    return Path(base) / "swarm-handoff"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777  # keep the permissions a user gave the file
-    except OSError:
-        mode = 0o644  # mkstemp's 0600 would hide a session file from the user's other tools
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _load(path: Path, kind: str) -> Any:
-    """Read a cache file of `kind`; anything unreadable, corrupt or foreign gives None."""
-    try:
-        with no_gc():
-            data = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
-    if not (isinstance(data, tuple) and len(data) == 4 and data[:3] == (_MAGIC, FORMAT, kind)):
-        return None
-    return data[3]
-
-
-def _dump(path: Path, kind: str, payload: Any) -> None:
-    with contextlib.suppress(OSError, ValueError):  # a read-only or full cache folder only costs speed
-        atomic_write(path, marshal.dumps((_MAGIC, FORMAT, kind, payload)))
+    folder = cache_folder(env)
+    return Path(folder) if folder is not None else None
 
 
 def problem_to_state(p: Problem) -> tuple[Any, ...]:
@@ -98,7 +57,7 @@ class ParseIndex:
     def __init__(self, path: Path | None, *, use: bool = True) -> None:
         self.path = path
         self.use = use  # False (--refresh): parse everything again, but keep other folders' entries
-        loaded = _load(path, "parse") if path is not None else None
+        loaded = load(path, "parse") if path is not None else None
         self.entries: dict[str, tuple[Any, ...]] = loaded if isinstance(loaded, dict) else {}
         self.dirty = False
         self.hits = 0
@@ -125,23 +84,8 @@ class ParseIndex:
         if len(self.entries) > MAX_PARSE_ENTRIES:
             keep = list(self.entries.items())[-MAX_PARSE_ENTRIES:]
             self.entries = dict(keep)
-        _dump(self.path, "parse", self.entries)
+        dump(self.path, "parse", self.entries)
         self.dirty = False
-
-
-def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
-    """True when a fresh stat of every input gives the recorded (mtime_ns, size); absent stays absent."""
-    stat = os.stat
-    for path, mtime_ns, size in inputs:
-        try:
-            st = stat(path)
-        except OSError:
-            if mtime_ns != -1:
-                return False
-            continue
-        if st.st_mtime_ns != mtime_ns or st.st_size != size:
-            return False
-    return True
 
 
 def result_key(*parts: str) -> str:
@@ -157,7 +101,7 @@ class ResultCache:
 
     def get(self, key: str) -> tuple[Any, Any] | None:
         """The stored (inputs, state) for `key` when every input is unchanged, else None."""
-        payload = _load(self.folder / f"{key}.bin", "result")
+        payload = load(self.folder / f"{key}.bin", "result")
         if not isinstance(payload, tuple) or len(payload) != 2:
             return None
         return payload if inputs_unchanged(payload[0]) else None
@@ -169,7 +113,7 @@ class ResultCache:
 
     def put(self, key: str, inputs: Sequence[tuple[str, int, int]], state: Any) -> None:
         """Store `state` with the inputs observed while computing it."""
-        _dump(self.folder / f"{key}.bin", "result", (tuple(inputs), state))
+        dump(self.folder / f"{key}.bin", "result", (tuple(inputs), state))
 
 
 def record_from_data(d: Mapping[str, Any]) -> SkillRecord:

@@ -8,7 +8,6 @@ after they are built; functions take records and return new ones.
 from __future__ import annotations
 
 import enum
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.filecache import observe as observe  # re-exported: sources import it from here
 
 
 class Scope(str, enum.Enum):
@@ -146,16 +146,6 @@ class SourceResult:
     inputs: tuple[tuple[str, int, int], ...] = ()
     # False when the answer must not be cached (a source failed or timed out).
     cacheable: bool = True
-
-
-def observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
-    """Stat `path` for a cache key: (path, mtime_ns, size), or (path, -1, -1) when it is absent."""
-    text = os.fspath(path)
-    try:
-        st = os.stat(text)
-    except OSError:
-        return (text, -1, -1)
-    return (text, st.st_mtime_ns, st.st_size)
 
 
 @attrs.frozen

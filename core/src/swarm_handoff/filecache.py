@@ -1,0 +1,114 @@
+"""Cache files validated by file metadata: the part of the caches that start-up can afford.
+
+This module imports only the standard library's cheapest modules (no typing, pathlib, hashlib or
+tempfile at import time), because the CLI's answer replay (`cli/answers.py`) runs before anything
+else is imported. `cache.py` builds the discovery caches on top of it.
+
+A cache file is a `marshal`ed tuple `(MAGIC, FORMAT, kind, payload)`; anything else (corrupt,
+foreign, from another format) reads as None and is simply rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
+FORMAT = 2  # bump when a stored shape changes; older files are then ignored
+MAGIC = "swarm-handoff-cache"
+
+
+def cache_folder(env: Mapping[str, str]) -> str | None:
+    """The user cache folder as text, or None when caching is turned off (`SWARM_HANDOFF_NO_CACHE`)."""
+    if env.get(ENV_NO_CACHE, "") not in ("", "0"):
+        return None
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "swarm-handoff")
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
+    import contextlib
+    import tempfile
+
+    path = os.fspath(path)
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    try:
+        mode = os.stat(path).st_mode & 0o777  # keep the permissions a user gave the file
+    except OSError:
+        mode = 0o644  # mkstemp's 0600 would hide a session file from the user's other tools
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def load(path: str | os.PathLike[str], kind: str) -> Any:
+    """Read a cache file of `kind`; anything unreadable, corrupt or foreign gives None."""
+    import gc
+    import marshal
+
+    enabled = gc.isenabled()
+    gc.disable()  # thousands of acyclic objects: the collector would only rescan them
+    try:
+        with open(path, "rb") as handle:
+            data = marshal.loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    finally:
+        if enabled:
+            gc.enable()
+    if not (isinstance(data, tuple) and len(data) == 4 and data[:3] == (MAGIC, FORMAT, kind)):
+        return None
+    return data[3]
+
+
+def dump(path: str | os.PathLike[str], kind: str, payload: Any) -> None:
+    """Write a cache file of `kind`; a read-only or full cache folder only costs speed, never an error."""
+    import contextlib
+    import marshal
+
+    with contextlib.suppress(OSError, ValueError):
+        atomic_write(path, marshal.dumps((MAGIC, FORMAT, kind, payload)))
+
+
+def observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """Stat `path` for a cache key: (path, mtime_ns, size), or (path, -1, -1) when it is absent."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+    except OSError:
+        return (text, -1, -1)
+    return (text, st.st_mtime_ns, st.st_size)
+
+
+def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
+    """True when a fresh stat of every input gives the recorded (mtime_ns, size); absent stays absent."""
+    stat = os.stat
+    for path, mtime_ns, size in inputs:
+        try:
+            st = stat(path)
+        except OSError:
+            if mtime_ns != -1:
+                return False
+            continue
+        if st.st_mtime_ns != mtime_ns or st.st_size != size:
+            return False
+    return True
+
+
+def site_dirs() -> list[str]:
+    """The sys.path folders distributions are installed into: installing or removing one changes their mtime."""
+    return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
