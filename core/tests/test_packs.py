@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from swarm_handoff import packs
-from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.discovery import discover, discover_detailed, make_context
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
 from swarm_handoff.records import Scope
 
@@ -89,6 +91,29 @@ def test_a_broken_entry_point_is_reported_and_the_others_load(fake_distributions
     assert problem.code == packs.PACK_LOAD_FAILED
     for fragment in ("'broken'", "broken-pack", "0.3", "no luck"):
         assert fragment in problem.message
+
+
+def test_a_broken_pack_makes_the_answer_uncacheable(fake_distributions, swarm_host, tmp_path):
+    # Fixing the pack's code in place touches nothing discovery stats, so a cached "broken" answer
+    # would outlive the fix: such an answer is never stored.
+    fake_distributions.install(
+        "broken-pack",
+        modules={"brokenpack.skill": "raise RuntimeError('no luck')\n"},
+        entry_points={SKILLS_ENTRY_POINT_GROUP: {"broken": "brokenpack.skill"}},
+    )
+    context = make_context(tmp_path, {"HOME": str(tmp_path / "home")})
+    assert discover_detailed(context, swarm_host)[1] is None
+
+
+def test_the_answer_rests_on_each_pack_module_and_every_path_entry(fake_distributions, swarm_host, tmp_path):
+    import sys
+
+    install_review(fake_distributions)
+    context = make_context(tmp_path, {"HOME": str(tmp_path / "home")})
+    _, inputs = discover_detailed(context, swarm_host)
+    observed = {path for path, _, _ in inputs}
+    assert sys.modules["reviewpack.skill"].__file__ in observed  # an editable pack edited in place
+    assert {os.path.abspath(p) for p in sys.path} <= observed  # a distribution added to any entry
 
 
 def test_workflow_only_entries_are_left_to_the_workflow_engine(fake_distributions, swarm_host, tmp_path):

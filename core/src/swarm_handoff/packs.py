@@ -101,6 +101,9 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
             severity=Severity.WARNING,
         )
         return None, [problem], inputs
+    code = getattr(sys.modules.get(getattr(ep, "module", "")), "__file__", None)
+    if isinstance(code, str):  # an editable pack's code can change in place, without a reinstall
+        inputs.append(observe(code))
     found = skill_resource(obj)
     if found is None:
         if getattr(obj, "WORKFLOW", None) is not None:
@@ -136,11 +139,6 @@ def _dist_info(ep: Any) -> str | None:
     return os.fspath(path) if path is not None else None
 
 
-def site_dirs() -> list[str]:
-    """The sys.path folders distributions are installed into (site-packages and the like)."""
-    return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
-
-
 class PackSource:
     """The `packs` discovery source: skills of installed distributions."""
 
@@ -150,17 +148,24 @@ class PackSource:
         """Load every skill entry point on its own and build its record."""
         records: list[SkillRecord] = []
         problems: list[Problem] = []
-        # A new distribution adds a folder to its site directory, which changes that folder's mtime.
-        # (sys.path itself is part of the cache key, so a new path entry is noticed too.)
-        inputs = [observe(p) for p in site_dirs()]
+        # A new distribution adds a folder to the sys.path entry it is installed in (site-packages,
+        # or any folder on PYTHONPATH), which changes that folder's mtime; sys.path itself is part
+        # of the cache key, so a new path entry is noticed too.
+        inputs = [observe(os.path.abspath(p)) for p in sys.path]
         for ep in entry_points():
             record, found, used = load_pack(ep)
             problems.extend(found)
             inputs.extend(used)
             if record is not None:
                 records.append(record)
+        # A pack that failed to import is never cached: fixing it in place touches nothing we stat.
+        broken = any(p.code == PACK_LOAD_FAILED for p in problems)
         return SourceResult(
-            records=tuple(records), problems=tuple(problems), scanned=len(records), inputs=tuple(inputs)
+            records=tuple(records),
+            problems=tuple(problems),
+            scanned=len(records),
+            inputs=tuple(inputs),
+            cacheable=not broken,
         )
 
     def cache_key(self, context: DiscoveryContext) -> str:
