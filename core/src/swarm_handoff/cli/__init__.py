@@ -7,9 +7,19 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `swarm-handoff` console script."""
+    args = sys.argv[1:] if argv is None else argv
+    answer = None
+    if argv is None:  # the console script: a repeated `discover` may be answered from the cache
+        from swarm_handoff.cli import answers
+
+        answer = answers.start(args)
+        if answer is not None:
+            status = answer.replay()
+            if status is not None:
+                raise SystemExit(status)
+            answers.record(answer)
     from swarm_handoff.errors import SwarmError
 
-    args = sys.argv[1:] if argv is None else argv
     try:
         from swarm_handoff.cli.app import build_app
 
@@ -24,7 +34,12 @@ def main(argv: list[str] | None = None) -> None:
             fail(error, fmt)
         except typer.Exit as exit_:
             raise SystemExit(exit_.exit_code) from None
-    app(args=args, prog_name="swarm-handoff")
+    try:
+        app(args=args, prog_name="swarm-handoff")
+    except SystemExit as exit_:
+        if answer is not None and isinstance(exit_.code, (int, type(None))):
+            answer.save(exit_.code or 0)
+        raise
 
 
 def _format_from(args: list[str]) -> str:

@@ -46,7 +46,8 @@ def register(app: typer.Typer) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.cli import answers
+            from swarm_handoff.discovery import discover_detailed, make_context
 
             _check_cwd(cwd)
             bad = [s for s in scope if s not in _SCOPES]
@@ -58,7 +59,9 @@ def register(app: typer.Typer) -> None:
 
                 result = discover_with_session(context, host, session, show_all=show_all)
             else:
-                result = discover(context, host, show_all=show_all)
+                result, inputs = discover_detailed(context, host, show_all=show_all)
+                given = str(cwd) if cwd is not None else "."
+                answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
             return result.filtered(tuple(category), tuple(scope))
 
         run(fmt, action)

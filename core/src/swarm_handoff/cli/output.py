@@ -8,6 +8,7 @@ from typing import NoReturn, TypeVar
 
 import typer
 
+from swarm_handoff.cli import answers
 from swarm_handoff.components import Document
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
@@ -25,6 +26,8 @@ def format_option() -> str:
 
 def warn_plugin_failures(host: PluginHost) -> None:
     """Say on stderr which plugins were skipped, so a broken plugin is never silent."""
+    if host.failures:
+        answers.record(None)  # fixing a plugin in place may touch nothing we stat: never replay this
     for failure in host.failures:
         typer.echo(f"warning: {failure.describe()}", err=True)
 
@@ -32,8 +35,10 @@ def warn_plugin_failures(host: PluginHost) -> None:
 def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
     """Print `document` in `fmt` to stdout."""
     host = host or get_host()
-    sys.stdout.write(render(document, fmt, host))
+    text = render(document, fmt, host)
+    sys.stdout.write(text)
     sys.stdout.flush()
+    answers.printed(text)
 
 
 def fail(error: SwarmError, fmt: str) -> NoReturn:
@@ -49,11 +54,15 @@ def fail(error: SwarmError, fmt: str) -> NoReturn:
         text = None
     if text is not None:
         sys.stdout.write(text)
+        answers.printed(text)
     else:
-        typer.echo(f"error: {error}", err=True)
+        lines = [f"error: {error}"]
         for problem in error.problems:
             where = f"{problem.location()}: " if problem.location() else ""
-            typer.echo(f"  {where}{problem.code}: {problem.message}", err=True)
+            lines.append(f"  {where}{problem.code}: {problem.message}")
+        for line in lines:
+            typer.echo(line, err=True)
+        answers.printed("".join(f"{line}\n" for line in lines), err=True)
     raise typer.Exit(error.exit_code)
 
 

@@ -1,0 +1,162 @@
+"""Replay a repeated `discover` from the user cache before importing typer, pluggy, attrs or YAML.
+
+Start-up, not scanning, is what a small `discover` costs: the interpreter, typer, pluggy, attrs,
+ruamel.yaml and every plugin's module take ~300 ms before the first SKILL.md is read. So when the
+console script runs `discover` (without `--session` or `--refresh`), the printed answer is stored
+under `$XDG_CACHE_HOME/swarm-handoff/answers/` together with everything it rests on, and the next
+identical run prints it again if, and only if, all of that is unchanged:
+
+* the *key* (compared in full, not only by its hash): the command line, the working directory,
+  the whole environment except shell bookkeeping (`_VOLATILE`), the interpreter, its version and
+  `sys.path`, whether stdout/stderr are terminals, and the swarm-handoff version;
+* the *inputs*, each by a fresh `stat` (mtime in ns and size, or still absent): every file and
+  folder discovery read or looked for (the same list the result cache keeps), every `sys.path`
+  entry (installing or removing a distribution changes its folder), and the source file of every
+  module the answer's run imported from outside the standard library and site-packages (an
+  editable install's code can change without a reinstall);
+* every path that was resolved through symlinks (`--cwd`), which must still resolve the same way.
+
+Anything else (a miss, a corrupt or foreign file, an unreadable cache) falls through to the normal
+command, which then stores a fresh answer. `SWARM_HANDOFF_NO_CACHE=1` turns this off with the
+other caches. Only the console script (`main()` with no arguments) replays and records: the
+testing kit and `main([...])` callers always run the real command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from swarm_handoff import filecache
+from swarm_handoff._version import __version__
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+KIND = "answer"
+MAX_ANSWERS = 64  # the oldest stored answers beyond this many are removed when a new one is written
+# Set by shells on every command or `cd`: they differ between runs that must give the same answer.
+_VOLATILE = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
+# Options whose command has effects beyond printing (a session file) or must recompute.
+_NEVER = ("--session", "--refresh", "--help", "-h")
+_STDOUT, _STDERR = 1, 2
+
+
+class Answer:
+    """One command run that may be replayed next time, and what it printed while it ran."""
+
+    def __init__(self, folder: str, key: str) -> None:
+        self.folder = folder
+        self.key = key
+        self.path = os.path.join(folder, _file_name(key))
+        self.chunks: list[tuple[int, str]] = []
+        self.inputs: list[tuple[str, int, int]] | None = None
+        self.resolved: list[tuple[str, str]] = []
+
+    def replay(self) -> int | None:
+        """Print the stored answer and give its exit status, or None when it cannot be trusted."""
+        data = filecache.load(self.path, KIND)
+        if not (isinstance(data, tuple) and len(data) == 5 and data[0] == self.key):
+            return None
+        _, inputs, resolved, chunks, status = data
+        try:
+            if not all(os.path.realpath(given) == real for given, real in resolved):
+                return None
+            if not filecache.inputs_unchanged(inputs):
+                return None
+            streams = {_STDOUT: sys.stdout, _STDERR: sys.stderr}
+            for stream, text in chunks:
+                streams[stream].write(text)
+        except (TypeError, ValueError, KeyError):  # a damaged entry: run the command instead
+            return None
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return int(status)
+
+    def save(self, status: int) -> None:
+        """Store what was printed, keyed and validated as the module docstring says."""
+        if self.inputs is None or not self.chunks:
+            return  # the command never said what its answer rests on: nothing may be replayed
+        inputs = [*self.inputs, *(filecache.observe(os.path.abspath(p)) for p in sys.path), *_code_inputs()]
+        filecache.dump(self.path, KIND, (self.key, tuple(inputs), tuple(self.resolved), tuple(self.chunks), status))
+        _prune(self.folder)
+
+
+_active: Answer | None = None
+
+
+def start(args: Sequence[str]) -> Answer | None:
+    """The answer slot for this command line, or None when it must always run for real."""
+    if not args or args[0] != "discover":
+        return None
+    if any(a in _NEVER or a.startswith(("--session=", "--refresh=")) for a in args[1:]):
+        return None
+    folder = filecache.cache_folder(os.environ)
+    if folder is None:
+        return None
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was removed: let the command say so
+        return None
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE)
+    ttys = f"{_isatty(sys.stdout)}{_isatty(sys.stderr)}"
+    key = "\0".join((__version__, sys.version, sys.executable, *sys.path, "", cwd, ttys, *args, "", *env))
+    return Answer(os.path.join(folder, "answers"), key)
+
+
+def record(answer: Answer | None) -> None:
+    """Make `answer` the one that `printed` and `rest_on` report to, for the rest of this process."""
+    global _active
+    _active = answer
+
+
+def printed(text: str, *, err: bool = False) -> None:
+    """Note text the command wrote (the output module calls this for everything it prints)."""
+    if _active is not None:
+        _active.chunks.append((_STDERR if err else _STDOUT, text))
+
+
+def rest_on(inputs: Sequence[tuple[str, int, int]] | None, resolved: Sequence[tuple[str, str]] = ()) -> None:
+    """Say what the printed answer depends on; None means it must not be replayed."""
+    if _active is not None:
+        _active.inputs = list(inputs) if inputs is not None else None
+        _active.resolved = list(resolved)
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _file_name(key: str) -> str:
+    # The file name only spreads keys over files; the full key inside decides, so collisions only miss.
+    import zlib
+
+    data = key.encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}.bin"
+
+
+def _code_inputs() -> list[tuple[str, int, int]]:
+    """The modules this run imported that can change without a (re)install: editable and local code."""
+    stdlib = os.path.dirname(os.__file__)
+    sites = tuple(os.path.join(p, "") for p in filecache.site_dirs())
+    out = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or path.startswith(stdlib) or path.startswith(sites):
+            continue
+        out.append(filecache.observe(path))
+    return sorted(set(out))
+
+
+def _prune(folder: str) -> None:
+    """Keep the newest `MAX_ANSWERS` answers: each distinct command line and folder stores one."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        for entry in entries[MAX_ANSWERS:]:
+            os.unlink(entry.path)
+    except OSError:
+        pass

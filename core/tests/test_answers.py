@@ -1,0 +1,215 @@
+"""The console script replays a repeated `discover` only while everything it rests on is unchanged."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from swarm_handoff import filecache, hookimpl
+from swarm_handoff.cli import answers, main
+from swarm_handoff.records import SkillRecord, SourceResult, observe
+
+
+class ListSource:
+    """One skill per name in `folder/list.txt`; counts its runs."""
+
+    priority = 1
+    runs = 0
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def discover(self, context):
+        type(self).runs += 1
+        listing = self.folder / "list.txt"
+        names = listing.read_text().split() if listing.exists() else []
+        records = tuple(SkillRecord(name=n, scope="project", source="list", path=str(listing)) for n in names)
+        return SourceResult(records=records, scanned=len(records), inputs=(observe(listing),))
+
+
+@pytest.fixture
+def listing(register_plugin, swarm_host, tmp_path, monkeypatch):
+    ListSource.runs = 0
+    folder = tmp_path / "data"
+    folder.mkdir()
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_discovery_sources(self, register):
+            register("list", lambda: ListSource(folder))
+
+    register_plugin(Plugin(), "list")
+    monkeypatch.chdir(tmp_path)
+    answers.record(None)
+    yield folder / "list.txt"
+    answers.record(None)
+
+
+def console(monkeypatch, capsys, *args):
+    """Run `main()` as the console script does (arguments from sys.argv); give (status, stdout)."""
+    monkeypatch.setattr(sys, "argv", ["swarm-handoff", *args])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    return exit_.value.code, capsys.readouterr().out
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """Count how often the CLI is built, i.e. how often a command really ran."""
+    from swarm_handoff.cli import app
+
+    count = {"n": 0}
+    real = app.build_app
+
+    def counting():
+        count["n"] += 1
+        return real()
+
+    monkeypatch.setattr(app, "build_app", counting)
+    return count
+
+
+def no_app(monkeypatch):
+    """Make building the CLI fail, so that only a replay can still answer."""
+
+    def refuse():
+        raise AssertionError("the command ran instead of being replayed")
+
+    monkeypatch.setattr("swarm_handoff.cli.app.build_app", refuse)
+
+
+def answer_files():
+    folder = os.path.join(filecache.cache_folder(os.environ), "answers")
+    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+
+def test_a_repeated_discover_is_replayed_without_building_the_cli(listing, monkeypatch, capsys):
+    listing.write_text("alpha beta")
+    status, first = console(monkeypatch, capsys, "discover", "--format", "json")
+    assert status == 0
+    assert '"alpha"' in first
+    no_app(monkeypatch)
+    assert console(monkeypatch, capsys, "discover", "--format", "json") == (0, first)
+    assert ListSource.runs == 1
+
+
+def test_a_changed_input_is_never_replayed(listing, monkeypatch, capsys):
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    listing.write_text("alpha gamma")
+    _, out = console(monkeypatch, capsys, "discover", "--format", "json")
+    assert '"gamma"' in out
+    listing.unlink()
+    _, out = console(monkeypatch, capsys, "discover", "--format", "json")
+    assert '"gamma"' not in out
+    assert ListSource.runs == 3
+
+
+def test_other_arguments_directory_or_environment_make_another_answer(listing, monkeypatch, capsys, tmp_path):
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    console(monkeypatch, capsys, "discover", "--format", "yaml")
+    monkeypatch.setenv("SOME_PLUGIN_SETTING", "on")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    assert len(answer_files()) == 4  # (the result cache below still saves the scans: no input changed)
+
+
+def test_shell_bookkeeping_variables_do_not_change_the_key(listing, monkeypatch, capsys):
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    monkeypatch.setenv("OLDPWD", "/somewhere/else")
+    monkeypatch.setenv("_", "/usr/bin/other")
+    no_app(monkeypatch)
+    assert console(monkeypatch, capsys, "discover", "--format", "json")[0] == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("discover", "--refresh"),
+        ("discover", "--session", "s"),
+        ("discover", "--session=s"),
+        ("discover", "--help"),
+        ("plugins",),
+        ("why", "alpha"),
+        (),
+    ],
+)
+def test_commands_with_effects_or_other_commands_are_never_answered_from_the_cache(args, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    assert answers.start(list(args)) is None
+
+
+def test_no_cache_turns_answers_off(listing, monkeypatch, capsys, builds):
+    monkeypatch.setenv(filecache.ENV_NO_CACHE, "1")
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    assert builds["n"] == 2
+    assert answers.start(["discover"]) is None
+
+
+def test_library_callers_of_main_always_run_the_command(listing, monkeypatch, capsys, builds):
+    listing.write_text("alpha")
+    for _ in range(2):
+        with pytest.raises(SystemExit):
+            main(["discover", "--format", "json"])
+    assert builds["n"] == 2
+    assert answer_files() == []
+
+
+def test_a_corrupt_or_foreign_answer_file_is_ignored_and_rewritten(listing, monkeypatch, capsys, builds):
+    listing.write_text("alpha")
+    _, first = console(monkeypatch, capsys, "discover", "--format", "json")
+    (name,) = answer_files()
+    path = os.path.join(filecache.cache_folder(os.environ), "answers", name)
+    with open(path, "wb") as handle:
+        handle.write(b"\x00garbage")
+    assert console(monkeypatch, capsys, "discover", "--format", "json") == (0, first)
+    # Another command line whose key happens to share the file name: the full key decides.
+    filecache.dump(path, answers.KIND, ("another key", (), (), ((1, "stale\n"),), 0))
+    assert console(monkeypatch, capsys, "discover", "--format", "json") == (0, first)
+    assert builds["n"] == 3
+    assert filecache.load(path, answers.KIND)[3] == ((1, first),)
+
+
+def test_an_answer_with_plugin_failures_is_not_stored(listing, monkeypatch, capsys, swarm_host):
+    from swarm_handoff.plugin_records import LoadFailure
+
+    listing.write_text("alpha")
+    failure = LoadFailure(name="broken", distribution="broken-dist", version="1", error="ImportError: x", code="X")
+    monkeypatch.setattr(swarm_host, "failures", [failure])
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    assert answer_files() == []
+
+
+def test_a_resolved_symlink_that_now_points_elsewhere_is_not_replayed(listing, monkeypatch, capsys, tmp_path, builds):
+    listing.write_text("alpha")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = tmp_path / "project"
+    link.symlink_to(tmp_path / "a")
+    console(monkeypatch, capsys, "discover", "--cwd", "project", "--format", "json")
+    link.unlink()
+    link.symlink_to(tmp_path / "b")
+    console(monkeypatch, capsys, "discover", "--cwd", "project", "--format", "json")
+    assert builds["n"] == 2
+
+
+def test_errors_without_inputs_are_not_stored(listing, monkeypatch, capsys):
+    status, _ = console(monkeypatch, capsys, "discover", "--cwd", "missing-folder", "--format", "json")
+    assert status != 0
+    assert answer_files() == []
+
+
+def test_only_the_newest_answers_are_kept(listing, monkeypatch, capsys):
+    monkeypatch.setattr(answers, "MAX_ANSWERS", 2)
+    listing.write_text("alpha")
+    for fmt in ("json", "yaml", "text"):
+        console(monkeypatch, capsys, "discover", "--format", fmt)
+    assert len(answer_files()) == 2
