@@ -368,3 +368,28 @@ def test_a_skill_file_with_another_name_is_copied_as_skill_md(fake_distributions
     assert entry.action == "copied"  # a link would show a folder without SKILL.md
     assert sorted(p.name for p in (folder / "named").iterdir()) == ["SKILL.md"]
     assert (folder / "named" / "SKILL.md").read_text() == SKILL_MD
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the manifest lock is an flock, POSIX only")
+def test_a_second_run_waits_for_the_first_instead_of_losing_its_manifest_entries(packs, folder, monkeypatch):
+    import threading
+
+    from swarm_handoff.linking_manifest import locked
+
+    reading = threading.Event()
+    real_read = linking.read_manifest
+
+    def read(path):
+        reading.set()
+        return real_read(path)
+
+    monkeypatch.setattr(linking, "read_manifest", read)
+    folder.mkdir(parents=True)
+    with locked(folder):  # another `skills link` is half-way through its read-change-write
+        worker = threading.Thread(target=link_skills, args=(folder, ["plan"]))
+        worker.start()
+        assert not reading.wait(0.5)  # it waits: it has not even read the manifest yet
+        linking.write_manifest(folder, {"mine": {"kind": "link", "target": "/elsewhere"}})  # the holder's write
+    worker.join()
+    assert reading.is_set()
+    assert set(read_manifest(folder)) == {"mine", "plan"}  # neither run's entry was lost

@@ -34,6 +34,7 @@ from swarm_handoff.linking_manifest import (
     LINK_MANIFEST_INVALID,
     MANIFEST_NAME,
     file_hashes,
+    locked,
     read_manifest,
     still_created,
     walk_files,
@@ -153,6 +154,21 @@ def link_skills(
 ) -> SkillsLinkReport:
     """Show installed pack skills as `folder/<name>/`; `names` narrows the set (default: all)."""
     skills, problems = installed_skills()
+    if {s.name for s in skills} & set(names or [s.name for s in skills]):
+        folder.mkdir(parents=True, exist_ok=True)  # something will be linked: lock the folder it goes in
+    with locked(folder):
+        return _link_all(folder, names, skills, problems, scope=scope, copy=copy)
+
+
+def _link_all(
+    folder: Path,
+    names: Sequence[str],
+    skills: list[PackSkill],
+    problems: list[Problem],
+    *,
+    scope: LinkScope | str,
+    copy: bool,
+) -> SkillsLinkReport:
     by_name = {s.name: s for s in skills}
     manifest = read_manifest(folder)
     entries: list[LinkEntry] = []
@@ -318,6 +334,11 @@ def unlink_skills(
     folder: Path, names: Sequence[str] = (), *, scope: LinkScope | str = LinkScope.PROJECT
 ) -> SkillsLinkReport:
     """Remove what `link` recorded in `folder` (default: every entry) while it is still unchanged."""
+    with locked(folder):
+        return _unlink_all(folder, names, scope=scope)
+
+
+def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -> SkillsLinkReport:
     manifest = read_manifest(folder)
     entries: list[LinkEntry] = []
     for name in list(dict.fromkeys(names)) if names else sorted(manifest):

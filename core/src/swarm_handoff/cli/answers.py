@@ -68,7 +68,7 @@ class Answer:
             streams = {_STDOUT: sys.stdout, _STDERR: sys.stderr}
             for stream, text in chunks:
                 streams[stream].write(text)
-        except (TypeError, ValueError, KeyError):  # a damaged entry: run the command instead
+        except (TypeError, ValueError, KeyError, AttributeError):  # damaged entry or no stream: run for real
             return None
         sys.stdout.flush()
         sys.stderr.flush()
