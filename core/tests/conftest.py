@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from swarm_handoff import plugins
+from swarm_handoff import hookimpl, plugins
 from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
+from swarm_handoff.records import SkillRecord, SourceResult, observe
 from swarm_handoff.workflow.registry import reset_registry
 
 
@@ -27,11 +31,46 @@ def _isolated_host(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Tem
     reset_registry()
 
 
+class ListSource:
+    """A discovery source for the cache tests: one skill per name in `folder/list.txt`; counts its runs."""
+
+    priority = 1
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.listing = folder / "list.txt"
+        self.runs = 0
+        self.cacheable = True
+
+    def discover(self, context: object) -> SourceResult:
+        self.runs += 1
+        names = self.listing.read_text().split() if self.listing.exists() else []
+        records = tuple(SkillRecord(name=n, scope="project", source="list", path=str(self.listing)) for n in names)
+        return SourceResult(
+            records=records, scanned=len(records), inputs=(observe(self.listing),), cacheable=self.cacheable
+        )
+
+
+@pytest.fixture
+def list_source(register_plugin: Callable[..., bool], tmp_path: Path) -> ListSource:
+    """Register a `ListSource` reading `tmp_path/data/list.txt` (not written yet) as the only extra source."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    source = ListSource(folder)
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_discovery_sources(self, register: Callable[..., None]) -> None:
+            register("list", lambda: source)
+
+    register_plugin(Plugin(), "list")
+    return source
+
+
 def _load_examples() -> None:
     """Make `import workflow_examples` work: importlib mode puts no test folder on sys.path."""
     import importlib.util
     import sys
-    from pathlib import Path
 
     if "workflow_examples" in sys.modules:
         return

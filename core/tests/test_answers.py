@@ -7,43 +7,15 @@ import sys
 
 import pytest
 
-from swarm_handoff import filecache, hookimpl
+from swarm_handoff import filecache
 from swarm_handoff.cli import answers, main
-from swarm_handoff.records import SkillRecord, SourceResult, observe
-
-
-class ListSource:
-    """One skill per name in `folder/list.txt`; counts its runs."""
-
-    priority = 1
-    runs = 0
-
-    def __init__(self, folder):
-        self.folder = folder
-
-    def discover(self, context):
-        type(self).runs += 1
-        listing = self.folder / "list.txt"
-        names = listing.read_text().split() if listing.exists() else []
-        records = tuple(SkillRecord(name=n, scope="project", source="list", path=str(listing)) for n in names)
-        return SourceResult(records=records, scanned=len(records), inputs=(observe(listing),))
 
 
 @pytest.fixture
-def listing(register_plugin, swarm_host, tmp_path, monkeypatch):
-    ListSource.runs = 0
-    folder = tmp_path / "data"
-    folder.mkdir()
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("list", lambda: ListSource(folder))
-
-    register_plugin(Plugin(), "list")
+def listing(list_source, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     answers.record(None)
-    yield folder / "list.txt"
+    yield list_source.listing
     answers.record(None)
 
 
@@ -85,17 +57,17 @@ def answer_files():
     return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 
 
-def test_a_repeated_discover_is_replayed_without_building_the_cli(listing, monkeypatch, capsys):
+def test_a_repeated_discover_is_replayed_without_building_the_cli(listing, list_source, monkeypatch, capsys):
     listing.write_text("alpha beta")
     status, first = console(monkeypatch, capsys, "discover", "--format", "json")
     assert status == 0
     assert '"alpha"' in first
     no_app(monkeypatch)
     assert console(monkeypatch, capsys, "discover", "--format", "json") == (0, first)
-    assert ListSource.runs == 1
+    assert list_source.runs == 1
 
 
-def test_a_changed_input_is_never_replayed(listing, monkeypatch, capsys):
+def test_a_changed_input_is_never_replayed(listing, list_source, monkeypatch, capsys):
     listing.write_text("alpha")
     console(monkeypatch, capsys, "discover", "--format", "json")
     listing.write_text("alpha gamma")
@@ -104,7 +76,7 @@ def test_a_changed_input_is_never_replayed(listing, monkeypatch, capsys):
     listing.unlink()
     _, out = console(monkeypatch, capsys, "discover", "--format", "json")
     assert '"gamma"' not in out
-    assert ListSource.runs == 3
+    assert list_source.runs == 3
 
 
 def test_other_arguments_directory_or_environment_make_another_answer(listing, monkeypatch, capsys, tmp_path):

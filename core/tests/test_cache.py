@@ -7,44 +7,15 @@ import os
 
 import pytest
 
-from swarm_handoff import cache, filecache, hookimpl
+from swarm_handoff import cache, filecache
 from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import SkillRecord, SourceResult, observe
+from swarm_handoff.records import SkillRecord, observe
 from swarm_handoff.session import SESSION_FILE, STATE_FILE, discover_with_session, read_session
 
 
-class CountingSource:
-    """Reads one file per skill name listed in `folder/list.txt`; counts its runs."""
-
-    priority = 1
-    runs = 0
-    cacheable = True
-
-    def __init__(self, folder):
-        self.folder = folder
-
-    def discover(self, context):
-        type(self).runs += 1
-        listing = self.folder / "list.txt"
-        names = listing.read_text().split() if listing.exists() else []
-        records = tuple(SkillRecord(name=n, scope="project", source="counting", path=str(listing)) for n in names)
-        return SourceResult(records=records, scanned=len(records), inputs=(observe(listing),), cacheable=self.cacheable)
-
-
 @pytest.fixture
-def counting(register_plugin, tmp_path):
-    CountingSource.runs = 0
-    CountingSource.cacheable = True
-    folder = tmp_path / "data"
-    folder.mkdir()
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("counting", lambda: CountingSource(folder))
-
-    register_plugin(Plugin(), "counting")
-    return folder
+def counting(list_source):
+    return list_source
 
 
 def ctx(tmp_path, refresh=False, **env):
@@ -56,29 +27,29 @@ def names(result):
 
 
 def test_an_unchanged_answer_comes_from_the_cache_and_a_change_is_seen(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a b")
+    counting.listing.write_text("a b")
     assert names(discover(ctx(tmp_path), swarm_host)) == ["a", "b"]
     assert names(discover(ctx(tmp_path), swarm_host)) == ["a", "b"]
-    assert CountingSource.runs == 1
-    (counting / "list.txt").write_text("a b c")
+    assert counting.runs == 1
+    counting.listing.write_text("a b c")
     assert names(discover(ctx(tmp_path), swarm_host)) == ["a", "b", "c"]
-    assert CountingSource.runs == 2
+    assert counting.runs == 2
 
 
 def test_refresh_no_cache_and_uncacheable_sources_always_run(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     discover(ctx(tmp_path), swarm_host)
     discover(ctx(tmp_path, refresh=True), swarm_host)
     discover(ctx(tmp_path, **{cache.ENV_NO_CACHE: "1"}), swarm_host)
-    assert CountingSource.runs == 3
-    CountingSource.cacheable = False
+    assert counting.runs == 3
+    counting.cacheable = False
     discover(ctx(tmp_path, refresh=True), swarm_host)
     discover(ctx(tmp_path), swarm_host)
-    assert CountingSource.runs == 5
+    assert counting.runs == 5
 
 
 def test_a_corrupt_cache_file_is_ignored_and_rewritten(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     discover(ctx(tmp_path), swarm_host)
     [stored] = (tmp_path / "home" / ".cache" / "swarm-handoff" / "results").iterdir()
     stored.write_bytes(b"\x00garbage")
@@ -125,7 +96,7 @@ def test_record_rows_round_trip():
 
 
 def test_session_file_has_the_seed_shape_and_is_reused(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a b")
+    counting.listing.write_text("a b")
     session = tmp_path / "session"
     result = discover_with_session(ctx(tmp_path), swarm_host, session)
     assert names(result) == ["a", "b"]
@@ -138,14 +109,14 @@ def test_session_file_has_the_seed_shape_and_is_reused(counting, swarm_host, tmp
     first = data["workflows"][0]
     assert list(first)[:7] == ["skill", "scope", "priority", "categories", "description", "trigger", "relevance_score"]
     assert first["relevance_score"] is None
-    runs = CountingSource.runs
+    runs = counting.runs
     again = discover_with_session(ctx(tmp_path, **{cache.ENV_NO_CACHE: "1"}), swarm_host, session)
     assert names(again) == ["a", "b"]
-    assert CountingSource.runs == runs
+    assert counting.runs == runs
 
 
 def test_session_scores_written_by_ranking_survive_reuse(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     session = tmp_path / "session"
     discover_with_session(ctx(tmp_path), swarm_host, session)
     path = session / SESSION_FILE
@@ -165,7 +136,7 @@ def test_session_scores_written_by_ranking_survive_reuse(counting, swarm_host, t
     ids=["corrupt", "foreign", "no-state", "bad-state"],
 )
 def test_a_corrupt_or_foreign_session_file_is_rewritten(counting, swarm_host, tmp_path, spoil):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     session = tmp_path / "session"
     discover_with_session(ctx(tmp_path), swarm_host, session)
     spoil(session)
@@ -176,25 +147,25 @@ def test_a_corrupt_or_foreign_session_file_is_rewritten(counting, swarm_host, tm
 
 
 def test_session_expires_after_its_ttl_and_on_refresh_or_change(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     session = tmp_path / "session"
     start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     discover_with_session(ctx(tmp_path), swarm_host, session, now=start)
     no_cache = {cache.ENV_NO_CACHE: "1"}
     assert read_session(session, ctx(tmp_path, **no_cache), swarm_host, start + datetime.timedelta(minutes=29))
     assert read_session(session, ctx(tmp_path), swarm_host, start + datetime.timedelta(minutes=31)) is None
-    (counting / "list.txt").write_text("a z")
+    counting.listing.write_text("a z")
     later = start + datetime.timedelta(minutes=1)
     assert read_session(session, ctx(tmp_path), swarm_host, later) is None
     result = discover_with_session(ctx(tmp_path), swarm_host, session, now=later)
     assert names(result) == ["a", "z"]
-    runs = CountingSource.runs
+    runs = counting.runs
     discover_with_session(ctx(tmp_path, refresh=True), swarm_host, session, now=later)
-    assert CountingSource.runs == runs + 1
+    assert counting.runs == runs + 1
 
 
 def test_session_file_is_written_with_readable_permissions(counting, swarm_host, tmp_path):
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     discover_with_session(ctx(tmp_path), swarm_host, tmp_path / "s")
     assert (tmp_path / "s" / SESSION_FILE).stat().st_mode & 0o777 == 0o644
 
@@ -202,7 +173,7 @@ def test_session_file_is_written_with_readable_permissions(counting, swarm_host,
 def test_an_unwritable_session_folder_is_a_structured_error(counting, swarm_host, tmp_path):
     from swarm_handoff.errors import SwarmError
 
-    (counting / "list.txt").write_text("a")
+    counting.listing.write_text("a")
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     with pytest.raises(SwarmError) as caught:

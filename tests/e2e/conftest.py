@@ -30,6 +30,7 @@ class Env:
         self.bin = path / ("Scripts" if os.name == "nt" else "bin")
         self.home = path.parent / "home"
         self.home.mkdir(exist_ok=True)
+        self.launcher: list[str] = []  # e.g. [python, "-X", "importtime"] to run the script through it
 
     def pip(self, *args: str) -> None:
         """Run pip in the environment, failing the test with pip's output if it fails."""
@@ -49,9 +50,13 @@ class Env:
     ) -> subprocess.CompletedProcess[str]:
         """Run `swarm-handoff ARGS` in a clean environment whose HOME is a fresh folder."""
         base = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
-        base.update(HOME=str(self.home), **(env or {}))
+        base.update(HOME=str(self.home), XDG_CACHE_HOME=str(self.home / ".cache"), **(env or {}))
         return subprocess.run(
-            [str(self.bin / "swarm-handoff"), *args], capture_output=True, text=True, cwd=cwd or self.home, env=base
+            [*self.launcher, str(self.bin / "swarm-handoff"), *args],
+            capture_output=True,
+            text=True,
+            cwd=cwd or self.home,
+            env=base,
         )
 
     def json(self, *args: str, **kwargs: Any) -> Any:

@@ -44,3 +44,21 @@ def test_a_broken_plugin_is_reported_and_every_command_still_works(e2e_env, tmp_
         assert "broken" in strict.stderr
     finally:
         e2e_env.pip("uninstall", "--yes", "--quiet", "broken-plugin")
+
+
+def test_a_repeated_discover_is_replayed_without_importing_the_plugin_stack(e2e_env):
+    """The installed script, not editable code: the answer rests on site-packages and the skill files."""
+    e2e_env.launcher = [str(e2e_env.bin / "python"), "-X", "importtime"]
+    try:
+        first, again = e2e_env.run("discover", "--format", "json"), e2e_env.run("discover", "--format", "json")
+    finally:
+        e2e_env.launcher = []
+    assert first.returncode == again.returncode == 0
+    assert again.stdout == first.stdout
+    assert "evidence-review" in again.stdout
+
+    def imported(trace: str) -> set[str]:
+        return {line.split("|")[-1].strip().split(".")[0] for line in trace.splitlines() if "|" in line}
+
+    assert {"typer", "pluggy"} <= imported(first.stderr)
+    assert not imported(again.stderr) & {"typer", "click", "pluggy", "attr", "ruamel", "importlib_metadata"}
