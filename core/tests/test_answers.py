@@ -185,3 +185,16 @@ def test_only_the_newest_answers_are_kept(listing, monkeypatch, capsys):
     for fmt in ("json", "yaml", "text"):
         console(monkeypatch, capsys, "discover", "--format", fmt)
     assert len(answer_files()) == 2
+
+
+def test_no_environment_value_is_written_to_disk(listing, monkeypatch, capsys):
+    monkeypatch.setenv("SOME_API_TOKEN", "tok-4f1c9e-never-on-disk")
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    folder = os.path.join(filecache.cache_folder(os.environ), "answers")
+    (name,) = answer_files()
+    with open(os.path.join(folder, name), "rb") as handle:
+        assert b"tok-4f1c9e-never-on-disk" not in handle.read()
+    monkeypatch.setenv("SOME_API_TOKEN", "another")  # yet the value is part of the key
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    assert len(answer_files()) == 2

@@ -6,9 +6,10 @@ console script runs `discover` (without `--session` or `--refresh`), the printed
 under `$XDG_CACHE_HOME/swarm-handoff/answers/` together with everything it rests on, and the next
 identical run prints it again if, and only if, all of that is unchanged:
 
-* the *key* (compared in full, not only by its hash): the command line, the working directory,
-  the whole environment except shell bookkeeping (`_VOLATILE`), the interpreter, its version and
-  `sys.path`, whether stdout/stderr are terminals, and the swarm-handoff version;
+* the *key*: the command line, the working directory, the whole environment except shell
+  bookkeeping (`_VOLATILE`), the interpreter, its version and `sys.path`, whether stdout/stderr
+  are terminals, and the swarm-handoff version. Only its BLAKE2b digest is stored, so no
+  environment value (tokens, passwords) is ever written to disk;
 * the *inputs*, each by a fresh `stat` (mtime in ns and size, or still absent): every file and
   folder discovery read or looked for (the same list the result cache keeps), every `sys.path`
   entry (installing or removing a distribution changes its folder), and the source file of every
@@ -48,8 +49,8 @@ class Answer:
 
     def __init__(self, folder: str, key: str) -> None:
         self.folder = folder
-        self.key = key
-        self.path = os.path.join(folder, _file_name(key))
+        self.key = _digest(key)
+        self.path = os.path.join(folder, f"{self.key[:32]}.bin")
         self.chunks: list[tuple[int, str]] = []
         self.inputs: list[tuple[str, int, int]] | None = None
         self.resolved: list[tuple[str, str]] = []
@@ -131,12 +132,13 @@ def _isatty(stream: object) -> bool:
         return False
 
 
-def _file_name(key: str) -> str:
-    # The file name only spreads keys over files; the full key inside decides, so collisions only miss.
-    import zlib
-
-    data = key.encode("utf-8", "surrogateescape")
-    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}.bin"
+def _digest(key: str) -> str:
+    """A digest of the key: identical runs meet in one file, and the environment stays off the disk."""
+    try:
+        from _blake2 import blake2b  # the builtin module: hashlib would also load OpenSSL (~7 ms)
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b
+    return blake2b(key.encode("utf-8", "surrogateescape"), digest_size=32).hexdigest()
 
 
 def _code_inputs() -> list[tuple[str, int, int]]:
