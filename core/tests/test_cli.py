@@ -170,6 +170,10 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
                 """A plugin command."""
                 print("zeta ran")
 
+            @app.command()
+            def un_named() -> None:  # no explicit name: typer derives `un-named`
+                print("un-named ran")
+
             extra = typer.Typer(help="A plugin group.")
 
             @extra.command("inner")
@@ -180,10 +184,28 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
 
     register_plugin(Adds(), "adds")
     listed = [line.split()[0] for line in swarm_cli("--help").stdout.split("Commands:")[1].splitlines() if line.strip()]
-    assert listed.index("demo") < listed.index("zeta") < listed.index("workflow") < listed.index("omega")
+    assert listed.index("demo") < listed.index("zeta") < listed.index("un-named") < listed.index("workflow")
     assert listed[-1] == "omega"
     assert swarm_cli("zeta").stdout == "zeta ran\n"
+    assert swarm_cli("un-named").stdout == "un-named ran\n"
     assert swarm_cli("omega", "inner").stdout == "inner ran\n"
+    typo = swarm_cli("zta")
+    assert typo.exit_code == 2
+    assert "Did you mean 'zeta'?" in typo.stderr
+
+
+def test_only_the_command_that_runs_is_converted(swarm_host):
+    import typer.main
+
+    from swarm_handoff.cli.app import build_app
+
+    group = typer.main.get_command(build_app())
+    assert group.commands == {}  # nothing converted before the command line names a command
+    assert group.get_command(None, "discover").name == "discover"
+    assert list(group.commands) == ["discover"]
+    assert "workflow" in group.list_commands(None)
+    assert group.get_command(None, "no-such-command") is None
+    assert list(group.commands) == group.list_commands(None)  # a miss converts all, for suggestions
 
 
 def test_version_does_not_build_the_plugin_host():
