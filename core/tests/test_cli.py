@@ -154,3 +154,65 @@ def test_a_raising_cli_hook_is_reported_and_leaves_no_half_added_commands(swarm_
     assert swarm_cli("half").exit_code == 2
     assert swarm_cli("plugins").exit_code == 0
     assert any("cli hook broke" in f.error for f in swarm_host.failures)
+
+
+def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_plugin):
+    # Plugin commands join the root group when a command is first looked up (so that `--version`
+    # never builds the plugin host); help must list them where typer would: commands, then groups.
+    import typer
+
+    from swarm_handoff import hookimpl
+
+    class Adds:
+        @hookimpl
+        def swarm_handoff_cli(self, app):
+            @app.command("zeta")
+            def zeta() -> None:
+                """A plugin command."""
+                print("zeta ran")
+
+            @app.command()
+            def un_named() -> None:  # no explicit name: typer derives `un-named`
+                print("un-named ran")
+
+            extra = typer.Typer(help="A plugin group.")
+
+            @extra.command("inner")
+            def inner() -> None:
+                print("inner ran")
+
+            app.add_typer(extra, name="omega")
+
+    register_plugin(Adds(), "adds")
+    listed = [line.split()[0] for line in swarm_cli("--help").stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed.index("demo") < listed.index("zeta") < listed.index("un-named") < listed.index("workflow")
+    assert listed[-1] == "omega"
+    assert swarm_cli("zeta").stdout == "zeta ran\n"
+    assert swarm_cli("un-named").stdout == "un-named ran\n"
+    assert swarm_cli("omega", "inner").stdout == "inner ran\n"
+    typo = swarm_cli("zta")
+    assert typo.exit_code == 2
+    assert "Did you mean 'zeta'?" in typo.stderr
+
+
+def test_only_the_command_that_runs_is_converted(swarm_host):
+    import typer.main
+
+    from swarm_handoff.cli.app import build_app
+
+    group = typer.main.get_command(build_app())
+    assert group.commands == {}  # nothing converted before the command line names a command
+    assert group.get_command(None, "discover").name == "discover"
+    assert list(group.commands) == ["discover"]
+    assert "workflow" in group.list_commands(None)
+    assert group.get_command(None, "no-such-command") is None
+    assert list(group.commands) == group.list_commands(None)  # a miss converts all, for suggestions
+
+
+def test_version_does_not_build_the_plugin_host():
+    code = (
+        "import sys\nfrom swarm_handoff.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('importlib_metadata', 'swarm_handoff.builtin.formatters') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"swarm-handoff {__version__}", "[]"]

@@ -87,6 +87,33 @@ def test_the_same_workflow_name_from_two_packs_keeps_the_first(fake_distribution
     assert "also offered by first-pack" in problem.message
 
 
+LAZY = """
+def __getattr__(name):
+    if name == "WORKFLOW":
+        {body}
+    raise AttributeError(name)
+"""
+
+
+def test_a_workflow_built_on_first_use_registers_and_its_failures_are_problems(fake_distributions):
+    # Packs build WORKFLOW in a module __getattr__ so that discovery's import stays cheap; the
+    # registry looks the attribute up inside its try, so a lazily raised error is still a problem.
+    lazy_ok = "from lazy_ok_impl import WORKFLOW\n        return WORKFLOW"
+    install(fake_distributions, "lazy-ok", "lazy-ok", "lazy_ok", {"lazy_ok": LAZY.format(body=lazy_ok)})
+    fake_distributions.install("lazy-ok-impl", modules={"lazy_ok_impl": MODULE.format(name="lazy-ok")})
+    lazy_bad = "from lazy_bad_impl import WORKFLOW\n        return WORKFLOW"
+    install(fake_distributions, "lazy-bad", "lazy-bad", "lazy_bad", {"lazy_bad": LAZY.format(body=lazy_bad)})
+    fake_distributions.install("lazy-bad-impl", modules={"lazy_bad_impl": INVALID})
+    lazy_crash = "raise RuntimeError('no workflow today')"
+    install(fake_distributions, "lazy-crash", "lazy-crash", "lazy_crash", {"lazy_crash": LAZY.format(body=lazy_crash)})
+    registry = load_registry()
+    assert registry.workflows["lazy-ok"].distribution == "lazy-ok"
+    problems = {p.path: p for p in registry.problems}
+    assert problems["lazy-bad"].code == "WORKFLOW_INVALID"
+    assert problems["lazy-crash"].code == "WORKFLOW_LOAD_FAILED"
+    assert "no workflow today" in problems["lazy-crash"].message
+
+
 def test_the_registry_is_cached_and_resettable(packs):
     from swarm_handoff.workflow import reset_registry
 

@@ -77,7 +77,8 @@ def swarm_handoff_qr_gates(register: Register) -> None:
 def swarm_handoff_cli(app: object) -> None:
     """Add commands or command groups to the `swarm-handoff` typer app.
 
-    Fires once per process, when the CLI is built, after the core's own commands; `app` is a
-    `typer.Typer`. A command name already taken is reported as a conflict and the plugin's command
-    is dropped. Import heavy modules inside the command, not in the hook.
+    Fires once per process, the first time the CLI looks a command up (never for `--version`),
+    after the core's own commands; `app` is a `typer.Typer` holding them. A command name already
+    taken is reported as a conflict and the plugin's command is dropped. Import heavy modules
+    inside the command, not in the hook.
     """

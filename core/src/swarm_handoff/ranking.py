@@ -8,7 +8,6 @@ then skill name), so every scorer, built-in or third-party, ranks the same way.
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -18,26 +17,17 @@ import attrs
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, SwarmError, UsageError
 from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
+from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
+from swarm_handoff.ranking_options import Autonomy as Autonomy
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import Synthesis
 
-DEFAULT_SCORER = "swarm-v2"
-DEFAULT_TOP = 5
 # The seed's Stage 4 menu keeps A and B for the swarm's own options; hand-off targets start at C.
 FIRST_LABEL = "C"
 
 SCORER_FAILED = "SCORER_FAILED"
 SCORER_BAD_RESULT = "SCORER_BAD_RESULT"
-
-
-class Autonomy(str, enum.Enum):
-    """How much the user wants to supervise the target workflow (`--autonomy`)."""
-
-    SUPERVISED = "supervised"
-    AUTONOMOUS = "autonomous"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _autonomy(value: Autonomy | str | None) -> Autonomy | None:

@@ -18,7 +18,6 @@ import typer
 from swarm_handoff.cli.output import format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.payload.verify import verify_file
 from swarm_handoff.plugins import PluginHost
 
 PayloadArg = Annotated[Path, typer.Argument(help="The payload file (YAML or JSON).")]
@@ -129,6 +128,8 @@ def register(app: typer.Typer) -> None:
     @app.command("verify")
     def verify(payload: PayloadArg, fmt: str = format_option()) -> None:
         """Check a payload's hash, size and expiry; exit 1 when it was changed or has expired."""
+        from swarm_handoff.payload.verify import verify_file  # only `verify` pays for the checker
+
         run(fmt, lambda host: verify_file(payload))
 
     @app.command("convert")

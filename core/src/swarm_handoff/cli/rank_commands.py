@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import attrs
 import typer
@@ -11,7 +11,10 @@ import typer
 from swarm_handoff.cli.output import format_option, run
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.ranking import DEFAULT_SCORER, DEFAULT_TOP, Autonomy, HistoryCounts, RankingResult
+from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP, Autonomy
+
+if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
+    from swarm_handoff.ranking import HistoryCounts, RankingResult
 
 HISTORY_INVALID = "HISTORY_INVALID"
 
@@ -20,6 +23,7 @@ def recorded_history() -> dict[str, HistoryCounts]:
     """The acknowledged outcomes in the user's hand-off history database (empty when there is none)."""
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import outcome_counts
+    from swarm_handoff.ranking import HistoryCounts
 
     return {
         skill: HistoryCounts(successes=ok, failures=bad) for skill, (ok, bad) in outcome_counts(config_dir()).items()
@@ -28,6 +32,7 @@ def recorded_history() -> dict[str, HistoryCounts]:
 
 def load_history(path: Path) -> dict[str, HistoryCounts]:
     """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
+    from swarm_handoff.ranking import HistoryCounts
     from swarm_handoff.yamlio import load_document
 
     data = load_document(path, "history", code=HISTORY_INVALID)

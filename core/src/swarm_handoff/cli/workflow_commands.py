@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-import attrs
 import typer
 
 from swarm_handoff.cli.output import fail, format_option, run
@@ -20,59 +19,24 @@ from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format
 
 if TYPE_CHECKING:
+    from swarm_handoff.cli.workflow_documents import (
+        WorkflowCheckDocument,
+        WorkflowGraphDocument,
+        WorkflowShowDocument,
+    )
     from swarm_handoff.workflow.model import Workflow
 
 
-@attrs.frozen
-class WorkflowListDocument:
-    """`workflow list`: the registered workflows and the packs that failed to load."""
-
-    kind: ClassVar[str] = "workflow-list"
-    workflows: tuple[dict[str, Any], ...]
-    problems: tuple[Problem, ...] = ()
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {"workflows": list(self.workflows), "problems": [p.to_data() for p in self.problems]}
+_DOCUMENTS = ("WorkflowCheckDocument", "WorkflowGraphDocument", "WorkflowListDocument", "WorkflowShowDocument")
 
 
-@attrs.frozen
-class WorkflowShowDocument:
-    """`workflow show`: one workflow's parameters, steps and transitions."""
+def __getattr__(name: str) -> Any:
+    """The document classes, importable from here as before, built on first use (PEP 562)."""
+    if name in _DOCUMENTS:
+        from swarm_handoff.cli import workflow_documents
 
-    kind: ClassVar[str] = "workflow-show"
-    data: dict[str, Any]
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return self.data
-
-
-@attrs.frozen
-class WorkflowCheckDocument:
-    """`workflow check` when everything is valid: what was checked."""
-
-    kind: ClassVar[str] = "workflow-check"
-    checked: tuple[str, ...]
-    cases_run: bool = False
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {"valid": True, "checked": list(self.checked), "cases_run": self.cases_run}
-
-
-@attrs.frozen
-class WorkflowGraphDocument:
-    """`workflow graph`: the graph source; `--format text` prints the source alone."""
-
-    kind: ClassVar[str] = "workflow-graph"
-    workflow: str
-    syntax: str
-    source: str
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {"workflow": self.workflow, "syntax": self.syntax, "source": self.source}
+        return getattr(workflow_documents, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Shared option declarations (module-level so each is declared once).
@@ -105,6 +69,7 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
 
 
 def _show(name: str, project: Path) -> WorkflowShowDocument:
+    from swarm_handoff.cli.workflow_documents import WorkflowShowDocument
     from swarm_handoff.workflow.registry import get_registry
     from swarm_handoff.workflow.resources import SessionResources, embed
     from swarm_handoff.workflow.types import Dispatch
@@ -165,6 +130,7 @@ def case_problems(workflow: Workflow, project: Path) -> list[Problem]:
 
 
 def _check(name: str | None, cases: bool = False, project: Path = Path(".")) -> WorkflowCheckDocument:
+    from swarm_handoff.cli.workflow_documents import WorkflowCheckDocument
     from swarm_handoff.workflow.registry import get_registry
 
     registry = get_registry()
@@ -205,6 +171,7 @@ def register(app: typer.Typer) -> None:
         """List the registered workflows and the skill packs that failed to load."""
 
         def action(host: PluginHost) -> Document:
+            from swarm_handoff.cli.workflow_documents import WorkflowListDocument
             from swarm_handoff.workflow.registry import get_registry
 
             registry = get_registry()
@@ -242,6 +209,7 @@ def register(app: typer.Typer) -> None:
         """Export the transition graph (outcomes on edges, an explicit end node)."""
 
         def action(host: PluginHost) -> WorkflowGraphDocument:
+            from swarm_handoff.cli.workflow_documents import WorkflowGraphDocument
             from swarm_handoff.errors import UsageError
             from swarm_handoff.workflow.graph import FORMATS, export
             from swarm_handoff.workflow.registry import get_registry

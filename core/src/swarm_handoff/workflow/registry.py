@@ -116,7 +116,9 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
         dist, version = dist_of(ep)
         where = f"entry point {ep.name!r} ({ep.value}) of {dist} {version}"
         try:
-            loaded = ep.load()
+            # A pack may build its workflow lazily (a module `__getattr__`, so that discovery's
+            # import stays cheap): looking `WORKFLOW` up can raise too, so it is inside the `try`.
+            workflow, problem = _workflow_of(ep.load(), getattr(ep, "attr", None))
         except SwarmError as exc:  # most often WORKFLOW_INVALID, raised while the module builds it
             problems.append(Problem(exc.code, f"{where}: {exc.message}", path=ep.name, hint=exc.hint))
             problems += [attrs.evolve(p, path=ep.name) for p in exc.problems]
@@ -131,7 +133,6 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
                 )
             )
             continue
-        workflow, problem = _workflow_of(loaded, getattr(ep, "attr", None))
         if problem is not None:
             problems.append(Problem(ErrorCode.WORKFLOW_LOAD_FAILED, f"{where}: {problem}", path=ep.name))
             continue

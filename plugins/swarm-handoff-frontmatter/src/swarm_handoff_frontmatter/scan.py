@@ -9,29 +9,40 @@ folder that holds (or should hold) a SKILL.md becomes a record, eligible or not,
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from swarm_handoff.cache import no_gc, record_from_row, record_to_row
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.explain import Location
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from swarm_handoff.explain import Location
 
 SOURCE = "frontmatter"
 GIT_TIMEOUT = "GIT_TIMEOUT"
 SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
 GIT_TIMEOUT_SECONDS = 5.0
 _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "PATH")
+
+
+def _debug(message: str, *args: object) -> None:
+    """Log at debug level; importing `logging` costs each `discover` ~4 ms, so only when loaded.
+
+    A process that never imported `logging` has configured no handler, so the record would go
+    nowhere anyway; any process that set logging up (an application, pytest's caplog) gets it.
+    """
+    logging = sys.modules.get("logging")
+    if logging is not None:
+        logging.getLogger(__name__).debug(message, *args)
 
 
 @attrs.frozen
@@ -74,7 +85,7 @@ def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
     problems: list[Problem] = []
     root, note = git_root(cwd, context.env)
     if root is None:
-        log.debug("git root: %s", note)
+        _debug("git root: %s", note)
         if "timed out" in note:
             problems.append(
                 Problem(GIT_TIMEOUT, note, hint="check for a slow or locked repository", severity=Severity.WARNING)
@@ -123,7 +134,7 @@ class Scan:
             return
         real_root = os.path.realpath(root.path)
         if real_root in self.seen:
-            log.debug("%s already scanned at a more local scope", root.path)
+            _debug("%s already scanned at a more local scope", root.path)
             return
         self.seen.add(real_root)
         self.inputs.append(observe(root.path))  # its mtime changes when a skill folder is added or removed
@@ -231,6 +242,8 @@ class FrontmatterSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where a skill called `name` would be, in priority order (for `why`)."""
+        from swarm_handoff.explain import Location  # only `why` asks; `discover` need not import it
+
         roots, _ = skill_roots(context)
         out: list[Location] = []
         seen: dict[str, Scope] = {}

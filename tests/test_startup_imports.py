@@ -1,0 +1,100 @@
+"""What the CLI imports on its cold path: pinned by module name, never by wall-clock time.
+
+Start-up time is dominated by imports, and an import that creeps back (a pack building its
+workflow at import time, a command module importing its engine at the top) would go unnoticed in
+a timed benchmark's noise. Each test runs one command in a fresh interpreter, with every cache
+off, and lists `sys.modules` at the end. The suite runs with the example packs and plugins
+installed, so discovery really imports the packs' entry-point modules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RUN = """
+import json, sys
+from swarm_handoff.cli import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as out:
+    json.dump(sorted(sys.modules), out)
+"""
+
+# Imported by none of the commands below: the workflow engine (the packs fetch WORKFLOW on first
+# use), xml.etree (through the workflow relay), the ranking engine and the payload checker (their
+# commands import them when run).
+NEVER_ON_DISCOVER = {
+    "swarm_handoff.workflow",
+    "swarm_handoff.workflow.exhaustive",
+    "swarm_handoff.workflow.protocol",
+    "swarm_handoff.workflow.runner",
+    "swarm_handoff.workflow.model",
+    "swarm_handoff_qr.gates",
+    "xml.etree.ElementTree",
+    "swarm_handoff.ranking",
+    "swarm_handoff.synthesis",
+    "swarm_handoff.payload.verify",
+    "swarm_handoff.explain",
+    "logging",
+}
+PACK_MODULES = {
+    "swarm_pack_research.evidence_review",
+    "swarm_pack_implementation.implement_change",
+    "swarm_handoff_example_think.workflow",
+}
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[set[str], str]:
+    """Run `swarm-handoff ARGS` in a fresh interpreter with no cache; its modules and its stdout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(tmp_path / "cache"), SWARM_HANDOFF_NO_CACHE="1")
+    listing = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(listing), *args], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(listing.read_text(encoding="utf-8"))), done.stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    skill = tmp_path / "project" / ".claude" / "skills" / "summarise"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: summarise\ndescription: Summarise a document.\n"
+        "handoff:\n  accepts_handoff: true\n  handoff_categories: [writing]\n"
+        "  handoff_description: Summarise what it is handed\n---\n# Summarise\n",
+        encoding="utf-8",
+    )
+    return tmp_path / "project"
+
+
+def test_discover_imports_the_packs_but_not_their_workflows(tmp_path, project):
+    modules, stdout = imported(tmp_path, "discover", "--cwd", str(project), "--format", "json")
+    names = {w["skill"] for w in json.loads(stdout)["workflows"]}
+    assert "summarise" in names
+    installed = {m for m in PACK_MODULES if importlib.util.find_spec(m.split(".")[0]) is not None}
+    if not installed:
+        pytest.skip("no example skill pack is installed in this environment")
+    assert installed <= modules  # discovery did import each installed pack's entry-point module
+    assert modules & NEVER_ON_DISCOVER == set()
+
+
+def test_the_workflow_package_imports_its_parts_on_first_use(tmp_path):
+    code = (
+        "import sys, swarm_handoff.workflow as w; before = sorted(m for m in sys.modules if m.startswith(w.__name__));"
+        " w.StepDef; print(before, 'swarm_handoff.workflow.exhaustive' in sys.modules, w.run_case.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["['swarm_handoff.workflow']", "False", "swarm_handoff.workflow.exhaustive"]
