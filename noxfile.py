@@ -158,6 +158,7 @@ def minimums(session: nox.Session) -> None:
 @nox.session(python=PYTHONS[1], default=False)
 def bench(session: nox.Session) -> None:
     """Benchmarks, side by side with their baselines; results go to bench/results/."""
+    session.env["UV_COMPILE_BYTECODE"] = "1"  # .pyc files at install time, as pip gives users
     _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, editable=False, extra="")
     session.install("ruamel.yaml.clib")  # the C parser, as the `fast` extra gives users
     session.install("skills-ref")

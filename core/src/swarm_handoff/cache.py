@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -90,6 +89,8 @@ class ParseIndex:
 
 def result_key(*parts: str) -> str:
     """A file-name-safe key for the result cache."""
+    import hashlib  # here, not at import: it loads OpenSSL (~7 ms) that only a cache lookup needs
+
     return hashlib.sha1("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 

@@ -104,8 +104,8 @@ class PackSkill:
 
 def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, with the problems of packs that did not load."""
+    from swarm_handoff.entrypoints import dist_of
     from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, entry_points, skill_resource
-    from swarm_handoff.plugins import dist_of
 
     skills: list[PackSkill] = []
     problems: list[Problem] = []

@@ -23,9 +23,11 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.entrypoints import dist_of
+from swarm_handoff.entrypoints import entry_points as all_entry_points
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, dist_of, env_list
+from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, env_list
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
@@ -44,13 +46,11 @@ def entry_points(env: Mapping[str, str] | None = None) -> Iterator[Any]:
     them, are read from the process environment: which installed distributions count is a
     property of the process, not of one discovery's context.
     """
-    import importlib_metadata  # deferred: only discovery pays for it
-
     env = os.environ if env is None else env
     allow = env_list(env.get(ENV_LOAD_PACKS))
     block = env_list(env.get(ENV_DISABLE_PACKS)) or frozenset()
     seen: set[tuple[str, str]] = set()
-    for ep in sorted(importlib_metadata.entry_points(group=SKILLS_ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in all_entry_points(SKILLS_ENTRY_POINT_GROUP):
         if (ep.name, ep.value) in seen or ep.name in block or (allow is not None and ep.name not in allow):
             continue
         seen.add((ep.name, ep.value))

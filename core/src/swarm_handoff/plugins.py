@@ -22,6 +22,7 @@ import pluggy
 from swarm_handoff import hookspecs
 from swarm_handoff._version import __version__
 from swarm_handoff.components import PROTOCOLS, Kind
+from swarm_handoff.entrypoints import dist_of, entry_points
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.plugin_records import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
 
@@ -71,15 +72,6 @@ def env_list(value: str | None) -> frozenset[str] | None:
     if value is None:
         return None
     return frozenset(part.strip() for part in value.split(",") if part.strip())
-
-
-def dist_of(entry_point: Any) -> tuple[str, str]:
-    """Name and version of the distribution behind an entry point, for every report that names one."""
-    dist = getattr(entry_point, "dist", None)
-    if dist is None:
-        return ("unknown", "unknown")
-    name = dist.metadata["Name"] or getattr(dist, "name", None) or "unknown"
-    return (str(name), str(dist.version))
 
 
 def _short_error(exc: BaseException) -> str:
@@ -184,13 +176,10 @@ class PluginHost:
 
     def load_entry_points(self, env: Mapping[str, str]) -> None:
         """Import each `swarm_handoff` entry point on its own, honouring the allow and block lists."""
-        import importlib_metadata  # deferred: only commands that need plugins pay for it
-
         allow = env_list(env.get(ENV_LOAD))
         block = env_list(env.get(ENV_DISABLE)) or frozenset()
         seen: set[tuple[str, str]] = set()
-        eps = sorted(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
-        for ep in eps:
+        for ep in entry_points(ENTRY_POINT_GROUP):
             distribution, version = dist_of(ep)
             if (ep.name, ep.value) in seen:  # the same distribution twice on sys.path
                 continue

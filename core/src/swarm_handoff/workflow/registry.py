@@ -21,8 +21,8 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.plugins import dist_of
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"

@@ -1,0 +1,81 @@
+"""Entry points: one scan shared by plugins and packs, renewed when sys.path changes; names from METADATA's header."""
+
+from __future__ import annotations
+
+import importlib_metadata
+import pytest
+
+from swarm_handoff import entrypoints
+from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
+
+
+@pytest.fixture
+def scans(monkeypatch):
+    entrypoints.forget()
+    count = {"n": 0}
+    real = importlib_metadata.entry_points
+
+    def counting(**params):
+        count["n"] += 1
+        return real(**params)
+
+    monkeypatch.setattr(importlib_metadata, "entry_points", counting)
+    yield count
+    entrypoints.forget()
+
+
+def names():
+    return [ep.name for ep in entrypoints.entry_points(SKILLS_ENTRY_POINT_GROUP)]
+
+
+def test_plugins_and_packs_share_one_scan_until_a_path_folder_changes(scans, fake_distributions):
+    entrypoints.entry_points("swarm_handoff")
+    entrypoints.entry_points(SKILLS_ENTRY_POINT_GROUP)
+    assert scans["n"] == 1
+    fake_distributions.install(
+        "late-pack",
+        modules={"latepack": "SKILL = {}\n"},
+        entry_points={SKILLS_ENTRY_POINT_GROUP: {"late": "latepack"}},
+    )
+    assert "late" in names()
+    assert scans["n"] == 2
+
+
+def test_a_distribution_added_to_a_folder_already_on_the_path_is_seen(scans, fake_distributions):
+    site = fake_distributions.install("first-pack", entry_points={SKILLS_ENTRY_POINT_GROUP: {"first": "x"}})
+    assert "first" in names()
+    assert "second" not in names()
+    info = site / "second_pack-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: second-pack\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{SKILLS_ENTRY_POINT_GROUP}]\nsecond = y\n")
+    assert {"first", "second"} <= set(names())
+
+
+class FakeDist:
+    def __init__(self, text, metadata=None):
+        self.text = text
+        self.metadata = metadata or {}
+        self.version = (metadata or {}).get("Version")
+
+    def read_text(self, name):
+        return self.text if name == "METADATA" else None
+
+
+class FakeEntryPoint:
+    def __init__(self, dist):
+        self.dist = dist
+
+
+def test_name_and_version_come_from_the_header_only():
+    text = (
+        "Metadata-Version: 2.1\nName: review-pack\nSummary: a long\n  folded summary\nVersion: 1.2\n"
+        "\nName: not-this\nVersion: 9\n"
+    )
+    assert entrypoints.dist_of(FakeEntryPoint(FakeDist(text))) == ("review-pack", "1.2")
+
+
+def test_an_unusual_metadata_file_falls_back_to_the_full_parser():
+    dist = FakeDist("garbage without fields\n", {"Name": "odd-pack", "Version": "0.1"})
+    assert entrypoints.dist_of(FakeEntryPoint(dist)) == ("odd-pack", "0.1")
+    assert entrypoints.dist_of(object()) == ("unknown", "unknown")
