@@ -79,3 +79,57 @@ def test_an_unusual_metadata_file_falls_back_to_the_full_parser():
     dist = FakeDist("garbage without fields\n", {"Name": "odd-pack", "Version": "0.1"})
     assert entrypoints.dist_of(FakeEntryPoint(dist)) == ("odd-pack", "0.1")
     assert entrypoints.dist_of(object()) == ("unknown", "unknown")
+
+
+def install_late(fake_distributions):
+    return fake_distributions.install(
+        "late-pack",
+        version="2.5",
+        modules={"latepack": "SKILL = {'description': 'late'}\n"},
+        entry_points={SKILLS_ENTRY_POINT_GROUP: {"late": "latepack:SKILL"}},
+    )
+
+
+def late():
+    return next(ep for ep in entrypoints.entry_points(SKILLS_ENTRY_POINT_GROUP) if ep.name == "late")
+
+
+def test_the_next_process_reads_the_entry_points_from_the_user_cache(scans, fake_distributions):
+    install_late(fake_distributions)
+    live = late()
+    entrypoints.forget()  # what a new process starts with
+    cached = late()
+    assert scans["n"] == 1
+    assert isinstance(cached, entrypoints.CachedEntryPoint)
+    assert (cached.name, cached.value, cached.module, cached.attr) == ("late", "latepack:SKILL", "latepack", "SKILL")
+    assert cached.load() == live.load() == {"description": "late"}
+    assert entrypoints.dist_of(cached) == entrypoints.dist_of(live) == ("late-pack", "2.5")
+    assert cached.dist._path == str(live.dist._path)
+
+
+def test_an_entry_points_file_edited_in_place_is_read_again(scans, fake_distributions):
+    site = install_late(fake_distributions)
+    late()
+    entrypoints.forget()
+    (site / "late_pack-2.5.dist-info" / "entry_points.txt").write_text(
+        f"[{SKILLS_ENTRY_POINT_GROUP}]\nlate = latepack:SKILL\nlater = latepack\n"
+    )
+    assert "later" in names()
+    assert scans["n"] == 2
+
+
+def test_a_damaged_cache_or_no_cache_means_a_fresh_scan(scans, fake_distributions, monkeypatch):
+    import os
+
+    from swarm_handoff import filecache
+
+    install_late(fake_distributions)
+    late()
+    path = os.path.join(filecache.cache_folder(os.environ), "entry-points.bin")
+    filecache.dump(path, "entry-points", ("not", "the", "shape"))
+    entrypoints.forget()
+    assert late().name == "late"
+    monkeypatch.setenv(filecache.ENV_NO_CACHE, "1")
+    entrypoints.forget()
+    late()
+    assert scans["n"] == 3

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, cache_folder, dump, inputs_unchanged, load
+from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, cache_folder, digest, dump, inputs_unchanged, load
 from swarm_handoff.records import Scope, SkillRecord
 
 __all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "cache_dir", "inputs_unchanged"]
@@ -89,9 +89,7 @@ class ParseIndex:
 
 def result_key(*parts: str) -> str:
     """A file-name-safe key for the result cache."""
-    import hashlib  # here, not at import: it loads OpenSSL (~7 ms) that only a cache lookup needs
-
-    return hashlib.sha1("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return digest("\0".join(parts))
 
 
 class ResultCache:

@@ -1,33 +1,94 @@
-"""Installed distributions' entry points, read once per process and named without parsing e-mail.
+"""Installed distributions' entry points, read once and named without parsing e-mail.
 
 Plugins (group `swarm_handoff`) and skill packs (group `swarm_handoff.skills`) are both found by
-reading every distribution's `entry_points.txt`. That scan is shared: it is repeated only when a
-`sys.path` folder changed (a distribution was installed or removed, or a test put a new folder on
-the path). Reports name each entry point's distribution and version from the first lines of its
-METADATA, since `Distribution.metadata` parses the whole file (long description included) with
-the `email` package, which costs more than the rest of a small discovery.
+reading every distribution's `entry_points.txt`, which first costs importing `importlib_metadata`
+and then a scan of every distribution on `sys.path`. Both are skipped while nothing changed:
+
+* within a process the scan is shared by every group, and repeated only when a `sys.path`
+  folder changed (a distribution was installed or removed, a test put a folder on the path);
+* across processes the two groups' entry points are kept in the user cache (`entry-points.bin`),
+  valid while `sys.path` is the same list and a fresh `stat` of every folder on it, and of each
+  listed distribution's metadata folder and `entry_points.txt`, gives the recorded mtime and size.
+  A cached entry point loads exactly like importlib_metadata's (module, then attributes).
+
+Reports name each entry point's distribution and version from the first lines of its METADATA,
+since `Distribution.metadata` parses the whole file (long description included) with the `email`
+package, which costs more than the rest of a small discovery.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
+from swarm_handoff import filecache
 from swarm_handoff.filecache import observe
 
-_scan: tuple[tuple[tuple[str, int, int], ...], Any] | None = None
+GROUPS = ("swarm_handoff", "swarm_handoff.skills")  # the groups kept in the user cache
+_KIND = "entry-points"
+_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?\Z")
+_scan: tuple[tuple[tuple[str, int, int], ...], dict[str, list[Any]]] | None = None
+
+
+class CachedDistribution:
+    """The distribution of a cached entry point: its name, version and metadata folder."""
+
+    __slots__ = ("_path", "name", "version")
+
+    def __init__(self, name: str, version: str, path: str) -> None:
+        self.name = name
+        self.version = version
+        self._path = path  # the attribute importlib_metadata's PathDistribution has
+
+
+class CachedEntryPoint:
+    """An entry point from the user cache; `load()` does what importlib_metadata's does."""
+
+    __slots__ = ("dist", "group", "name", "value")
+
+    def __init__(self, group: str, name: str, value: str, dist: CachedDistribution) -> None:
+        self.group = group
+        self.name = name
+        self.value = value
+        self.dist = dist
+
+    @property
+    def module(self) -> str:
+        """The module to import."""
+        match = _VALUE.match(self.value)
+        return match.group("module") if match else self.value
+
+    @property
+    def attr(self) -> str | None:
+        """The attribute path inside the module, if any."""
+        match = _VALUE.match(self.value)
+        return match.group("attr") if match else None
+
+    def load(self) -> Any:
+        """Import the module and follow the attribute path."""
+        import importlib
+
+        obj: Any = importlib.import_module(self.module)
+        for part in filter(None, (self.attr or "").split(".")):
+            obj = getattr(obj, part)
+        return obj
 
 
 def entry_points(group: str) -> list[Any]:
-    """The group's entry points, sorted by name, from one scan shared by every group."""
+    """The group's entry points, sorted by name, from one scan shared by every group and run."""
     global _scan
-    import importlib_metadata  # deferred: only commands that need plugins or packs pay for it
-
     key = tuple(observe(os.path.abspath(p)) for p in sys.path)
     if _scan is None or _scan[0] != key:
-        _scan = (key, importlib_metadata.entry_points())
-    return sorted(_scan[1].select(group=group), key=lambda e: e.name)
+        _scan = (key, _load_all(key))
+    found = _scan[1].get(group)
+    if found is None:  # a group the cache does not keep
+        import importlib_metadata
+
+        found = list(importlib_metadata.entry_points(group=group))
+        _scan[1][group] = found
+    return sorted(found, key=lambda e: e.name)
 
 
 def forget() -> None:
@@ -36,11 +97,56 @@ def forget() -> None:
     _scan = None
 
 
+def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
+    """The cached groups from the user cache when still valid, else from a fresh scan (then stored)."""
+    folder = filecache.cache_folder(os.environ)
+    path = os.path.join(folder, "entry-points.bin") if folder else None
+    cached = _from_cache(path, key) if path else None
+    if cached is not None:
+        return cached
+    import importlib_metadata  # deferred: only a changed installation pays for it
+
+    scanned = importlib_metadata.entry_points()
+    groups = {g: list(scanned.select(group=g)) for g in GROUPS}
+    rows, inputs = [], list(key)
+    for group, eps in groups.items():
+        for ep in eps:
+            dist_path = getattr(getattr(ep, "dist", None), "_path", None)
+            if dist_path is None:  # not a folder on disk (a zip, an egg): nothing to validate, do not store
+                return groups
+            dist_path = os.fspath(dist_path)
+            rows.append((group, ep.name, ep.value, *dist_of(ep), dist_path))
+            inputs += [observe(dist_path), observe(os.path.join(dist_path, "entry_points.txt"))]
+    if path:
+        filecache.dump(path, _KIND, (tuple(sys.path), tuple(inputs), tuple(rows)))
+    return groups
+
+
+def _from_cache(path: str, key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]] | None:
+    """The stored groups, if the same sys.path and every recorded folder and file are unchanged."""
+    stored = filecache.load(path, _KIND)
+    if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == tuple(sys.path)):
+        return None
+    _, inputs, rows = stored
+    try:
+        if inputs[: len(key)] != key or not filecache.inputs_unchanged(inputs[len(key) :]):
+            return None
+        groups: dict[str, list[Any]] = {g: [] for g in GROUPS}
+        for group, name, value, dist_name, version, dist_path in rows:
+            dist = CachedDistribution(dist_name, version, dist_path)
+            groups.setdefault(group, []).append(CachedEntryPoint(group, name, value, dist))
+    except (TypeError, ValueError):  # a damaged file: scan instead (and overwrite it)
+        return None
+    return groups
+
+
 def dist_of(entry_point: Any) -> tuple[str, str]:
     """Name and version of the distribution behind an entry point, for every report that names one."""
     dist = getattr(entry_point, "dist", None)
     if dist is None:
         return ("unknown", "unknown")
+    if isinstance(dist, CachedDistribution):
+        return (dist.name, dist.version)
     header = _header(dist)
     name, version = header.get("name"), header.get("version")
     if not name or not version:  # an unusual metadata file: let importlib_metadata read it properly

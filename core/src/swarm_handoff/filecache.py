@@ -34,7 +34,6 @@ def cache_folder(env: Mapping[str, str]) -> str | None:
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
     import contextlib
-    import tempfile
 
     path = os.fspath(path)
     folder = os.path.dirname(path) or "."
@@ -42,8 +41,11 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         mode = os.stat(path).st_mode & 0o777  # keep the permissions a user gave the file
     except OSError:
-        mode = 0o644  # mkstemp's 0600 would hide a session file from the user's other tools
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+        mode = 0o644  # a 0600 temporary file would hide a session file from the user's other tools
+    # What tempfile.mkstemp does (a unique name, created exclusively), without importing tempfile
+    # and its dependencies on the start-up path of every command that writes a cache.
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -107,6 +109,15 @@ def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
         if st.st_mtime_ns != mtime_ns or st.st_size != size:
             return False
     return True
+
+
+def digest(text: str) -> str:
+    """A BLAKE2b hex digest for cache keys: the builtin module, since hashlib also loads OpenSSL (~7 ms)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b
+    return blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 def site_dirs() -> list[str]:

@@ -49,8 +49,8 @@ class Answer:
 
     def __init__(self, folder: str, key: str) -> None:
         self.folder = folder
-        self.key = _digest(key)
-        self.path = os.path.join(folder, f"{self.key[:32]}.bin")
+        self.key = filecache.digest(key)
+        self.path = os.path.join(folder, f"{self.key}.bin")
         self.chunks: list[tuple[int, str]] = []
         self.inputs: list[tuple[str, int, int]] | None = None
         self.resolved: list[tuple[str, str]] = []
@@ -130,15 +130,6 @@ def _isatty(stream: object) -> bool:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def _digest(key: str) -> str:
-    """A digest of the key: identical runs meet in one file, and the environment stays off the disk."""
-    try:
-        from _blake2 import blake2b  # the builtin module: hashlib would also load OpenSSL (~7 ms)
-    except ImportError:  # pragma: no cover - an interpreter built without it
-        from hashlib import blake2b
-    return blake2b(key.encode("utf-8", "surrogateescape"), digest_size=32).hexdigest()
 
 
 def _code_inputs() -> list[tuple[str, int, int]]:
