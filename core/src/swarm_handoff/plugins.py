@@ -67,6 +67,11 @@ __all__ = [
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*\Z")
 
 
+def strict_requested(env: Mapping[str, str]) -> bool:
+    """Say whether `SWARM_HANDOFF_STRICT_PLUGINS` asks for plugin failures to be errors."""
+    return env.get(ENV_STRICT, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def env_list(value: str | None) -> frozenset[str] | None:
     """Parse a comma-separated allow or block list; None (unset) means no list at all."""
     if value is None:
@@ -394,7 +399,7 @@ def _ignore(*_args: Any, **_kwargs: Any) -> None:
 def build_host(env: Mapping[str, str] | None = None, *, builtins: bool = True) -> PluginHost:
     """Build a fresh host from the environment's allow/block/strict settings."""
     env = os.environ if env is None else env
-    strict = env.get(ENV_STRICT, "").strip().lower() in {"1", "true", "yes", "on"}
+    strict = strict_requested(env)
     host = PluginHost(strict=strict)
     if builtins:
         host.load_builtins()

@@ -26,7 +26,7 @@ from swarm_handoff.cli import (
     skills_commands,
     workflow_commands,
 )
-from swarm_handoff.plugins import ENV_STRICT, get_host
+from swarm_handoff.plugins import get_host, strict_requested
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {
@@ -149,6 +149,6 @@ def build_app() -> typer.Typer:
     workflow_commands.register(core)
     skills_commands.register(core)
     demo_commands.register(core)
-    if os.environ.get(ENV_STRICT, "").strip().lower() in {"1", "true", "yes", "on"}:
+    if strict_requested(os.environ):
         get_host()  # strict: a plugin failure is an error before any command runs (`main` reports it)
     return app
