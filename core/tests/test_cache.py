@@ -179,3 +179,24 @@ def test_an_unwritable_session_folder_is_a_structured_error(counting, swarm_host
     with pytest.raises(SwarmError) as caught:
         discover_with_session(ctx(tmp_path), swarm_host, blocker / "session")
     assert caught.value.code == "SESSION_WRITE_FAILED"
+
+
+def test_no_gc_files_what_it_built_as_old_and_restores_the_collector():
+    import gc
+
+    with filecache.no_gc():
+        assert not gc.isenabled()
+        built = [(str(i), (i,)) for i in range(1000)]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0  # nothing left frozen: only moved to the oldest generation
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    old = {id(o) for o in gc.get_objects(generation=2)}
+    assert not any(id(t) in young for t in built[:50])
+    assert all(id(t) in old for t in built[:50])
+    gc.disable()
+    try:
+        with filecache.no_gc():
+            pass
+        assert not gc.isenabled()  # a caller's own choice is kept
+    finally:
+        gc.enable()
