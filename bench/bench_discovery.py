@@ -235,7 +235,7 @@ def ms(seconds: float | None) -> str:
 def render(rows: list[dict[str, Any]], cli: dict[str, Any], meta: dict[str, Any]) -> str:
     """The Markdown table for docs/performance.md."""
     lines = [
-        f"Command: `{meta['command']}`  ",
+        f"Command: `{meta['command']}` (what `python3 -m nox -s bench` runs first)  ",
         f"Measured {meta['when']} on {meta['machine']}, Python {meta['python']}, YAML loader: {meta['loader']}, "
         f"median of {meta['repeat']} runs (page cache warm; skills-ref at 10,000 once), "
         f"load average {meta['load']} at the start.",
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         with_ref = False
     meta = {
-        "command": "python bench/bench_discovery.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": " ".join(["python bench/bench_discovery.py", *(argv if argv is not None else sys.argv[1:])]),
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}",
         "python": platform.python_version(),
