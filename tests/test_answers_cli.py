@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -31,6 +32,7 @@ def run(tmp_path, monkeypatch):
     env.pop("CLAUDE_CONFIG_DIR", None)
 
     def run_(*args: str, fresh: bool = False, importtime: bool = False, **extra: str) -> tuple[str, str]:
+        settle(tmp_path)
         flags = ["-X", "importtime"] if importtime else []
         environment = {**env, **extra, **({"SWARM_HANDOFF_NO_CACHE": "1"} if fresh else {})}
         done = subprocess.run(
@@ -45,6 +47,24 @@ def run(tmp_path, monkeypatch):
 
     (tmp_path / "project").mkdir()
     return run_
+
+
+def settle(root):
+    """Move what the test wrote in the last second two seconds back in time.
+
+    The caches do not trust a file changed just before a run (it could change again within the same
+    timestamp tick, unseen), and a test writes and runs within milliseconds. Shifting only fresh
+    files keeps every change visible: the new mtime still differs from the one recorded before.
+    """
+    now = time.time_ns()
+    for folder, dirs, files in os.walk(root):
+        if os.path.basename(folder) == "cache":
+            dirs.clear()
+            continue
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            st = os.stat(path)
+            if st.st_mtime_ns > now - 1_000_000_000:
+                os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 2_000_000_000))
 
 
 def skill(root, name, description="Reviews evidence."):

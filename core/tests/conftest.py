@@ -14,7 +14,9 @@ from swarm_handoff.workflow.registry import reset_registry
 
 
 @pytest.fixture(autouse=True)
-def _isolated_host(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> object:
+def _isolated_host(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, trust_fresh_files: None
+) -> object:
     # The user's own skills, hand-off history and caches must never leak into (or be written by) a test.
     home = tmp_path_factory.mktemp("user")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))

@@ -198,3 +198,10 @@ def test_no_environment_value_is_written_to_disk(listing, monkeypatch, capsys):
     monkeypatch.setenv("SOME_API_TOKEN", "another")  # yet the value is part of the key
     console(monkeypatch, capsys, "discover", "--format", "json")
     assert len(answer_files()) == 2
+
+
+def test_an_answer_resting_on_a_file_changed_just_before_the_run_is_not_stored(listing, monkeypatch, capsys):
+    monkeypatch.setattr(filecache, "RACY_NS", 10**12)  # every file the test wrote is "just changed"
+    listing.write_text("alpha")
+    console(monkeypatch, capsys, "discover", "--format", "json")
+    assert answer_files() == []

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from swarm_handoff import cache, filecache
-from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.discovery import discover, discover_detailed, make_context
 from swarm_handoff.records import SkillRecord, observe
 from swarm_handoff.session import SESSION_FILE, STATE_FILE, discover_with_session, read_session
 
@@ -200,3 +200,34 @@ def test_no_gc_files_what_it_built_as_old_and_restores_the_collector():
         assert not gc.isenabled()  # a caller's own choice is kept
     finally:
         gc.enable()
+
+
+def test_a_file_changed_just_before_discovery_is_never_trusted(counting, swarm_host, tmp_path, monkeypatch):
+    # Outside tests RACY_NS is 50 ms; here every file the test wrote counts as "just changed".
+    monkeypatch.setattr(filecache, "RACY_NS", 10**12)
+    counting.listing.write_text("a b")
+    assert discover_detailed(ctx(tmp_path), swarm_host)[1] is None  # nothing may be reused
+    discover(ctx(tmp_path), swarm_host)
+    assert counting.runs == 2
+    assert not list((tmp_path / "home" / ".cache" / "swarm-handoff" / "results").glob("*.bin"))
+    monkeypatch.setattr(filecache, "RACY_NS", 0)  # the same file, now old enough
+    discover(ctx(tmp_path), swarm_host)
+    discover(ctx(tmp_path), swarm_host)
+    assert counting.runs == 3
+    assert list((tmp_path / "home" / ".cache" / "swarm-handoff" / "results").glob("*.bin"))
+
+
+def test_racy_means_changed_within_the_margin_before_the_start(monkeypatch):
+    monkeypatch.setattr(filecache, "RACY_NS", 50)
+    since = 1_000
+    assert filecache.racy([("f", 950, 1)], since)  # changed 50 ns before: within the tick margin
+    assert filecache.racy([("f", 1_200, 1)], since)  # changed after we started looking
+    assert not filecache.racy([("f", 949, 1), ("gone", -1, -1)], since)  # old enough, or absent
+
+
+def test_the_parse_index_keeps_no_entry_for_a_racy_file(monkeypatch):
+    monkeypatch.setattr(filecache, "RACY_NS", 50)
+    index = cache.ParseIndex(None, since_ns=1_000)
+    index.store("fresh/SKILL.md", 990, 10, ("row",))
+    index.store("old/SKILL.md", 100, 10, ("row",))
+    assert set(index.entries) == {"old/SKILL.md"}

@@ -133,3 +133,17 @@ def test_a_damaged_cache_or_no_cache_means_a_fresh_scan(scans, fake_distribution
     entrypoints.forget()
     late()
     assert scans["n"] == 3
+
+
+def test_a_distribution_installed_just_before_the_scan_is_not_cached(scans, fake_distributions, monkeypatch):
+    import os
+
+    from swarm_handoff import filecache
+
+    monkeypatch.setattr(filecache, "RACY_NS", 10**12)
+    install_late(fake_distributions)
+    late()
+    assert not os.path.exists(os.path.join(filecache.cache_folder(os.environ), "entry-points.bin"))
+    entrypoints.forget()
+    late()
+    assert scans["n"] == 2

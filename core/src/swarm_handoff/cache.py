@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from swarm_handoff import filecache
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import (
     ENV_NO_CACHE,
@@ -61,9 +62,10 @@ class ParseIndex:
     so an unchanged file costs neither parsing nor interpreting its metadata again.
     """
 
-    def __init__(self, path: Path | None, *, use: bool = True) -> None:
+    def __init__(self, path: Path | None, *, use: bool = True, since_ns: int | None = None) -> None:
         self.path = path
         self.use = use  # False (--refresh): parse everything again, but keep other folders' entries
+        self.since_ns = filecache.now_ns() if since_ns is None else since_ns  # when this scan began
         loaded = load(path, "parse") if path is not None else None
         self.entries: dict[str, tuple[Any, ...]] = loaded if isinstance(loaded, dict) else {}
         self.dirty = False
@@ -81,6 +83,8 @@ class ParseIndex:
 
     def store(self, path: str, mtime_ns: int, size: int, value: Any) -> None:
         """Remember what was made of `path`, keyed on the stat taken before reading it."""
+        if filecache.racy(((path, mtime_ns, size),), self.since_ns):
+            return  # changed just before the scan: it could change again unseen, so parse it next time
         self.entries[path] = (mtime_ns, size, value)
         self.dirty = True
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff import filecache
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.plugins import PluginHost, get_host
@@ -274,10 +275,11 @@ def discover_detailed(
 
     from swarm_handoff import cache as caches
 
+    started = filecache.now_ns()
     folder = caches.cache_dir(context.env) if cache else None
     if folder is None:
         results = run_sources(context, host)
-        return merge(results, show_all=show_all), _inputs(results)
+        return merge(results, show_all=show_all), _settled(_inputs(results), started)
     key = caches.result_key(
         str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
     )
@@ -289,16 +291,21 @@ def discover_detailed(
                 return DiscoveryResult.from_state(hit[1], show_all=show_all), list(hit[0])
             except (KeyError, TypeError, ValueError, IndexError):
                 pass  # a damaged entry: compute afresh and overwrite it
-    index = caches.ParseIndex(folder / "parse-index.bin", use=not context.refresh)
+    index = caches.ParseIndex(folder / "parse-index.bin", use=not context.refresh, since_ns=started)
     results = run_sources(attrs.evolve(context, index=index), host)
     result = merge(results, show_all=show_all)
     index.save()
-    inputs = _inputs(results)
+    inputs = _settled(_inputs(results), started)
     if inputs is not None:
         results_cache.put(key, inputs, result.to_state())
     else:
         results_cache.drop(key)
     return result, inputs
+
+
+def _settled(inputs: Inputs | None, started: int) -> Inputs | None:
+    """The inputs, or None when one changed just before discovery began (see `filecache.racy`)."""
+    return None if inputs is None or filecache.racy(inputs, started) else inputs
 
 
 def _inputs(results: list[tuple[str, SourceResult]]) -> Inputs | None:

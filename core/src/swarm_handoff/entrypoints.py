@@ -106,6 +106,7 @@ def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
         return cached
     import importlib_metadata  # deferred: only a changed installation pays for it
 
+    started = filecache.now_ns()
     scanned = importlib_metadata.entry_points()
     groups = {g: list(scanned.select(group=g)) for g in GROUPS}
     rows, inputs = [], list(key)
@@ -117,7 +118,7 @@ def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
             dist_path = os.fspath(dist_path)
             rows.append((group, ep.name, ep.value, *dist_of(ep), dist_path))
             inputs += [observe(dist_path), observe(os.path.join(dist_path, "entry_points.txt"))]
-    if path:
+    if path and not filecache.racy(inputs, started):
         filecache.dump(path, _KIND, (tuple(sys.path), tuple(inputs), tuple(rows)))
     return groups
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
+# A file changed less than this long before a cache looked at it may change again within the same
+# timestamp tick, keeping its mtime (and, rewritten with the same length, its size): such an input
+# is "racy" and the answer resting on it is not stored. Local file systems tick every few ms.
+RACY_NS = 50_000_000
 FORMAT = 2  # bump when a stored shape changes; older files are then ignored
 MAGIC = "swarm-handoff-cache"
 
@@ -140,6 +144,23 @@ def digest(text: str) -> str:
     except ImportError:  # pragma: no cover - an interpreter built without it
         from hashlib import blake2b
     return blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
+
+
+def now_ns() -> int:
+    """The wall clock in ns, taken before a cache looks at any file (the reference for `racy`)."""
+    import time
+
+    return time.time_ns()
+
+
+def racy(inputs: Sequence[Sequence[Any]], since_ns: int) -> bool:
+    """True when an input was modified so shortly before `since_ns` that its stat cannot be trusted.
+
+    As git does for its index: a file whose mtime is not clearly older than the moment we started
+    looking could be rewritten within the same timestamp tick without its metadata changing.
+    """
+    limit = since_ns - RACY_NS
+    return any(mtime_ns >= limit for _, mtime_ns, _ in inputs)
 
 
 def site_dirs() -> list[str]:

@@ -153,6 +153,19 @@ def _dump_yaml(data: Mapping[str, Any]) -> str:
 
 
 @pytest.fixture
+def trust_fresh_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the caches trust files written a moment ago, so a test can write, discover and hit the cache.
+
+    Outside tests, a file changed within `filecache.RACY_NS` before a discovery began is not
+    trusted by any cache (it could change again within the same timestamp tick, unseen); tests
+    write files and discover within microseconds, so without this every answer would be racy.
+    """
+    from swarm_handoff import filecache
+
+    monkeypatch.setattr(filecache, "RACY_NS", 0)
+
+
+@pytest.fixture
 def skill_tree(tmp_path: Path) -> SkillTree:
     """A `SkillTree` rooted at `tmp_path` (use `.add(...)` and `.add_handoff(...)`)."""
     return SkillTree(tmp_path)

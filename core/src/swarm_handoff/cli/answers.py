@@ -54,6 +54,7 @@ class Answer:
         self.chunks: list[tuple[int, str]] = []
         self.inputs: list[tuple[str, int, int]] | None = None
         self.resolved: list[tuple[str, str]] = []
+        self.started = filecache.now_ns()  # before the command looks at any file
 
     def replay(self) -> int | None:
         """Print the stored answer and give its exit status, or None when it cannot be trusted."""
@@ -80,6 +81,8 @@ class Answer:
         if self.inputs is None or not self.chunks:
             return  # the command never said what its answer rests on: nothing may be replayed
         inputs = [*self.inputs, *(filecache.observe(os.path.abspath(p)) for p in sys.path), *_code_inputs()]
+        if filecache.racy(inputs, self.started):
+            return  # something changed just before the run: its metadata cannot vouch for the answer
         filecache.dump(self.path, KIND, (self.key, tuple(inputs), tuple(self.resolved), tuple(self.chunks), status))
         _prune(self.folder)
 
