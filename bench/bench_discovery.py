@@ -139,6 +139,13 @@ def child(root: Path, home: Path, cache: Path, mode: str) -> dict[str, Any]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def settle() -> None:
+    """Wait until files just written are old enough for the caches to trust them (see filecache.RACY_NS)."""
+    from swarm_handoff import filecache
+
+    time.sleep(2 * filecache.RACY_NS / 1e9)
+
+
 def bench_size(count: int, repeat: int, work: Path, with_skills_ref: bool) -> dict[str, Any]:
     """All measurements for one tree size."""
     from swarm_handoff.discovery import discover, make_context
@@ -146,6 +153,7 @@ def bench_size(count: int, repeat: int, work: Path, with_skills_ref: bool) -> di
 
     root = work / f"tree-{count}"
     skills = make_tree(root, count)
+    settle()
     home = work / "home"
     home.mkdir(exist_ok=True)
     caches = work / f"cache-{count}"
@@ -190,6 +198,7 @@ def bench_cli(work: Path, repeat: int) -> dict[str, Any]:
     root = work / "tree-50"
     if not root.exists():
         make_tree(root, 50)
+        settle()
     env = {**os.environ, "HOME": str(work / "home"), "XDG_CACHE_HOME": str(work / "cache-cli")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # .pyc files as an installed wheel has them
     bindir = Path(sys.executable).parent
