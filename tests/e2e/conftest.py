@@ -41,6 +41,19 @@ class Env:
         )
         assert result.returncode == 0, result.stdout + result.stderr
 
+    def install_throwaway(self, folder: Path, name: str, group: str, entry: str, init: str) -> None:
+        """Build and pip-install a one-module distribution `name` declaring `entry` in `group`."""
+        package = name.replace("-", "_")
+        (folder / "src" / package).mkdir(parents=True)
+        (folder / "src" / package / "__init__.py").write_text(init)
+        (folder / "pyproject.toml").write_text(
+            '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+            f'[project]\nname = "{name}"\nversion = "0.0.1"\n'
+            f'[project.entry-points."{group}"]\n{entry}\n'
+            f'[tool.hatch.build.targets.wheel]\npackages = ["src/{package}"]\n'
+        )
+        self.pip("install", "--quiet", str(folder))
+
     def install(self, *folders: str) -> None:
         """Install distributions from their repository folders, as users would (not editable)."""
         self.pip("install", "--quiet", *(str(ROOT / f) for f in folders))

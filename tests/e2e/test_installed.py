@@ -24,16 +24,13 @@ def test_every_default_plugin_loads_from_a_regular_install(e2e_env):
 
 
 def test_a_broken_plugin_is_reported_and_every_command_still_works(e2e_env, tmp_path):
-    broken = tmp_path / "broken"
-    (broken / "src" / "broken_plugin").mkdir(parents=True)
-    (broken / "src" / "broken_plugin" / "__init__.py").write_text("raise ImportError('missing dependency')\n")
-    (broken / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
-        '[project]\nname = "broken-plugin"\nversion = "0.0.1"\n'
-        '[project.entry-points.swarm_handoff]\nbroken = "broken_plugin"\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["src/broken_plugin"]\n'
+    e2e_env.install_throwaway(
+        tmp_path / "broken",
+        "broken-plugin",
+        "swarm_handoff",
+        'broken = "broken_plugin"',
+        "raise ImportError('missing dependency')\n",
     )
-    e2e_env.pip("install", "--quiet", str(broken))
     try:
         data = e2e_env.json("plugins")
         [failure] = [f for f in data["failures"] if f["name"] == "broken"]

@@ -103,16 +103,13 @@ def test_skills_link_then_unlink_in_a_project(e2e_env, tmp_path):
 
 def test_a_pack_whose_entry_point_names_a_missing_module_is_reported_and_the_others_listed(e2e_env, tmp_path):
     installed_skills(e2e_env)  # warm the cache first: installing a pack must be noticed without --refresh
-    broken = tmp_path / "ghost-pack"
-    (broken / "src" / "ghost_pack").mkdir(parents=True)
-    (broken / "src" / "ghost_pack" / "__init__.py").write_text('"""Ships no skill module."""\n')
-    (broken / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
-        '[project]\nname = "ghost-pack"\nversion = "0.0.1"\n'
-        '[project.entry-points."swarm_handoff.skills"]\nghost = "ghost_pack.no_such_module"\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["src/ghost_pack"]\n'
+    e2e_env.install_throwaway(
+        tmp_path / "ghost-pack",
+        "ghost-pack",
+        "swarm_handoff.skills",
+        'ghost = "ghost_pack.no_such_module"',
+        '"""Ships no skill module."""\n',
     )
-    e2e_env.pip("install", "--quiet", str(broken))
     try:
         data = e2e_env.json("discover", "--scope", "installed")
         assert {"evidence-review", "implement-change"} <= {w["skill"] for w in data["workflows"]}

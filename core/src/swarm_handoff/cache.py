@@ -187,10 +187,7 @@ _SET = object.__setattr__
 
 def _slot_setter(name: str) -> Any:
     """The slot's own setter (past the frozen `__setattr__`), about twice as fast as `object.__setattr__`."""
-    slot = SkillRecord.__dict__.get(name)
-    if type(slot).__name__ == "member_descriptor":
-        return slot.__set__  # type: ignore[union-attr]
-    return lambda obj, value: _SET(obj, name, value)  # not slotted after all: the generic way
+    return SkillRecord.__dict__[name].__set__  # SkillRecord is slotted (attrs.frozen)
 
 
 _SET_SCOPE, _SET_META, _SET_PROBLEMS = (_slot_setter(n) for n in ("scope", "meta", "problems"))

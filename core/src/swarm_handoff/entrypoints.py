@@ -120,7 +120,7 @@ def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
             inputs += [observe(dist_path), observe(os.path.join(dist_path, "entry_points.txt"))]
     if path and not filecache.racy(inputs, started):
         filecache.dump(path, _KIND, (tuple(sys.path), tuple(inputs), tuple(rows)))
-    return groups
+    return _groups(rows)  # the distributions are named now, once, as a cached scan names them
 
 
 def _from_cache(path: str, key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]] | None:
@@ -132,12 +132,17 @@ def _from_cache(path: str, key: tuple[tuple[str, int, int], ...]) -> dict[str, l
     try:
         if inputs[: len(key)] != key or not filecache.inputs_unchanged(inputs[len(key) :]):
             return None
-        groups: dict[str, list[Any]] = {g: [] for g in GROUPS}
-        for group, name, value, dist_name, version, dist_path in rows:
-            dist = CachedDistribution(dist_name, version, dist_path)
-            groups.setdefault(group, []).append(CachedEntryPoint(group, name, value, dist))
-    except (TypeError, ValueError):  # a damaged file: scan instead (and overwrite it)
+        return _groups(rows)
+    except (TypeError, ValueError, KeyError):  # a damaged file: scan instead (and overwrite it)
         return None
+
+
+def _groups(rows: Any) -> dict[str, list[Any]]:
+    """Entry points by group from stored rows (group, name, value, distribution, version, dist-info)."""
+    groups: dict[str, list[Any]] = {g: [] for g in GROUPS}
+    for group, name, value, dist_name, version, dist_path in rows:
+        dist = CachedDistribution(dist_name, version, dist_path)
+        groups[group].append(CachedEntryPoint(group, name, value, dist))
     return groups
 
 

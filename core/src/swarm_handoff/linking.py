@@ -27,8 +27,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.linking_manifest import (
     LINK_MANIFEST_INVALID,
@@ -37,9 +35,9 @@ from swarm_handoff.linking_manifest import (
     locked,
     read_manifest,
     still_created,
-    walk_files,
     write_manifest,
 )
+from swarm_handoff.linking_packs import PackSkill, installed_skills, source_files
 from swarm_handoff.linking_report import LinkEntry, SkillsLinkReport
 
 __all__ = [  # the manifest helpers are re-exported: callers need only this module
@@ -89,63 +87,6 @@ def skills_dir(scope: LinkScope | str, cwd: Path | str | None = None, env: Mappi
     return Path(cwd or os.getcwd()).resolve() / ".claude" / "skills"
 
 
-@attrs.frozen
-class PackSkill:
-    """One installed pack skill as linking sees it: where its SKILL.md and folder are."""
-
-    name: str
-    distribution: str
-    version: str
-    entry_point: str
-    skill_md: Any = None  # the SKILL.md resource (path or Traversable); None for a metadata mapping
-    folder: Any = None  # the folder to show (path or Traversable) when it has one
-    real_folder: Path | None = None  # set when a symlink is possible: the folder on disk
-
-
-def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
-    """Every pack skill the allow/block lists admit, with the problems of packs that did not load."""
-    from swarm_handoff.entrypoints import dist_of
-    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, entry_points, skill_resource
-
-    skills: list[PackSkill] = []
-    problems: list[Problem] = []
-    for ep in entry_points():
-        distribution, version = dist_of(ep)
-        try:
-            obj = ep.load()
-        except (Exception, SystemExit) as exc:
-            message = f"entry point {ep.name!r} ({distribution} {version}) failed to load: {type(exc).__name__}: {exc}"
-            problems.append(Problem(PACK_LOAD_FAILED, message, hint=f"fix or uninstall {distribution}"))
-            continue
-        found = skill_resource(obj)
-        if found is None:
-            continue  # a workflow-only entry point has no skill to show
-        base = {"name": ep.name, "distribution": distribution, "version": version, "entry_point": ep.value}
-        kind, value = found
-        if kind != "file":
-            skills.append(PackSkill(**base))
-            continue
-        if isinstance(value, (str, os.PathLike)):
-            value = Path(value)  # so that a copy can read it like a Traversable
-        real = _real_path(value)
-        folder: Any = None
-        real_folder = None
-        if real is not None and os.path.basename(real) == "SKILL.md":
-            real_folder = Path(real).resolve().parent
-            folder = real_folder
-        elif real is None and os.path.basename(str(getattr(value, "name", ""))) == "SKILL.md":
-            folder = getattr(value, "parent", None)  # zipfile.Path has one; other Traversables may not
-        skills.append(PackSkill(**base, skill_md=value, folder=folder, real_folder=real_folder))
-    return skills, problems
-
-
-def _source_files(skill: PackSkill) -> dict[str, bytes]:
-    """The files a copy of `skill` holds: its folder's files, or only SKILL.md when it has no folder."""
-    if skill.folder is not None:
-        return {rel: entry.read_bytes() for rel, entry in walk_files(skill.folder)}
-    return {"SKILL.md": skill.skill_md.read_bytes()}
-
-
 # -- link -----------------------------------------------------------------------------------------
 
 
@@ -154,7 +95,8 @@ def link_skills(
 ) -> SkillsLinkReport:
     """Show installed pack skills as `folder/<name>/`; `names` narrows the set (default: all)."""
     skills, problems = installed_skills()
-    if {s.name for s in skills} & set(names or [s.name for s in skills]):
+    available = {s.name for s in skills}
+    if available & set(names or available):
         folder.mkdir(parents=True, exist_ok=True)  # something will be linked: lock the folder it goes in
     with locked(folder):
         return _link_all(folder, names, skills, problems, scope=scope, copy=copy)
@@ -257,7 +199,7 @@ def _link_one(folder: Path, skill: PackSkill, manifest: dict[str, dict[str, Any]
         )
     want_link = skill.real_folder is not None and not copy
     try:
-        files = None if want_link else _source_files(skill)
+        files = None if want_link else source_files(skill)
         if recorded is not None and exists:
             if want_link and recorded.get("kind") == "link" and recorded.get("target") == str(skill.real_folder):
                 return LinkEntry(name, "linked", str(dest), target=str(skill.real_folder), status="unchanged", **origin)
@@ -278,7 +220,7 @@ def _link_one(folder: Path, skill: PackSkill, manifest: dict[str, dict[str, Any]
                 if os.path.lexists(dest):
                     raise  # someone created it meanwhile: theirs, not ours
                 note = f"symlink failed ({exc}); copied instead"
-                files = _source_files(skill)
+                files = source_files(skill)
         assert files is not None
         _record(folder, manifest, name, {"kind": "copy", "files": file_hashes(files), **origin})
         _write_copy(dest, files)

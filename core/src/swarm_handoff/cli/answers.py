@@ -80,7 +80,8 @@ class Answer:
         """Store what was printed, keyed and validated as the module docstring says."""
         if self.inputs is None or not self.chunks:
             return  # the command never said what its answer rests on: nothing may be replayed
-        inputs = [*self.inputs, *(filecache.observe(os.path.abspath(p)) for p in sys.path), *_code_inputs()]
+        path_folders = (filecache.observe(os.path.abspath(p)) for p in sys.path)
+        inputs = list(dict.fromkeys([*self.inputs, *path_folders, *_code_inputs()]))  # packs stat sys.path too
         if filecache.racy(inputs, self.started):
             return  # something changed just before the run: its metadata cannot vouch for the answer
         filecache.dump(self.path, KIND, (self.key, tuple(inputs), tuple(self.resolved), tuple(self.chunks), status))
@@ -137,7 +138,7 @@ def _isatty(stream: object) -> bool:
 
 def _code_inputs() -> list[tuple[str, int, int]]:
     """The modules this run imported that can change without a (re)install: editable and local code."""
-    stdlib = os.path.dirname(os.__file__)
+    stdlib = os.path.join(os.path.dirname(os.__file__), "")
     sites = tuple(os.path.join(p, "") for p in filecache.site_dirs())
     out = []
     for module in list(sys.modules.values()):

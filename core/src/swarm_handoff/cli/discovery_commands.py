@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from swarm_handoff.cli.output import format_option, run
+from swarm_handoff.cli.output import check_cwd, format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import UsageError
 from swarm_handoff.plugins import PluginHost
@@ -23,11 +23,6 @@ _ALL = typer.Option(False, "--all", help="Also list skipped skills (with reason)
 _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan again.")
 _NAME = typer.Argument(..., help="The skill's name (its folder name).")
 _PATHS = typer.Argument(..., help="SKILL.md files or skill folders.")
-
-
-def _check_cwd(cwd: Path | None) -> None:
-    if cwd is not None and not cwd.is_dir():
-        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +44,7 @@ def register(app: typer.Typer) -> None:
             from swarm_handoff.cli import answers
             from swarm_handoff.discovery import discover_detailed, make_context
 
-            _check_cwd(cwd)
+            check_cwd(cwd)
             bad = [s for s in scope if s not in _SCOPES]
             if bad:
                 raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(_SCOPES)}")
@@ -78,7 +73,7 @@ def register(app: typer.Typer) -> None:
             from swarm_handoff.discovery import make_context
             from swarm_handoff.explain import explain
 
-            _check_cwd(cwd)
+            check_cwd(cwd)
             return explain(name, make_context(cwd), host)
 
         run(fmt, action)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn, TypeVar
 
 import typer
 
 from swarm_handoff.cli import answers
 from swarm_handoff.components import Document
-from swarm_handoff.errors import SwarmError
+from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 
@@ -22,6 +23,12 @@ FORMAT_HELP = "Output format: text, json, yaml, or any installed formatter (xml,
 def format_option() -> str:
     """Declare the `--format` option the same way on every command."""
     return typer.Option(DEFAULT_FORMAT, "--format", "-f", help=FORMAT_HELP)  # type: ignore[no-any-return]
+
+
+def check_cwd(cwd: Path | None) -> None:
+    """Refuse a `--cwd` that is not a folder as a usage error, the same way for every command."""
+    if cwd is not None and not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
 
 
 def warn_plugin_failures(host: PluginHost) -> None:

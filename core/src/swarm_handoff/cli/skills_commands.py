@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from swarm_handoff.cli.output import format_option, run
+from swarm_handoff.cli.output import check_cwd, format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import UsageError
 from swarm_handoff.plugins import PluginHost
@@ -25,8 +25,7 @@ def _folder(scope: str, cwd: Path | None) -> Path:
 
     if scope not in {s.value for s in LinkScope}:
         raise UsageError(f"unknown scope {scope!r}", hint="use project or global")
-    if cwd is not None and not cwd.is_dir():
-        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
+    check_cwd(cwd)
     return skills_dir(scope, cwd)
 
 

@@ -1,0 +1,73 @@
+"""What `skills link` can show: the installed pack skills, with their SKILL.md and folder.
+
+A pack skill is shown as a symlink to its folder when that folder is on disk, else as a copy of
+its files (a zip-imported pack) or of its SKILL.md alone.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff.errors import Problem
+from swarm_handoff.linking_manifest import walk_files
+
+
+@attrs.frozen
+class PackSkill:
+    """One installed pack skill as linking sees it: where its SKILL.md and folder are."""
+
+    name: str
+    distribution: str
+    version: str
+    entry_point: str
+    skill_md: Any = None  # the SKILL.md resource (path or Traversable); None for a metadata mapping
+    folder: Any = None  # the folder to show (path or Traversable) when it has one
+    real_folder: Path | None = None  # set when a symlink is possible: the folder on disk
+
+
+def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
+    """Every pack skill the allow/block lists admit, with the problems of packs that did not load."""
+    from swarm_handoff.entrypoints import dist_of
+    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, entry_points, skill_resource
+
+    skills: list[PackSkill] = []
+    problems: list[Problem] = []
+    for ep in entry_points():
+        distribution, version = dist_of(ep)
+        try:
+            obj = ep.load()
+        except (Exception, SystemExit) as exc:
+            message = f"entry point {ep.name!r} ({distribution} {version}) failed to load: {type(exc).__name__}: {exc}"
+            problems.append(Problem(PACK_LOAD_FAILED, message, hint=f"fix or uninstall {distribution}"))
+            continue
+        found = skill_resource(obj)
+        if found is None:
+            continue  # a workflow-only entry point has no skill to show
+        base = {"name": ep.name, "distribution": distribution, "version": version, "entry_point": ep.value}
+        kind, value = found
+        if kind != "file":
+            skills.append(PackSkill(**base))
+            continue
+        if isinstance(value, (str, os.PathLike)):
+            value = Path(value)  # so that a copy can read it like a Traversable
+        real = _real_path(value)
+        folder: Any = None
+        real_folder = None
+        if real is not None and os.path.basename(real) == "SKILL.md":
+            real_folder = Path(real).resolve().parent
+            folder = real_folder
+        elif real is None and os.path.basename(str(getattr(value, "name", ""))) == "SKILL.md":
+            folder = getattr(value, "parent", None)  # zipfile.Path has one; other Traversables may not
+        skills.append(PackSkill(**base, skill_md=value, folder=folder, real_folder=real_folder))
+    return skills, problems
+
+
+def source_files(skill: PackSkill) -> dict[str, bytes]:
+    """The files a copy of `skill` holds: its folder's files, or only SKILL.md when it has no folder."""
+    if skill.folder is not None:
+        return {rel: entry.read_bytes() for rel, entry in walk_files(skill.folder)}
+    return {"SKILL.md": skill.skill_md.read_bytes()}
