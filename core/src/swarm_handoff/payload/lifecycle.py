@@ -309,7 +309,6 @@ def _record(run: _Run, path: Path, *, status: str = "written") -> tuple[int | No
             return history.record(path, run.payload, status=status), history.problems
     except (SwarmError, sqlite3.Error, OSError) as exc:
         message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
-        warning = Problem(
-            HISTORY_UNAVAILABLE, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING
-        )
+        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE  # HISTORY_BUSY stays itself
+        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
         return None, (warning,)
