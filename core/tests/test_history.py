@@ -237,3 +237,25 @@ def test_fifty_concurrent_processes_each_get_their_row(tmp_path):
         rows = history.list(limit=1000)
     assert sorted(r.payload_path for r in rows) == sorted(f"/s/{w}.yaml" for w in range(50))
     assert _kept_files(tmp_path) == []
+
+
+ACK_ONE = """
+import sys
+from pathlib import Path
+from swarm_handoff.history import open_history
+
+payload = {"handoff": {"target": {"skill": "lit-pm"}, "meta": {"payload_hash": "sha256:" + "e" * 64}}}
+with open_history(Path(sys.argv[1])) as history:
+    history.acknowledge("/s/never-seen.yaml", payload, "received")
+"""
+
+
+def test_concurrent_acks_of_an_unseen_payload_add_it_once(tmp_path):
+    with open_history(tmp_path):
+        pass  # the schema exists, so the race is only the acknowledgment's
+    workers = [subprocess.Popen([sys.executable, "-c", ACK_ONE, str(tmp_path)]) for _ in range(12)]
+    assert [p.wait(timeout=120) for p in workers] == [0] * 12
+    with open_history(tmp_path) as history:
+        [row] = history.list()
+        acks = history.connection.execute("SELECT COUNT(*) FROM acks WHERE handoff_id = ?", (row.id,)).fetchone()[0]
+    assert (row.status, acks) == ("received", 12)
