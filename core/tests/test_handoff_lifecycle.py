@@ -296,3 +296,39 @@ def test_rank_reads_previous_success_from_the_recorded_history(swarm_cli, world)
     factors = {w["skill"]: {b["factor"]: b["points"] for b in w["breakdown"]} for w in ranked["workflows"]}
     assert factors["lit-pm"]["previous_success"] == 10
     assert factors["healthy"]["previous_success"] == 0
+
+
+def test_a_busy_history_is_a_warning_and_the_handoff_stands(swarm_cli, world, monkeypatch):
+    import subprocess
+
+    from swarm_handoff.history import db_path
+
+    handoff(swarm_cli, world, "lit-pm")  # one row, so there is something to lose
+    locker = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None);"
+            " db.execute('PRAGMA locking_mode = EXCLUSIVE'); db.execute('BEGIN EXCLUSIVE');"
+            " db.execute('SELECT 1 FROM handoffs').fetchall(); print('locked', flush=True); sys.stdin.readline()",
+            str(db_path(world["config"])),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        monkeypatch.setenv("SWARM_HANDOFF_HISTORY_TIMEOUT", "0.2")
+        result = handoff(swarm_cli, world, "healthy")
+    finally:
+        locker.stdin.close()
+        locker.wait(timeout=60)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    data = result.json()
+    assert data["history_id"] is None
+    assert [w["code"] for w in data["warnings"]] == ["HISTORY_BUSY"]
+    assert Path(data["payload_path"]).is_file()
+    with open_history(world["config"]) as history:
+        assert not history.problems
+        assert [r.target for r in history.list()] == ["lit-pm"]

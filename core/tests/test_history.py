@@ -97,3 +97,165 @@ def test_a_corrupt_database_is_set_aside_and_reported_never_emptied(tmp_path):
         assert len(history.list()) == 1
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+LOCKER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA locking_mode = EXCLUSIVE")  # hold the file itself, readers and writers alike
+db.execute("BEGIN EXCLUSIVE")
+db.execute("SELECT COUNT(*) FROM handoffs").fetchall()
+print("locked", flush=True)
+sys.stdin.readline()
+db.execute("COMMIT")
+"""
+
+
+@pytest.fixture
+def locked_history(tmp_path):
+    """A history with 200 rows that another process holds locked until the test ends."""
+    with open_history(tmp_path) as history:
+        for i in range(200):
+            history.record(f"/s/{i}.yaml", payload("lit-pm", "sha256:" + f"{i:064x}"))
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db_path(tmp_path))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        yield tmp_path
+    finally:
+        locker.stdin.write("\n")
+        locker.stdin.close()
+        locker.wait(timeout=60)
+
+
+def _kept_files(config):
+    # the set-aside database itself (its -wal/-shm files travel with it)
+    return [p.name for p in db_path(config).parent.iterdir() if ".corrupt-" in p.name and p.name.endswith("Z")]
+
+
+def test_a_busy_database_waits_then_reports_history_busy_and_is_left_alone(locked_history):
+    before = db_path(locked_history).read_bytes()
+    with pytest.raises(SwarmError) as caught:
+        open_history(locked_history, timeout_ms=200)
+    assert caught.value.code == "HISTORY_BUSY"
+    assert str(db_path(locked_history)) in caught.value.message
+    assert caught.value.details["path"] == str(db_path(locked_history))
+    assert _kept_files(locked_history) == []
+    assert db_path(locked_history).read_bytes() == before
+
+
+def test_the_history_command_reports_busy_and_keeps_every_row(locked_history, swarm_host, swarm_cli, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(locked_history))
+    monkeypatch.setenv("SWARM_HANDOFF_HISTORY_TIMEOUT", "0.2")
+    result = swarm_cli("history", "--format", "json")
+    assert result.exit_code == 1
+    assert result.json()["error"]["code"] == "HISTORY_BUSY"
+    assert _kept_files(locked_history) == []
+
+
+def test_rows_survive_a_lock_held_longer_than_the_time_out(tmp_path):
+    with open_history(tmp_path) as history:
+        for i in range(200):
+            history.record(f"/s/{i}.yaml", payload("lit-pm"))
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db_path(tmp_path))], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert locker.stdout.readline().strip() == "locked"
+    for _ in range(3):  # every attempt gives up the same way and moves nothing
+        with pytest.raises(SwarmError, match="stayed locked"):
+            open_history(tmp_path, timeout_ms=100)
+    locker.stdin.write("\n")
+    locker.stdin.close()
+    assert locker.wait(timeout=60) == 0
+    with open_history(tmp_path) as history:
+        assert not history.problems
+        assert len(history.list(limit=1000)) == 200
+    assert _kept_files(tmp_path) == []
+
+
+def test_a_write_that_meets_a_lock_is_history_busy_not_a_traceback(tmp_path):
+    with open_history(tmp_path, timeout_ms=100) as history:
+        other = sqlite3.connect(db_path(tmp_path), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # a second writer mid-transaction
+        try:
+            with pytest.raises(SwarmError) as caught:
+                history.record("/s/a.yaml", payload("lit-pm"))
+            assert caught.value.code == "HISTORY_BUSY"
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        history.record("/s/a.yaml", payload("lit-pm"))
+        assert len(history.list()) == 1
+
+
+def test_the_busy_time_out_comes_from_the_environment_when_sane():
+    from swarm_handoff.history import BUSY_TIMEOUT_MS, busy_timeout_ms
+
+    assert busy_timeout_ms({}) == BUSY_TIMEOUT_MS
+    assert busy_timeout_ms({"SWARM_HANDOFF_HISTORY_TIMEOUT": "2.5"}) == 2500
+    for bad in ("soon", "-1", "nan", "1e30"):
+        assert busy_timeout_ms({"SWARM_HANDOFF_HISTORY_TIMEOUT": bad}) == BUSY_TIMEOUT_MS
+
+
+def test_a_malformed_database_is_set_aside_with_its_path_in_the_warning(tmp_path):
+    with open_history(tmp_path) as history:
+        for i in range(50):
+            history.record(f"/s/{i}.yaml", payload("lit-pm", "sha256:" + f"{i:064x}"))
+    path = db_path(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[page * 2 : page * 3] = b"\xff" * page  # smash a b-tree page: SQLite calls the image malformed
+    path.write_bytes(bytes(data))
+    with open_history(tmp_path) as history:
+        [problem] = history.problems
+        assert problem.code == "HISTORY_CORRUPT"
+        assert str(path) in problem.message
+        [kept] = _kept_files(tmp_path)
+        assert problem.path == str(path.parent / kept)
+        assert (path.parent / kept).read_bytes() == bytes(data)
+        assert history.list() == []
+
+
+RECORD_ONE = """
+import sys
+from pathlib import Path
+from swarm_handoff.history import open_history
+
+with open_history(Path(sys.argv[1])) as history:
+    history.record(f"/s/{sys.argv[2]}.yaml", {"handoff": {"target": {"skill": "skill-" + sys.argv[2]}}})
+"""
+
+
+def test_fifty_concurrent_processes_each_get_their_row(tmp_path):
+    # a fresh config folder: creating the database and its schema races as well
+    workers = [subprocess.Popen([sys.executable, "-c", RECORD_ONE, str(tmp_path), str(w)]) for w in range(50)]
+    assert [p.wait(timeout=120) for p in workers] == [0] * 50
+    with open_history(tmp_path) as history:
+        rows = history.list(limit=1000)
+    assert sorted(r.payload_path for r in rows) == sorted(f"/s/{w}.yaml" for w in range(50))
+    assert _kept_files(tmp_path) == []
+
+
+ACK_ONE = """
+import sys
+from pathlib import Path
+from swarm_handoff.history import open_history
+
+payload = {"handoff": {"target": {"skill": "lit-pm"}, "meta": {"payload_hash": "sha256:" + "e" * 64}}}
+with open_history(Path(sys.argv[1])) as history:
+    history.acknowledge("/s/never-seen.yaml", payload, "received")
+"""
+
+
+def test_concurrent_acks_of_an_unseen_payload_add_it_once(tmp_path):
+    with open_history(tmp_path):
+        pass  # the schema exists, so the race is only the acknowledgment's
+    workers = [subprocess.Popen([sys.executable, "-c", ACK_ONE, str(tmp_path)]) for _ in range(12)]
+    assert [p.wait(timeout=120) for p in workers] == [0] * 12
+    with open_history(tmp_path) as history:
+        [row] = history.list()
+        acks = history.connection.execute("SELECT COUNT(*) FROM acks WHERE handoff_id = ?", (row.id,)).fetchone()[0]
+    assert (row.status, acks) == ("received", 12)

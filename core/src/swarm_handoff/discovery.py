@@ -18,6 +18,7 @@ import attrs
 from swarm_handoff import filecache
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.plugin_checks import BadResult, check_priority, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 
@@ -159,24 +160,37 @@ class DiscoveryResult:
 
 
 def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, SourceResult]]:
-    """Call each source in its declared priority order; a source that raises becomes a problem."""
+    """Call each source in its declared priority order; a source that raises or answers wrongly is a problem."""
     results: list[tuple[str, SourceResult]] = []
     refs = host.components(Kind.SOURCE)
     built: list[tuple[int, str, Any]] = []
     for name, ref in refs.items():
         try:
             source = host.get(Kind.SOURCE, name)
+            priority = check_priority(getattr(source, "priority", 99))
+        except BadResult as exc:
+            results.append((name, _blamed(host, name, exc)))
+            continue
         except Exception as exc:  # a broken plugin never stops discovery
             results.append((name, _failed(name, ref.distribution, exc)))
             continue
-        built.append((int(getattr(source, "priority", 99)), name, source))
+        built.append((priority, name, source))
     for _, name, source in sorted(built, key=lambda item: (item[0], item[1])):
         try:
-            result = source.discover(context)
+            with quiet():
+                found = source.discover(context)
+            result = check_source_result(found)
+        except BadResult as exc:
+            result = _blamed(host, name, exc)
         except Exception as exc:
             result = _failed(name, refs[name].distribution, exc)
         results.append((name, result))
     return results
+
+
+def _blamed(host: PluginHost, name: str, exc: BadResult) -> SourceResult:
+    """The source answered outside its protocol: skip it, blaming its plugin (strict mode raises)."""
+    return SourceResult(problems=(host.blame(Kind.SOURCE, name, str(exc), outcome="its skills were skipped"),))
 
 
 def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
@@ -261,7 +275,8 @@ def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
     for name in host.components(Kind.SOURCE):
         try:
             describe = getattr(host.get(Kind.SOURCE, name), "cache_key", None)
-            keys.append(f"{name}:{describe(context) if callable(describe) else ''}")
+            with quiet():
+                keys.append(f"{name}:{describe(context) if callable(describe) else ''}")
         except Exception:  # a broken source is reported when discovery runs it
             keys.append(f"{name}:broken")
     return keys

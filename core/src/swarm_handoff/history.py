@@ -2,7 +2,9 @@
 
 The database is `{config_dir}/swarm-handoff/history.sqlite3`, created on first write. Several
 processes may hand off at once: the database runs in WAL mode with a busy time-out, and every
-write is one `BEGIN IMMEDIATE` transaction. A file that is not a healthy SQLite database is never
+write is one `BEGIN IMMEDIATE` transaction. A database another process keeps locked longer than
+the time-out is left alone and reported as `HISTORY_BUSY`: busy is not damaged. Only a file SQLite
+itself calls damaged (SQLITE_CORRUPT, SQLITE_NOTADB, a failed quick check) is set aside, never
 emptied or overwritten: it is renamed to `history.sqlite3.corrupt-<time>` (with its -wal/-shm
 files), a fresh database takes its place, and the rename is reported as a warning.
 
@@ -26,11 +28,20 @@ from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 
 DB_NAME = "history.sqlite3"
 ACK_STATUSES = ("received", "processed", "success", "failure")
+# How long a command waits for another process's lock before giving up with HISTORY_BUSY.
 BUSY_TIMEOUT_MS = 15_000
+ENV_TIMEOUT = "SWARM_HANDOFF_HISTORY_TIMEOUT"  # seconds; overrides BUSY_TIMEOUT_MS
 SCHEMA_VERSION = 1
 
+HISTORY_BUSY = "HISTORY_BUSY"
 HISTORY_CORRUPT = "HISTORY_CORRUPT"
 HISTORY_UNAVAILABLE = "HISTORY_UNAVAILABLE"
+
+# SQLite's primary result codes (the low byte of an extended code), and the messages that carry
+# them on Pythons before 3.11, whose exceptions have no `sqlite_errorcode`.
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
+_BUSY_TEXT = ("database is locked", "database table is locked", "database schema is locked")
+_CORRUPT_TEXT = ("database disk image is malformed", "file is not a database")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS handoffs (
@@ -60,6 +71,76 @@ CREATE TABLE IF NOT EXISTS acks (
 def db_path(config_dir: Path) -> Path:
     """Where the history lives for a given config folder."""
     return Path(config_dir) / "swarm-handoff" / DB_NAME
+
+
+def busy_timeout_ms(env: Mapping[str, str] | None = None) -> int:
+    """The busy time-out: `SWARM_HANDOFF_HISTORY_TIMEOUT` seconds when set and sane, else the default."""
+    raw = (os.environ if env is None else env).get(ENV_TIMEOUT, "").strip()
+    try:
+        seconds = float(raw) if raw else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not 0 <= seconds <= 86_400:  # NaN fails the comparison too
+        return BUSY_TIMEOUT_MS
+    return int(seconds * 1000)
+
+
+def _primary(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Say whether SQLite gave up waiting for another connection's lock (not a damaged file)."""
+    code = _primary(exc)
+    if code is not None:
+        return code in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return any(text in str(exc) for text in _BUSY_TEXT)
+
+
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """Say whether SQLite itself calls the file damaged or not a database: only then is it set aside."""
+    if isinstance(exc, _QuickCheckFailed):
+        return True
+    code = _primary(exc)
+    if code is not None:
+        return code in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+    return any(text in str(exc) for text in _CORRUPT_TEXT)
+
+
+class _QuickCheckFailed(sqlite3.DatabaseError):
+    """`PRAGMA quick_check` found damage: SQLite's own verdict, as good as SQLITE_CORRUPT."""
+
+
+def busy_error(path: Path, timeout_ms: int) -> SwarmError:
+    """The HISTORY_BUSY error: another process held the database longer than the time-out."""
+    return SwarmError(
+        HISTORY_BUSY,
+        f"the hand-off history {path} stayed locked by another process for more than {timeout_ms / 1000:g} s;"
+        " it was left as it is",
+        details={"path": str(path), "timeout_seconds": timeout_ms / 1000},
+        hint=f"run the command again when the other process is done, or raise {ENV_TIMEOUT} (seconds)",
+        recoverable=True,
+    )
+
+
+def _failure(exc: sqlite3.Error, path: Path, timeout_ms: int) -> SwarmError:
+    """Turn an error met while using an open database into a coded error naming the file."""
+    if is_busy(exc):
+        return busy_error(path, timeout_ms)
+    if is_corrupt(exc):
+        return SwarmError(
+            HISTORY_CORRUPT,
+            f"the hand-off history {path} is damaged: {exc}",
+            details={"path": str(path)},
+            hint="run the command again: the damaged file is then set aside (renamed, never deleted)",
+        )
+    return SwarmError(
+        HISTORY_UNAVAILABLE,
+        f"cannot use the hand-off history {path}: {exc}",
+        details={"path": str(path)},
+        hint="check the permissions and free space of the config folder",
+    )
 
 
 def _now() -> str:
@@ -108,10 +189,18 @@ class HistoryReport:
 class History:
     """An open history database; use `open_history()` and close it (it is a context manager)."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, problems: tuple[Problem, ...]) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        problems: tuple[Problem, ...],
+        *,
+        timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> None:
         self.connection = connection
         self.path = path
         self.problems = problems
+        self.timeout_ms = timeout_ms
 
     def __enter__(self) -> History:
         return self
@@ -124,18 +213,33 @@ class History:
         self.connection.close()
 
     @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Turn SQLite's errors into coded ones, so a busy database never reads as a traceback."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise _failure(exc, self.path, self.timeout_ms) from None
+
+    @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken at once so concurrent writers queue instead of deadlocking."""
-        self.connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.connection
-        except BaseException:
-            self.connection.execute("ROLLBACK")
-            raise
-        self.connection.execute("COMMIT")
+        with self.guard():
+            self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.connection
+            except BaseException:
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
+                raise
+            self.connection.execute("COMMIT")
 
     def record(self, payload_path: Path | str, payload: Mapping[str, Any], *, status: str = "written") -> int:
         """Record one hand-off and return its id."""
+        with self.transaction() as db:
+            return self._insert(db, payload_path, payload, status)
+
+    def _insert(self, db: sqlite3.Connection, payload_path: Path | str, payload: Mapping[str, Any], status: str) -> int:
+        """Insert one hand-off row inside the caller's transaction."""
         handoff = payload.get("handoff") if isinstance(payload, Mapping) else None
         handoff = handoff if isinstance(handoff, Mapping) else {}
 
@@ -148,24 +252,23 @@ class History:
         meta = handoff.get("meta")
         hash_ = meta.get("payload_hash") if isinstance(meta, Mapping) else None
         version = handoff.get("version")
-        with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
-                " session_path, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    now,
-                    str(payload_path),
-                    hash_ if isinstance(hash_, str) else None,
-                    str(version) if version is not None else None,
-                    part("source", "skill"),
-                    part("target", "skill"),
-                    part("source", "workflow_id"),
-                    part("source", "session_path"),
-                    status,
-                    now,
-                ),
-            )
-            return int(cursor.lastrowid or 0)
+        cursor = db.execute(
+            "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
+            " session_path, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                now,
+                str(payload_path),
+                hash_ if isinstance(hash_, str) else None,
+                str(version) if version is not None else None,
+                part("source", "skill"),
+                part("target", "skill"),
+                part("source", "workflow_id"),
+                part("source", "session_path"),
+                status,
+                now,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
 
     def acknowledge(self, payload_path: Path | str, payload: Mapping[str, Any], status: str) -> HandoffRow:
         """Record the target's acknowledgment of a payload (found by hash, else by path)."""
@@ -175,10 +278,11 @@ class History:
             )
         meta = payload.get("handoff", {}).get("meta", {}) if isinstance(payload, Mapping) else {}
         hash_ = meta.get("payload_hash") if isinstance(meta, Mapping) else None
-        row = self._find(str(payload_path), hash_ if isinstance(hash_, str) else None)
-        handoff_id = row.id if row is not None else self.record(payload_path, payload, status=status)
         now = _now()
+        # one transaction: two acks of a payload the history never saw must not both add it
         with self.transaction() as db:
+            row = self._find(str(payload_path), hash_ if isinstance(hash_, str) else None)
+            handoff_id = row.id if row is not None else self._insert(db, payload_path, payload, status)
             db.execute("INSERT INTO acks (handoff_id, status, at) VALUES (?, ?, ?)", (handoff_id, status, now))
             db.execute("UPDATE handoffs SET status = ?, updated_at = ? WHERE id = ?", (status, now, handoff_id))
         found = self._by_id(handoff_id)
@@ -199,8 +303,9 @@ class History:
 
     def _select(self, where: str, params: tuple[Any, ...]) -> list[HandoffRow]:
         fields = [f.name for f in attrs.fields(HandoffRow)]
-        cursor = self.connection.execute(f"SELECT {', '.join(fields)} FROM handoffs {where}", params)
-        return [HandoffRow(**dict(zip(fields, row, strict=True))) for row in cursor.fetchall()]
+        with self.guard():
+            rows = self.connection.execute(f"SELECT {', '.join(fields)} FROM handoffs {where}", params).fetchall()
+        return [HandoffRow(**dict(zip(fields, row, strict=True))) for row in rows]
 
     def list(self, skill: str | None = None, limit: int = 200) -> list[HandoffRow]:
         """Return hand-offs, newest first, optionally only those from or to `skill`."""
@@ -210,19 +315,21 @@ class History:
 
     def success_counts(self) -> dict[str, int]:
         """Per target skill, the number of hand-offs whose latest acknowledgment is `success`."""
-        cursor = self.connection.execute(
-            "SELECT target, COUNT(*) FROM handoffs WHERE status = 'success' AND target IS NOT NULL GROUP BY target"
-        )
-        return {str(target): int(count) for target, count in cursor.fetchall()}
+        with self.guard():
+            rows = self.connection.execute(
+                "SELECT target, COUNT(*) FROM handoffs WHERE status = 'success' AND target IS NOT NULL GROUP BY target"
+            ).fetchall()
+        return {str(target): int(count) for target, count in rows}
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+def _connect(path: Path, timeout_ms: int) -> sqlite3.Connection:
+    connection = sqlite3.connect(str(path), timeout=timeout_ms / 1000, isolation_level=None)
     try:
-        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        connection.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
         connection.execute("PRAGMA journal_mode = WAL")
-        if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-            raise sqlite3.DatabaseError("quick_check failed")
+        verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
+        if verdict != "ok":
+            raise _QuickCheckFailed(f"database disk image is malformed (quick_check: {verdict})")
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version < SCHEMA_VERSION:
             # one script, one transaction: two first users racing both succeed (IF NOT EXISTS)
@@ -245,8 +352,21 @@ def set_aside(path: Path) -> Path:
     return kept
 
 
-def open_history(config_dir: Path) -> History:
-    """Open (creating on first use) the history; a damaged file is set aside and reported, not emptied."""
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def open_history(config_dir: Path, *, timeout_ms: int | None = None) -> History:
+    """Open (creating on first use) the history; a damaged file is set aside and reported, not emptied.
+
+    A database another process holds locked longer than the busy time-out raises HISTORY_BUSY and
+    is left exactly as it is: waiting is SQLite's answer to a second writer, not starting afresh.
+    """
+    timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
     path = db_path(config_dir)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -257,23 +377,40 @@ def open_history(config_dir: Path) -> History:
             hint="check the permissions of the config folder ($CLAUDE_CONFIG_DIR or ~/.claude)",
         ) from None
     problems: list[Problem] = []
+    opened = _identity(path)
     try:
-        connection = _connect(path)
-    except sqlite3.DatabaseError as exc:
-        if not path.exists():
-            raise SwarmError(HISTORY_UNAVAILABLE, f"cannot open {path}: {exc}") from None
-        kept = set_aside(path)
-        problems.append(
-            Problem(
+        connection = _connect(path, timeout_ms)
+    except sqlite3.Error as exc:
+        if not is_corrupt(exc) or not path.is_file():
+            raise _failure(exc, path, timeout_ms) from None
+        try:
+            # a second copy of this command may have set the damaged file aside and started a new
+            # one since we opened it: that new file is not ours to move
+            kept: Path | None = set_aside(path) if _identity(path) == opened else None
+        except FileNotFoundError:
+            kept = None
+        except OSError as move:
+            raise SwarmError(
                 HISTORY_CORRUPT,
-                f"the hand-off history was damaged ({exc}); it was moved to {kept} and a new one started",
-                path=str(kept),
-                hint="inspect or recover the old file with the sqlite3 tool; nothing in it was deleted",
-                severity=Severity.WARNING,
+                f"the hand-off history {path} is damaged ({exc}) and cannot be moved aside: {move.strerror or move}",
+                details={"path": str(path)},
+                hint="move the file away yourself; a new history is started on the next run",
+            ) from None
+        if kept is not None:
+            problems.append(
+                Problem(
+                    HISTORY_CORRUPT,
+                    f"the hand-off history {path} was damaged ({exc}); it was moved to {kept} and a new one started",
+                    path=str(kept),
+                    hint="inspect or recover the old file with the sqlite3 tool; nothing in it was deleted",
+                    severity=Severity.WARNING,
+                )
             )
-        )
-        connection = _connect(path)
-    return History(connection, path, tuple(problems))
+        try:
+            connection = _connect(path, timeout_ms)
+        except sqlite3.Error as again:
+            raise _failure(again, path, timeout_ms) from None
+    return History(connection, path, tuple(problems), timeout_ms=timeout_ms)
 
 
 def outcome_counts(config_dir: Path) -> dict[str, tuple[int, int]]:
@@ -286,7 +423,7 @@ def outcome_counts(config_dir: Path) -> dict[str, tuple[int, int]]:
     if not path.is_file():
         return {}
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=busy_timeout_ms() / 1000)
         try:
             cursor = connection.execute(
                 "SELECT target, SUM(status = 'success'), SUM(status = 'failure') FROM handoffs "

@@ -105,6 +105,11 @@ def record_from_frontmatter(
         reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", _SCHEMA_HINT)
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
     fields, eligible = _interpret(data, handoff, main_description, reader)
+    if "health_check_env" in handoff:  # the variables its health check needs, kept with the free-form facts
+        base["meta"] = {
+            **meta,
+            "health_check_env": reader.strings(handoff["health_check_env"], "handoff.health_check_env"),
+        }
     return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
 
 

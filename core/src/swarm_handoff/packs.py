@@ -27,6 +27,7 @@ from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.entrypoints import entry_points as all_entry_points
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, env_list
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
@@ -92,7 +93,8 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
     # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.
     inputs = [observe(info), observe(os.path.dirname(info))] if info else []
     try:
-        obj = ep.load()
+        with quiet():  # a pack that prints at import must not corrupt a JSON document
+            obj = ep.load()
     except (Exception, SystemExit) as exc:
         problem = Problem(
             PACK_LOAD_FAILED,

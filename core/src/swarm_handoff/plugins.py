@@ -23,7 +23,8 @@ from swarm_handoff import hookspecs
 from swarm_handoff._version import __version__
 from swarm_handoff.components import PROTOCOLS, Kind
 from swarm_handoff.entrypoints import dist_of, entry_points
-from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT, quiet
 from swarm_handoff.plugin_records import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
 
 ENTRY_POINT_GROUP = "swarm_handoff"
@@ -197,7 +198,8 @@ class PluginHost:
                 self.skipped.append(SkippedPlugin(ep.name, distribution, version, f"not in {ENV_LOAD}"))
                 continue
             try:
-                plugin = ep.load()
+                with quiet():  # a plugin that prints at import must not corrupt a JSON document
+                    plugin = ep.load()
             except (Exception, SystemExit) as exc:
                 self._fail(
                     ep.name,
@@ -210,8 +212,8 @@ class PluginHost:
                 continue
             self.add_plugin(plugin, ep.name, distribution=distribution, version=version)
 
-    def _fail(self, name: str, dist: str, version: str, code: ErrorCode, error: str, hint: str) -> None:
-        failure = LoadFailure(name, dist, version, code.value, error, hint)
+    def _fail(self, name: str, dist: str, version: str, code: ErrorCode | str, error: str, hint: str) -> None:
+        failure = LoadFailure(name, dist, version, str(getattr(code, "value", code)), error, hint)
         if failure not in self.failures:  # the CLI hook runs again each time an app is built (tests)
             self.failures.append(failure)
 
@@ -264,7 +266,8 @@ class PluginHost:
 
             kwargs = {arg: (register if arg == keyword else _ignore) for arg in impl.argnames}
             try:
-                impl.function(**kwargs)
+                with quiet():
+                    impl.function(**kwargs)
             except Exception as exc:
                 self._fail(
                     impl.plugin_name,
@@ -292,7 +295,8 @@ class PluginHost:
                 hint=f"choose one of: {', '.join(available) or '(none installed)'}",
             )
         try:
-            instance = ref.factory()
+            with quiet():
+                instance = ref.factory()
         except Exception as exc:
             raise SwarmError(
                 ErrorCode.COMPONENT_FAILED,
@@ -311,6 +315,27 @@ class PluginHost:
         self._instances[key] = instance
         return instance
 
+    def blame(
+        self, kind: Kind, name: str, what: str, *, outcome: str, severity: Severity = Severity.WARNING
+    ) -> Problem:
+        """Blame component `name` for a value its protocol forbids: recorded, and fatal in strict mode.
+
+        The failure joins `failures` (so `plugins` lists it and strict mode raises PLUGINS_STRICT);
+        the returned problem names the plugin and distribution for the command's own document.
+        """
+        ref = self.components(kind).get(name)
+        plugin = ref.plugin if ref is not None else name
+        dist, version = self._meta.get(plugin, (ref.distribution if ref is not None else "unknown", "unknown"))
+        hint = (
+            f"fix or uninstall {dist}, or block it with {ENV_DISABLE}={plugin}; "
+            f"docs/hooks.md says what a {kind.value} returns"
+        )
+        self._fail(plugin, dist, version, PLUGIN_BAD_RESULT, f"{kind.value} {name!r} {what}", hint)
+        if self.strict:
+            self.raise_if_failed()
+        message = f"{kind.value} {name!r} from plugin {plugin!r} ({dist} {version}) {what}; {outcome}"
+        return Problem(PLUGIN_BAD_RESULT, message, hint=hint, severity=severity)
+
     def extend_cli(self, app: object) -> None:
         """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
         for impl in sorted(
@@ -320,7 +345,8 @@ class PluginHost:
             before = {kind: list(entries) for kind, entries in _cli_entries(app).items()}
             taken = {_cli_name(entry) for entries in before.values() for entry in entries}
             try:
-                impl.function(**{arg: app if arg == "app" else None for arg in impl.argnames})
+                with quiet():
+                    impl.function(**{arg: app if arg == "app" else None for arg in impl.argnames})
             except Exception as exc:
                 self._restore_cli(app, before)
                 self._fail(

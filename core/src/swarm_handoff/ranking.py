@@ -8,7 +8,6 @@ then skill name), so every scorer, built-in or third-party, ranks the same way.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -16,6 +15,7 @@ import attrs
 
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, SwarmError, UsageError
+from swarm_handoff.plugin_checks import BadResult, check_contributions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
@@ -192,31 +192,12 @@ class RankingResult:
         return data
 
 
-def _check_contributions(result: Any, scorer: str, distribution: str, skill: str) -> tuple[Contribution, ...]:
-    """Accept `Contribution`s or (factor, points, reason) triples; anything else names the plugin."""
-    if isinstance(result, (str, bytes)) or not isinstance(result, Iterable):
-        raise _bad_result(scorer, distribution, skill, f"returned {type(result).__name__}, not a sequence")
-    checked: list[Contribution] = []
-    for index, item in enumerate(result):
-        if not isinstance(item, Contribution):
-            if isinstance(item, (tuple, list)) and len(item) == 3:
-                item = Contribution(*item)
-            else:
-                raise _bad_result(scorer, distribution, skill, f"item {index} is {item!r}, not a Contribution")
-        points = item.points
-        if isinstance(points, bool) or not isinstance(points, (int, float)) or not math.isfinite(points):
-            raise _bad_result(scorer, distribution, skill, f"item {index} has points {points!r}, not a finite number")
-        if not isinstance(item.factor, str) or not isinstance(item.reason, str):
-            raise _bad_result(scorer, distribution, skill, f"item {index} needs a string factor and reason")
-        checked.append(item)
-    return tuple(checked)
-
-
-def _bad_result(scorer: str, distribution: str, skill: str, what: str) -> SwarmError:
+def _bad_result(scorer: str, distribution: str, skill: str, what: str, plugin: str = "") -> SwarmError:
+    by = f"plugin {plugin!r} of {distribution}" if plugin else distribution
     return SwarmError(
         SCORER_BAD_RESULT,
-        f"scorer {scorer!r} from {distribution} {what} for skill {skill!r}",
-        details={"scorer": scorer, "distribution": distribution, "skill": skill},
+        f"scorer {scorer!r} from {by} {what} for skill {skill!r}",
+        details={"scorer": scorer, "plugin": plugin, "distribution": distribution, "skill": skill},
         hint=f"a scorer returns a list of Contribution(factor, points, reason); fix or uninstall {distribution}",
     )
 
@@ -226,11 +207,16 @@ def score_all(
 ) -> list[tuple[SkillRecord, float, tuple[Contribution, ...]]]:
     """Score every record with the scorer called `scorer`; a raising scorer names its distribution."""
     component = host.get(Kind.SCORER, scorer)
-    distribution = host.components(Kind.SCORER)[scorer].distribution
+    ref = host.components(Kind.SCORER)[scorer]
+    distribution = ref.distribution
     scored = []
     for record in records:
         try:
-            result = component.score(record, request)
+            with quiet():  # a scorer's prints go to stderr, never into the ranking document
+                result = component.score(record, request)
+                contributions = check_contributions(result)  # a generator runs while it is read
+        except BadResult as exc:
+            raise _bad_result(scorer, distribution, record.name, str(exc), ref.plugin) from None
         except Exception as exc:  # a plugin's bug must not surface as a traceback
             raise SwarmError(
                 SCORER_FAILED,
@@ -238,7 +224,6 @@ def score_all(
                 details={"scorer": scorer, "distribution": distribution, "skill": record.name},
                 hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
             ) from exc
-        contributions = _check_contributions(result, scorer, distribution, record.name)
         total = sum(c.points for c in contributions)
         scored.append((record, _tidy(total), contributions))
     return scored

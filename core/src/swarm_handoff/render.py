@@ -11,6 +11,7 @@ from typing import Any
 
 from swarm_handoff.components import Document, Kind
 from swarm_handoff.errors import UsageError
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import PluginHost, get_host
 
 DEFAULT_FORMAT = "text"
@@ -38,7 +39,8 @@ def render(document: Document, name: str = DEFAULT_FORMAT, host: PluginHost | No
         to_text = getattr(document, "to_text", None)  # a document's own layout beats the generic tree
         return str(to_text()) if callable(to_text) else plain_text(document.to_data())
     formatter = host.get(Kind.FORMATTER, name)
-    return str(formatter.render(document))
+    with quiet():  # what a formatter prints is not the document; its return value is
+        return str(formatter.render(document))
 
 
 def plain_text(data: Any, indent: int = 0) -> str:

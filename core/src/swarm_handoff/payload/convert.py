@@ -15,6 +15,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.adapters import AdapterResult
 from swarm_handoff.payload.validate import version_of
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import PluginHost, get_host
 
 SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"
@@ -56,7 +57,8 @@ def convert_payload(payload: Any, to: str, host: PluginHost | None = None) -> Ad
         )
     adapter = host.get(Kind.ADAPTER, name)
     try:
-        result = adapter.convert(payload)
+        with quiet():  # an adapter's prints go to stderr, never into the document
+            result = adapter.convert(payload)
     except Exception as exc:  # a plugin's adapter must not crash the command
         raise SwarmError(
             ErrorCode.COMPONENT_FAILED,

@@ -21,7 +21,7 @@ from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, file_stamp, v3_path
 from swarm_handoff.payload.canonical import check_integrity
-from swarm_handoff.payload.health import HealthResult, health_error, run_health_check
+from swarm_handoff.payload.health import HealthResult, declared_env, health_error, run_health_check
 from swarm_handoff.payload.io import dump_payload, keep_earlier, unique_path, write_atomic
 from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, invocation_for, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
@@ -163,15 +163,58 @@ def hand_off(
     confirm: Confirm | None = None,
     now: dt.datetime | None = None,
 ) -> HandoffResult:
-    """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions."""
-    host = host or get_host()
+    """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
+
+    Whatever goes wrong once the payload is built (a plugin's bug, MemoryError, Ctrl-C) goes
+    through `run.fail`, so the payload is preserved on every failure path, not only the foreseen ones.
+    """
     context = context or make_context()
+    run = _Run(options, context)
+    try:
+        return _hand_off(run, options, host or get_host(), context, confirm, now)
+    except SwarmError as error:
+        raise _fail_safely(run, error) from None
+    except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
+        raise _fail_safely(run, _unexpected(exc)) from exc
+    except BaseException:  # Ctrl-C or exit: keep the payload, then let the interruption go on
+        _fail_safely(run, _unexpected(None))
+        raise
+
+
+HANDOFF_FAILED = "HANDOFF_FAILED"
+
+
+def _unexpected(exc: BaseException | None) -> SwarmError:
+    what = "interrupted" if exc is None else f"unexpected {type(exc).__name__}: {exc}"[:500]
+    return SwarmError(
+        HANDOFF_FAILED,
+        f"the hand-off failed: {what}",
+        hint="the payload is kept (see payload_preserved); hand it over by hand or retry, and report the error",
+    )
+
+
+def _fail_safely(run: _Run, error: SwarmError) -> SwarmError:
+    """`run.fail(error)`, but a failure to preserve is said in the error, never raised over it."""
+    try:
+        return run.fail(error)
+    except Exception as exc:
+        error.message += f" (the payload could not be preserved: {type(exc).__name__}: {exc})"[:500]
+        return error
+
+
+def _hand_off(
+    run: _Run,
+    options: HandoffOptions,
+    host: PluginHost,
+    context: DiscoveryContext,
+    confirm: Confirm | None,
+    now: dt.datetime | None,
+) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema not in SCHEMAS:
         raise UsageError(f"unknown schema {options.schema!r}", hint="use --schema 2.0 or --schema 3.0")
     if options.schema == "2.0" and options.source not in (None, SOURCE_SKILL):
         raise UsageError("--source is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
-    run = _Run(options, context)
     synthesis = load_synthesis(options.synthesis)
     found = discover(context, host)
     record = found.named(options.target)
@@ -241,7 +284,7 @@ def hand_off(
     if options.health_check:
         if record.health_check:
             folder = Path(record.path).parent if record.path else None
-            health = run_health_check(record.health_check, cwd=folder)
+            health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
                 raise run.fail(health_error(options.target, health, None))
         else:
@@ -309,7 +352,6 @@ def _record(run: _Run, path: Path, *, status: str = "written") -> tuple[int | No
             return history.record(path, run.payload, status=status), history.problems
     except (SwarmError, sqlite3.Error, OSError) as exc:
         message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
-        warning = Problem(
-            HISTORY_UNAVAILABLE, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING
-        )
+        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE  # HISTORY_BUSY stays itself
+        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
         return None, (warning,)

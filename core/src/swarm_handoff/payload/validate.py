@@ -18,10 +18,13 @@ from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
+from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.yamlio import LoadError
 
 VALIDATOR_FAILED = "PAYLOAD_VALIDATOR_FAILED"
+# A validator that cannot be trusted to have checked fails the payload, as one that raises does.
+_CLOSED = "the payload is not called valid until the validator is fixed or blocked"
 UNSUPPORTED_VERSION = "PAYLOAD_UNSUPPORTED_VERSION"
 NOT_A_PAYLOAD = "PAYLOAD_NOT_A_PAYLOAD"
 
@@ -121,9 +124,15 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
             built.append((name, host.get(Kind.VALIDATOR, name)))
         except SwarmError as exc:
             failures.append(Problem(VALIDATOR_FAILED, exc.message, hint=exc.hint, severity=Severity.WARNING))
-    validators = [(n, c) for n, c in built if version in tuple(getattr(c, "versions", ()))]
+    declared: list[tuple[str, Any, tuple[str, ...]]] = []
+    for name, component in built:
+        try:
+            declared.append((name, component, check_versions(getattr(component, "versions", None))))
+        except BadResult as exc:  # a broken gate is reported and closed: it fails validation, never silently
+            failures.append(host.blame(Kind.VALIDATOR, name, str(exc), outcome=_CLOSED, severity=Severity.ERROR))
+    validators = [(n, c) for n, c, versions in declared if version in versions]
     if not validators:
-        supported = sorted({str(v) for _, c in built for v in getattr(c, "versions", ())})
+        supported = sorted({v for _, _, versions in declared for v in versions})
         item = problem(
             UNSUPPORTED_VERSION,
             "handoff.version",
@@ -134,7 +143,10 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
     found: list[Problem] = list(failures)
     for name, component in validators:
         try:
-            found.extend(component.validate(payload))
+            with quiet():  # a validator's prints go to stderr, never into the document
+                found.extend(check_problems(component.validate(payload)))
+        except BadResult as exc:
+            found.append(host.blame(Kind.VALIDATOR, name, str(exc), outcome=_CLOSED, severity=Severity.ERROR))
         except Exception as exc:  # one broken rule never hides the others' findings
             found.append(
                 Problem(

@@ -23,6 +23,7 @@ import attrs
 
 from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
@@ -118,7 +119,8 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
         try:
             # A pack may build its workflow lazily (a module `__getattr__`, so that discovery's
             # import stays cheap): looking `WORKFLOW` up can raise too, so it is inside the `try`.
-            workflow, problem = _workflow_of(ep.load(), getattr(ep, "attr", None))
+            with quiet():  # a pack that prints at import must not corrupt a JSON document
+                workflow, problem = _workflow_of(ep.load(), getattr(ep, "attr", None))
         except SwarmError as exc:  # most often WORKFLOW_INVALID, raised while the module builds it
             problems.append(Problem(exc.code, f"{where}: {exc.message}", path=ep.name, hint=exc.hint))
             problems += [attrs.evolve(p, path=ep.name) for p in exc.problems]
