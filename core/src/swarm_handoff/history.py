@@ -136,6 +136,10 @@ class History:
 
     def record(self, payload_path: Path | str, payload: Mapping[str, Any], *, status: str = "written") -> int:
         """Record one hand-off and return its id."""
+        with self.transaction() as db:
+            return self._insert(db, payload_path, payload, status)
+
+    def _insert(self, db: sqlite3.Connection, payload_path: Path | str, payload: Mapping[str, Any], status: str) -> int:
         handoff = payload.get("handoff") if isinstance(payload, Mapping) else None
         handoff = handoff if isinstance(handoff, Mapping) else {}
 
@@ -148,24 +152,23 @@ class History:
         meta = handoff.get("meta")
         hash_ = meta.get("payload_hash") if isinstance(meta, Mapping) else None
         version = handoff.get("version")
-        with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
-                " session_path, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    now,
-                    str(payload_path),
-                    hash_ if isinstance(hash_, str) else None,
-                    str(version) if version is not None else None,
-                    part("source", "skill"),
-                    part("target", "skill"),
-                    part("source", "workflow_id"),
-                    part("source", "session_path"),
-                    status,
-                    now,
-                ),
-            )
-            return int(cursor.lastrowid or 0)
+        cursor = db.execute(
+            "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
+            " session_path, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                now,
+                str(payload_path),
+                hash_ if isinstance(hash_, str) else None,
+                str(version) if version is not None else None,
+                part("source", "skill"),
+                part("target", "skill"),
+                part("source", "workflow_id"),
+                part("source", "session_path"),
+                status,
+                now,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
 
     def acknowledge(self, payload_path: Path | str, payload: Mapping[str, Any], status: str) -> HandoffRow:
         """Record the target's acknowledgment of a payload (found by hash, else by path)."""
@@ -175,10 +178,12 @@ class History:
             )
         meta = payload.get("handoff", {}).get("meta", {}) if isinstance(payload, Mapping) else {}
         hash_ = meta.get("payload_hash") if isinstance(meta, Mapping) else None
-        row = self._find(str(payload_path), hash_ if isinstance(hash_, str) else None)
-        handoff_id = row.id if row is not None else self.record(payload_path, payload, status=status)
         now = _now()
+        # Find (or record) and acknowledge in one write transaction: two `ack`s of a payload the
+        # history never saw, run at once, would otherwise both record it.
         with self.transaction() as db:
+            row = self._find(str(payload_path), hash_ if isinstance(hash_, str) else None)
+            handoff_id = row.id if row is not None else self._insert(db, payload_path, payload, status)
             db.execute("INSERT INTO acks (handoff_id, status, at) VALUES (?, ?, ?)", (handoff_id, status, now))
             db.execute("UPDATE handoffs SET status = ?, updated_at = ? WHERE id = ?", (status, now, handoff_id))
         found = self._by_id(handoff_id)
