@@ -3,7 +3,8 @@
 Every distribution is found from its own `pyproject.toml` (`plugins/*`, `skills-examples/*`,
 `docs/examples/*`), so a new plugin is tested without editing this file. Python versions come from
 the core's classifiers. Regular installs run on 3.10 and 3.12, editable ones on 3.11 and 3.13, so
-both kinds of install are exercised. `bench` is not in the default run.
+both kinds of install are exercised. `stress` (tests/stress, many CLI processes at once) runs on
+one Python. `bench` is not in the default run.
 
 uv creates the environments when it is installed (`pip install "nox[uv]"`): the matrix is about
 thirty environments, and uv builds them several times faster than pip. It never downloads an
@@ -25,7 +26,7 @@ os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "e2e", "docs", "minimums"]
+nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "stress", "e2e", "docs", "minimums"]
 
 PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
 EDITABLE = {"3.11", "3.13"}
@@ -109,7 +110,14 @@ def all(session: nox.Session) -> None:
     session.install(".", "--no-deps")  # the meta-distribution itself; its dependencies are the folders above
     session.install("pytest-xdist>=3")
     suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
-    session.run("pytest", *PARALLEL, "-m", "not e2e", *suites, *session.posargs)
+    session.run("pytest", *PARALLEL, "-m", "not e2e and not stress", *suites, *session.posargs)
+
+
+@nox.session(python=PYTHONS[-1])
+def stress(session: nox.Session) -> None:
+    """Many real CLI processes at once into one session and one history (tests/stress): nothing is lost."""
+    _install(session, CORE, *DEFAULT_PLUGINS, *PACKS)
+    session.run("pytest", "-m", "stress", "tests/stress", *session.posargs)
 
 
 @nox.session(python="3.11")

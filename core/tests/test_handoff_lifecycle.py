@@ -100,13 +100,18 @@ def test_a_v2_handoff_writes_a_private_verified_payload_and_prints_the_quoted_in
     assert (row.target, row.status, row.id) == ("lit-pm", "written", data["history_id"])
 
 
-def test_a_second_handoff_keeps_the_earlier_payload(swarm_cli, world):
+def test_a_second_handoff_gets_its_own_file_and_the_first_stays_where_it_was_reported(swarm_cli, world):
+    # Changed by issue 12: the earlier payload used to be renamed to handoff-payload.1.yaml, so the
+    # path the first run had printed (and handed to its target) then held the second run's payload.
     first = handoff(swarm_cli, world, "lit-pm").json()
     second = handoff(swarm_cli, world, "healthy", "--reason", "second opinion").json()
-    kept = Path(second["kept_earlier"])
-    assert kept.name == "handoff-payload.1.yaml"
-    assert load_payload_file(kept)["handoff"]["meta"]["payload_hash"] == first["payload_hash"]
+    assert Path(first["payload_path"]).name == "handoff-payload.yaml"
+    assert Path(second["payload_path"]).name == "handoff-payload-2.yaml"
+    assert second["kept_earlier"] is None
+    assert load_payload_file(Path(first["payload_path"]))["handoff"]["meta"]["payload_hash"] == first["payload_hash"]
     assert load_payload_file(Path(second["payload_path"]))["handoff"]["target"]["skill"] == "healthy"
+    third = handoff(swarm_cli, world, "lit-pm").json()
+    assert Path(third["payload_path"]).name == "handoff-payload-3.yaml"  # the highest number is the newest
 
 
 def test_unknown_target_names_the_closest_skills(swarm_cli, world):

@@ -36,29 +36,10 @@ def cache_folder(env: Mapping[str, str]) -> str | None:
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`."""
-    import contextlib
+    """Replace `path` with `data` at once, keeping its permissions (see `safefs.atomic_write`)."""
+    from swarm_handoff import safefs  # as cheap to import as this module: no typing, pathlib or tempfile
 
-    path = os.fspath(path)
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    try:
-        mode = os.stat(path).st_mode & 0o777  # keep the permissions a user gave the file
-    except OSError:
-        mode = 0o644  # a 0600 temporary file would hide a session file from the user's other tools
-    # What tempfile.mkstemp does (a unique name, created exclusively), without importing tempfile
-    # and its dependencies on the start-up path of every command that writes a cache.
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    safefs.atomic_write(path, data)
 
 
 def load(path: str | os.PathLike[str], kind: str) -> Any:

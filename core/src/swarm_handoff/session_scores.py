@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import io
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -151,22 +149,9 @@ def write_scores(session: Path | str, result: RankingResult, *, now: _dt.datetim
 
 
 def _atomic_write(path: Path, data: Any) -> None:
-    """Dump to a temporary file in the same folder and move it over the old one."""
+    """Dump and replace the file at once (`safefs`: a recognisable temporary, fsynced, then a rename)."""
+    from swarm_handoff import safefs
+
     stream = io.StringIO()
     _rt_yaml().dump(data, stream)
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    ) as handle:
-        try:
-            handle.write(stream.getvalue())
-            handle.flush()
-            os.fsync(handle.fileno())
-        except BaseException:
-            handle.close()
-            Path(handle.name).unlink(missing_ok=True)
-            raise
-    try:
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    safefs.atomic_write(path, stream.getvalue().encode("utf-8"), durable=True)

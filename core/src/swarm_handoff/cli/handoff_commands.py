@@ -73,7 +73,9 @@ def register(app: typer.Typer) -> None:
     def handoff(
         target: Annotated[str, typer.Argument(help="The skill to hand the work to.")],
         synthesis: Annotated[Path, typer.Option("--synthesis", help="The synthesis file (YAML or JSON).")],
-        session: Annotated[Path, typer.Option("--session", help="The session folder the payload is written into.")],
+        session: Annotated[
+            str, typer.Option("--session", help="The session folder the payload is written into (must exist).")
+        ],
         schema: Annotated[str, typer.Option("--schema", help="Payload version: 2.0 or 3.0.")] = "2.0",
         source: Annotated[str | None, typer.Option("--source", help="The handing-off skill (v3.0 only).")] = None,
         reason: Annotated[str, typer.Option("--reason", help="Why this hand-off (meta.handoff_reason).")] = "",
@@ -91,13 +93,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
         from swarm_handoff.discovery import make_context
-        from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+        from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
 
         def action(host: PluginHost) -> Document:
+            check_session(session)  # the text as given: Path("") would quietly mean "."
             options = HandoffOptions(
                 target=target,
                 synthesis=synthesis,
-                session=session,
+                session=Path(session),
                 schema=schema,
                 source=source,
                 reason=reason,
@@ -143,7 +146,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Convert a payload between 2.0 and 3.0, listing every field the conversion drops."""
         from swarm_handoff.payload.convert import convert_payload
-        from swarm_handoff.payload.io import dump_payload, keep_earlier, write_atomic
+        from swarm_handoff.payload.io import dump_payload, write_atomic, write_keeping_earlier
         from swarm_handoff.payload.validate import load_payload
 
         def action(host: PluginHost) -> Document:
@@ -152,8 +155,7 @@ def register(app: typer.Typer) -> None:
                 for side_path, content in result.side_files:
                     write_atomic(Path(side_path), dump_payload(content, Path(side_path)))
                 if output is not None:
-                    keep_earlier(output)
-                    write_atomic(output, dump_payload(result.payload, output))
+                    write_keeping_earlier(output, dump_payload(result.payload, output))
             except OSError as exc:
                 raise SwarmError(
                     ErrorCode.VALIDATION_FAILED,

@@ -62,9 +62,14 @@ def file_stamp(moment: dt.datetime) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
-def v3_path(session: Path, source: str, target: str, moment: dt.datetime) -> Path:
-    """Where a v3.0 payload goes: `{session}/handoffs/{source}-to-{target}-{timestamp}.json`."""
-    return session / "handoffs" / f"{source}-to-{target}-{file_stamp(moment)}.json"
+def v3_path(session: Path, source: str, target: str, moment: dt.datetime, *, run: str | None = None) -> Path:
+    """Where a v3.0 payload goes: `{session}/handoffs/{source}-to-{target}-{timestamp}.json`.
+
+    `run` (a few random hex digits) makes the name one run's own: side files are named while the
+    payload is built, before any other run's name is known, so the time alone could be shared.
+    """
+    unique = f"-{run}" if run else ""
+    return session / "handoffs" / f"{source}-to-{target}-{file_stamp(moment)}{unique}.json"
 
 
 def shorten(text: str, limit: int = SUMMARY_CAP) -> str:
@@ -176,7 +181,7 @@ def build_v3(
             },
         }
     }
-    side_path = v3_path(session, source, target.name, moment).with_suffix(".session.json")
+    side_path = v3_path(session, source, target.name, moment, run=uuid.uuid4().hex[:8]).with_suffix(".session.json")
     return fit_budget(payload, side_path)
 
 

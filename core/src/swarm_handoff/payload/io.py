@@ -1,5 +1,9 @@
 """Read payload files safely, and write them atomically without losing an earlier one.
 
+Writes go through `swarm_handoff.safefs`: a new payload is created exclusively under a name of its
+own (`write_new`), so any number of hand-offs at once each keep their file, and the one path the
+user names (`convert --output`) keeps what was there (`write_keeping_earlier`).
+
 Payload YAML is parsed with the timestamp resolver switched off: `timestamp: 2026-02-04T19:30:00Z`
 loads as the text written, quoted or not, so reformatting the YAML never changes a value (and so
 never the hash). Size, alias-bomb and encoding guards are those of `yamlio`.
@@ -7,14 +11,15 @@ never the hash). Size, alias-bomb and encoding guards are those of `yamlio`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from swarm_handoff import safefs
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
     JSON_SYNTAX,
@@ -27,6 +32,7 @@ from swarm_handoff.yamlio import (
 )
 
 _local = threading.local()
+_MAX_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)
 # Characters a YAML reader refuses or treats as line breaks; JSON-as-YAML writes them as \\uXXXX.
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
@@ -113,39 +119,81 @@ def dump_payload(payload: Any, path: Path) -> str:
 
 
 def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
-    """Write `text` to `path` through a temporary file and `os.replace`, with permissions `mode`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Replace `path` with `text` all at once (fsynced), so no reader ever sees half a payload."""
+    safefs.atomic_write(path, text.encode("utf-8"), mode=mode, durable=True)
+
+
+def numbered(path: Path, n: int) -> Path:
+    """The `n`-th name of a series: `path` itself for 1, else `stem-N.ext` (`handoff-payload-2.yaml`)."""
+    return path if n <= 1 else path.with_name(f"{path.stem}-{n}{path.suffix}")
+
+
+def _highest(path: Path) -> int:
+    """The highest number of the series of `path` present in its folder (0 when there is none)."""
+    stem, suffix = path.stem, path.suffix
+    highest = 0
     try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        names = os.listdir(path.parent)
+    except OSError:
+        return 0
+    for name in names:
+        if name == path.name:
+            highest = max(highest, 1)
+        elif name.startswith(f"{stem}-") and name.endswith(suffix):
+            number = name[len(stem) + 1 : len(name) - len(suffix)]
+            if number.isascii() and number.isdigit() and len(number) < 10:
+                highest = max(highest, int(number))
+    return highest
 
 
-def keep_earlier(path: Path) -> Path | None:
-    """Move an existing `path` aside (`name.1.ext`, `name.2.ext`, ...) so a new write keeps it."""
-    if not path.exists():
-        return None
-    n = 1
-    while True:
-        kept = path.with_name(f"{path.stem}.{n}{path.suffix}")
-        if not kept.exists():
-            break
-        n += 1
-    os.replace(path, kept)
+def write_new(path: Path, text: str, *, mode: int = 0o600) -> Path:
+    """Write `text` as a new file, `path` or the next of its series; never replace anything. Return the name.
+
+    Several writers at once each get their own name: the folder is locked while a name is picked,
+    and the file is created exclusively anyway (`safefs.create_new`), so even without the lock
+    nothing is replaced. The series only grows, so its highest number is the newest file.
+    """
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    with safefs.locked(folder):
+        first = _highest(path) + 1
+        candidates = [str(numbered(path, n)) for n in range(first, first + _MAX_TRIES)]
+        created = safefs.create_first(candidates, data, mode=mode, durable=True)
+    if created is None:
+        raise FileExistsError(errno.EEXIST, f"no free name after {_MAX_TRIES} tries", str(path))
+    return Path(created)
+
+
+def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path | None:
+    """Write `text` to the path the user named; a file already there is first kept as `stem.N.ext`.
+
+    The earlier file gets its new name by a hard link before the new content replaces it, so `path`
+    is never missing and never half written; the folder lock keeps two writers from keeping the
+    same earlier file twice and losing one of their own. Returns where the earlier file was kept.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with safefs.locked(path.parent):
+        kept = None
+        if os.path.lexists(path):
+            kept = keep_earlier(path)
+        write_atomic(path, text, mode=mode)
     return kept
 
 
-def unique_path(path: Path) -> Path:
-    """Return `path`, or `stem-2.ext`, `stem-3.ext`, ... when a file of that name already exists."""
-    candidate, n = path, 1
-    while candidate.exists():
-        n += 1
-        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-    return candidate
+def keep_earlier(path: Path) -> Path | None:
+    """Give an existing `path` a second name, `name.1.ext`, `name.2.ext`, ..., never taking a used one.
+
+    The name is made with a hard link (exclusive: it fails rather than replace), so `path` itself
+    stays; call this under `safefs.locked(path.parent)` and replace `path` next.
+    """
+    if not os.path.lexists(path):
+        return None
+    for n in range(1, _MAX_TRIES + 1):
+        kept = path.with_name(f"{path.stem}.{n}{path.suffix}")
+        try:
+            os.link(path, kept, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        return kept
+    raise FileExistsError(errno.EEXIST, f"no free name to keep the earlier file after {_MAX_TRIES} tries", str(path))

@@ -7,22 +7,27 @@ work is lost: the user fixes the cause and hands the preserved payload over by h
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import difflib
+import errno
 import os
+import re
 import shlex
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, file_stamp, v3_path
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.health import HealthResult, declared_env, health_error, run_health_check
-from swarm_handoff.payload.io import dump_payload, keep_earlier, unique_path, write_atomic
+from swarm_handoff.payload.io import dump_payload, write_new
 from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, invocation_for, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
 from swarm_handoff.payload.validate import validate_payload
@@ -32,6 +37,10 @@ from swarm_handoff.synthesis import load_synthesis
 
 SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
+# A name that becomes part of a file name: no separator, no `.`/`..`, no leading dot or dash.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+UNSAFE_NAME = "UNSAFE_NAME"  # a skill's name cannot be part of a file name
+SESSION_WRITABLE_BY_OTHERS = "SESSION_WRITABLE_BY_OTHERS"  # warning: others may plant or swap files there
 
 
 @attrs.frozen(kw_only=True)
@@ -119,6 +128,55 @@ def _not_found(target: str, found: list[str], ineligible: list[str]) -> SwarmErr
     )
 
 
+def check_name(value: str, option: str) -> None:
+    """Refuse an option value that would become part of a file name but could leave its folder."""
+    if not SAFE_NAME.match(value):
+        raise UsageError(
+            f"{option} {value!r} cannot be part of a file name",
+            hint="use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 128)",
+            option=option,
+            value=value,
+        )
+
+
+def check_session(session: str | os.PathLike[str]) -> None:
+    """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk."""
+    text = os.fspath(session)
+    if not text.strip():
+        raise UsageError(
+            "--session is empty", hint="pass the session folder the swarm wrote (--session DIR)", option="--session"
+        )
+    resolved = Path(text).expanduser().resolve()
+    if resolved == Path(resolved.anchor):
+        raise UsageError(
+            f"--session {text!r} is the root folder {resolved}; payloads are never written there",
+            hint="pass the session folder the swarm wrote (--session DIR)",
+            option="--session",
+            value=text,
+        )
+
+
+def session_warnings(session: Path) -> tuple[Problem, ...]:
+    """Warn when people other than the user can write into the session (and so swap or plant files)."""
+    try:
+        mode = session.stat().st_mode
+    except OSError:
+        return ()
+    who = [name for bit, name in ((stat.S_IWGRP, "its group"), (stat.S_IWOTH, "everyone")) if mode & bit]
+    if not who:
+        return ()
+    return (
+        Problem(
+            SESSION_WRITABLE_BY_OTHERS,
+            f"the session folder {session} can be written by {' and '.join(who)} (mode {stat.S_IMODE(mode):o}); "
+            "others could replace or plant files the target will read",
+            path=str(session),
+            hint=f"chmod go-w {session}, or use a session folder of your own",
+            severity=Severity.WARNING,
+        ),
+    )
+
+
 def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str | None:
     """Keep a payload that could not be handed off, in the session folder or else the config folder."""
     suffix = ".yaml" if version == "2.0" else ".json"
@@ -127,9 +185,7 @@ def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str
         try:
             if folder == session and not folder.is_dir():
                 continue
-            path = unique_path(folder / name)
-            write_atomic(path, dump_payload(payload, path))
-            return str(path)
+            return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
         except OSError:
             continue
     return None
@@ -215,11 +271,21 @@ def _hand_off(
         raise UsageError(f"unknown schema {options.schema!r}", hint="use --schema 2.0 or --schema 3.0")
     if options.schema == "2.0" and options.source not in (None, SOURCE_SKILL):
         raise UsageError("--source is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
+    if options.source is not None:
+        check_name(options.source, "--source")  # it becomes part of the v3.0 file name
+    check_session(options.session)
     synthesis = load_synthesis(options.synthesis)
     found = discover(context, host)
     record = found.named(options.target)
     if record is None:
         raise _not_found(options.target, [r.name for r in found.workflows], [r.name for r in found.ineligible])
+    if options.schema == "3.0" and not SAFE_NAME.match(record.name):
+        raise SwarmError(
+            UNSAFE_NAME,
+            f"the skill name {record.name!r} cannot be part of a file name, so no v3.0 payload is written for it",
+            details={"target_skill": record.name, "skill_path": record.path},
+            hint="rename the skill (letters, digits, '.', '_' and '-'), or hand off with --schema 2.0",
+        )
     source = options.source or SOURCE_SKILL
     chain = options.chain or (source,)
     moment = now or utc_now()
@@ -302,23 +368,27 @@ def _write(
 ) -> HandoffResult:
     payload = run.payload
     handoff = payload["handoff"]
-    kept = None
+    warnings = (*warnings, *session_warnings(run.session))
     try:
         if run.options.schema == "2.0":
-            path = run.session / FILE_NAME
-            kept_path = keep_earlier(path)
-            kept = str(kept_path) if kept_path else None
+            wanted = run.session / FILE_NAME
         else:
             moment = dt.datetime.strptime(handoff["timestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-            path = unique_path(v3_path(run.session, handoff["source"]["skill"], record.name, moment))
+            wanted = v3_path(run.session, handoff["source"]["skill"], record.name, moment)
+            _own_folder(wanted.parent)
         for side_path, content in side_files:
-            write_atomic(side_path, dump_payload(content, side_path))
-        write_atomic(path, dump_payload(payload, path))
+            _own_folder(side_path.parent)
+            if not safefs.create_new(side_path, dump_payload(content, side_path).encode("utf-8")):
+                raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
+        # Each run gets a name of its own (`handoff-payload.yaml`, then `handoff-payload-2.yaml`, ...):
+        # a path once reported is never moved or replaced, so the invocation printed stays true.
+        path = write_new(wanted, dump_payload(payload, wanted))
     except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
         raise run.fail(
             SwarmError(
                 ErrorCode.VALIDATION_FAILED,
-                f"cannot write the payload into {run.session}: {exc.strerror or exc}",
+                f"cannot write the payload into {run.session}: {exc.strerror or exc}{where}",
                 details={"missing_fields": [], "validation_errors": [str(exc)]},
                 hint="check the session folder's permissions and free space",
             )
@@ -332,13 +402,22 @@ def _write(
         invocation=substitute(record, path),
         payload_hash=integrity.computed_hash,
         payload_size_bytes=integrity.computed_size,
-        kept_earlier=kept,
+        kept_earlier=None,  # nothing is moved aside any more; kept in the document for its readers
         side_files=tuple(str(p) for p, _ in side_files),
         notes=tuple(notes),
         warnings=(*warnings, *history_warnings),
         health_check=health,
         history_id=history_id,
     )
+
+
+def _own_folder(folder: Path) -> None:
+    """Make a folder the tool owns inside the session; refuse one that is a symlink (it could lead anywhere)."""
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir()
+    if folder.is_symlink() or not folder.is_dir():
+        why = "not a folder of its own (a symlink or a file is in its place)"
+        raise NotADirectoryError(errno.ENOTDIR, why, str(folder))
 
 
 def _record(run: _Run, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:

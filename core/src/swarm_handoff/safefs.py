@@ -1,0 +1,262 @@
+"""Safe writes: atomic replacement, exclusive creation, a folder lock and the clean-up of dead temporaries.
+
+Every file swarm-handoff writes goes through here, so that two copies of a command running at once
+never lose each other's work and a reader never sees half a file:
+
+* `atomic_write` replaces a file's whole content at once (a temporary file, then `os.replace`);
+* `create_new` makes a file that did not exist, fully written before its name appears (a temporary
+  file, then `os.link`, which fails instead of replacing anything, a symlink included);
+* `locked` holds a folder exclusively (`flock`) while a writer picks a name or moves files;
+* temporaries are named `.{name}.{pid}.{12 hex digits}.tmp`, so a writer that was killed (`kill -9`)
+  leaves something recognisable, and the next writer in that folder removes it once its process is
+  gone (`clean_stale_temps`). Nothing that does not match that pattern is ever removed.
+
+Like `filecache`, this module is on the start-up path of every command that writes a cache, so it
+imports only `errno`, `os`, `stat` and `sys` at import time (no typing, pathlib, tempfile or re).
+"""
+
+from __future__ import annotations
+
+import errno  # built into the interpreter: free to import
+import os
+import stat  # already imported by `os` itself
+import sys
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from contextlib import AbstractContextManager
+
+TEMP_SUFFIX = ".tmp"
+# A temporary whose writer is gone is removed only once it is this old: a process in another pid
+# namespace (a container sharing the folder) looks dead from here while it is still writing.
+DEAD_GRACE_S = 60.0
+# Past this age a temporary is removed even if a process with its pid exists (pids are reused).
+MAX_TEMP_AGE_S = 6 * 3600.0
+_NAME_KEEP = 100  # characters of the target's name kept in a temporary's name (NAME_MAX is 255)
+_HEX = frozenset("0123456789abcdef")
+
+
+def temp_name(name: str) -> str:
+    """A fresh temporary name for `name` that says which process wrote it, so a leftover can be judged."""
+    return f".{name[:_NAME_KEEP]}.{os.getpid()}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+
+
+def temp_owner(name: str) -> int | None:
+    """The writer's pid when `name` is one of our temporaries (`.NAME.PID.HEX12.tmp`), else None."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return None
+    parts = name[1 : -len(TEMP_SUFFIX)].rsplit(".", 2)
+    if len(parts) != 3 or not parts[0]:
+        return None
+    _, pid, token = parts
+    if not (pid.isascii() and pid.isdigit() and len(token) == 12 and set(token) <= _HEX):
+        return None
+    return int(pid)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if sys.platform == "win32":  # os.kill there terminates the process: never probe, trust age alone
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, it is someone else's
+        return True
+    return True
+
+
+def clean_stale_temps(folder: str | os.PathLike[str], *, now: float | None = None) -> list[str]:
+    """Remove our temporaries in `folder` left by writers that died; return the names removed.
+
+    A temporary is stale when its writer's pid is gone and it has not changed for `DEAD_GRACE_S`,
+    or when it is older than `MAX_TEMP_AGE_S` whoever wrote it. Best effort: never raises.
+    """
+    import time
+
+    removed: list[str] = []
+    current = time.time() if now is None else now
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        pid = temp_owner(name)
+        if pid is None:
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            age = current - st.st_mtime
+            if age < DEAD_GRACE_S or (age < MAX_TEMP_AGE_S and _alive(pid)):
+                continue
+            os.unlink(path)
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
+
+
+def write_temp(folder: str, name: str, data: bytes, *, mode: int, durable: bool) -> str:
+    """Write `data` to a new temporary beside `folder/name` and return its path (the caller moves it).
+
+    The temporary is created exclusively and never through a symlink; leftovers of dead writers in
+    the same folder are cleaned up first, so a killed writer costs at most one folder's worth.
+    """
+    clean_stale_temps(folder)
+    tmp = os.path.join(folder, temp_name(name))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        _discard(tmp)
+        raise
+    return tmp
+
+
+def _discard(path: str) -> None:
+    try:  # noqa: SIM105 - contextlib is not worth importing on the start-up path for this
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, mode: int | None = None, durable: bool = False) -> None:
+    """Replace `path`'s content with `data` all at once: readers see the old file or the new, never half.
+
+    `mode` None keeps the permissions a user gave an existing file (0644 for a new one). A symlink at
+    `path` is replaced by the file, never written through. `durable` adds an fsync (payloads).
+    """
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    folder = folder or "."
+    os.makedirs(folder, exist_ok=True)
+    if mode is None:
+        try:
+            st = os.lstat(target)
+        except OSError:
+            st = None
+        # a 0600 file would hide a session file from the user's other tools; a symlink's 0777 says nothing
+        mode = st.st_mode & 0o777 if st is not None and stat.S_ISREG(st.st_mode) else 0o644
+    tmp = write_temp(folder, name, data, mode=mode, durable=durable)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def create_new(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o600, durable: bool = True) -> bool:
+    """Create `path` holding `data`, complete before its name appears; False when the name is taken.
+
+    Taken means anything at all: a file, a folder, a symlink (dangling or not) is left as it is.
+    """
+    return create_first([path], data, mode=mode, durable=durable) is not None
+
+
+def create_first(
+    paths: Sequence[str | os.PathLike[str]], data: bytes, *, mode: int = 0o600, durable: bool = True
+) -> str | None:
+    """Create the first free one of `paths` (all in one folder) holding `data`; None when all are taken.
+
+    The content is written once to a temporary and given each name in turn with `os.link`, which
+    never replaces and never follows a symlink, so a reader sees no name until the file is whole.
+    """
+    targets = [os.fspath(p) for p in paths]
+    if not targets:
+        return None
+    folder, name = os.path.split(targets[0])
+    folder = folder or "."
+    tmp = write_temp(folder, name, data, mode=mode, durable=durable)
+    try:
+        for target in targets:
+            try:
+                os.link(tmp, target)  # fails on any existing name, symlinks included
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if exc.errno not in _NO_HARD_LINKS:
+                    raise
+                if not _create_in_place(target, data, mode=mode, durable=durable):
+                    continue
+            if durable:
+                _sync_folder(folder)
+            return target
+        return None
+    finally:
+        _discard(tmp)
+
+
+# File systems without hard links (FAT, some network and FUSE mounts) say so with one of these.
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
+
+
+def _create_in_place(target: str, data: bytes, *, mode: int, durable: bool) -> bool:
+    """`create_new` where hard links are refused: still exclusive, but a reader may see it growing."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(target, flags, mode)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        os.chmod(target, mode)
+        handle.write(data)
+        handle.flush()
+        if durable:
+            os.fsync(handle.fileno())
+    return True
+
+
+def _sync_folder(folder: str) -> None:
+    """Make a new name durable (POSIX keeps it in the folder, which has its own fsync)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class _FolderLock:
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.fd: int | None = None
+
+    def __enter__(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: exclusive creation alone keeps writers apart
+            return
+        try:
+            self.fd = os.open(self.folder, os.O_RDONLY)
+        except OSError:
+            return  # no folder, nothing to protect; the write that follows reports why
+        fcntl.flock(self.fd, fcntl.LOCK_EX)  # waits for the other writer to finish
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = None
+
+
+def locked(folder: str | os.PathLike[str]) -> AbstractContextManager[None]:
+    """Hold `folder` exclusively while a writer picks a name in it or moves a file aside.
+
+    An advisory `flock` on the folder itself: it leaves no file behind, and it is released when the
+    process ends, however it ends. Where `fcntl` does not exist, writers are not serialised, and
+    `create_new` still guarantees that none replaces another's file.
+    """
+    return _FolderLock(os.fspath(folder))
