@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.yamlio import load_document
+from swarm_handoff.yamlio import LoadError, check_size, load_document
 
 PROBLEM_TYPES = ("decision", "creative", "analytical", "strategic")
 # Accepted too, because v3.0 payloads and their targets use them.
@@ -22,6 +22,10 @@ PROBLEM_TYPES_V3 = ("implementation", "research", "verification")
 CONVERGENCE_LEVELS = ("high", "medium", "low", "none")
 
 SYNTHESIS_INVALID = "SYNTHESIS_INVALID"
+# A synthesis is a few levels deep. The hand-off copies parts of it a few levels down into the
+# payload, so its limit sits well under `yamlio.MAX_DEPTH`: every payload built from an accepted
+# synthesis loads back (and verifies) under the payload limits.
+SYNTHESIS_MAX_DEPTH = 32
 
 
 @attrs.frozen(kw_only=True)
@@ -175,4 +179,13 @@ def load_synthesis(path: Path | str) -> Synthesis:
     """Read and validate a synthesis file (YAML, or JSON by its `.json` extension)."""
     path = Path(path)
     data = load_document(path, "synthesis")
+    try:
+        check_size(data, path=str(path), max_depth=SYNTHESIS_MAX_DEPTH)
+    except LoadError as exc:
+        raise SwarmError(
+            ErrorCode.VALIDATION_FAILED,
+            f"cannot load synthesis {path}: {exc.problem.message}",
+            hint=exc.problem.hint,
+            problems=(exc.problem,),
+        ) from None
     return parse_synthesis(data, path=str(path))
