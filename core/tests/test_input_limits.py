@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from swarm_handoff import fastyaml, jsonio
 from swarm_handoff.payload.build3 import build_v3
@@ -186,3 +188,33 @@ def test_hostile_payloads_are_invalid_payload_never_a_traceback(swarm_cli, swarm
     result = swarm_cli(command, str(path), *extra, "--format", "json")
     assert result.exit_code == 1
     assert result.json()["error"]["code"] == "INVALID_PAYLOAD"
+
+
+# Fragments that reach the parsers' corners: tags, anchors, deep brackets, long numbers, odd characters.
+FRAGMENTS = st.sampled_from(
+    [
+        "a: ", "- ", "  ", "\n", "[", "]", "{", "}", ",", ":", "? ", "&x ", "*x", "!!set ", "!!binary ", "!!python/x ",
+        "!t ", "'", '"', "#", "|", ">", "---\n", "...\n", "%YAML 1.1\n", "<<: ", "0x", "9" * 120, "1e999", ".inf",
+        "\t", "\x85", "\u2028", "\ufeff", "\x00", "\\", "yes", "~", "{a: [", '{"a": ', '"a": 1, "a": 2',
+    ]
+)  # fmt: skip
+HOSTILE_TEXT = st.one_of(st.text(max_size=200), st.lists(FRAGMENTS, max_size=60).map("".join))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOSTILE_TEXT)
+def test_no_text_makes_a_parser_raise_anything_but_a_coded_load_error(text):
+    loaders = [
+        lambda: fastyaml.load(text),
+        lambda: parse_yaml(text),
+        lambda: parse_payload_text(text),
+        lambda: parse_payload_text(text, json_text=True),
+        lambda: jsonio.loads(text),
+    ]
+    codes = []
+    for load in loaders:
+        try:
+            load()
+        except LoadError as exc:  # anything else fails the test with its traceback
+            codes.append(exc.problem.code)
+    assert all(code.isupper() for code in codes)

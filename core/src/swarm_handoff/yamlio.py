@@ -155,13 +155,47 @@ def is_long_number(value: str) -> bool:
     return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
 
 
+def _events(text: str, *, pure: bool) -> Any:
+    """Parser events of `text`: libyaml's when installed (and not `pure`), else the pure parser's."""
+    if not pure:
+        try:
+            from _ruamel_yaml import CParser  # type: ignore[import-not-found]
+        except ImportError:
+            pure = True
+    if pure:
+        from ruamel.yaml import YAML
+
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    parser = CParser(text)
+    try:
+        while (event := parser.get_event()) is not None:
+            yield event
+            if event.__class__.__name__ == "StreamEndEvent":
+                return
+    finally:
+        parser.dispose()
+
+
 def check_events(text: str, *, path: str | None = None, line_offset: int = 0) -> None:
-    """Walk the parser's events (no recursion) to refuse deep nesting, unsafe tags and huge numbers."""
-    from ruamel.yaml import YAML
+    """Walk the parser's events (no recursion) to refuse deep nesting, unsafe tags and huge numbers.
+
+    libyaml parses when installed (a tenth of the pure parser's time); it refuses some valid YAML,
+    so a syntax error there is checked again with the pure parser, the reference.
+    """
+    from ruamel.yaml.error import MarkedYAMLError
+
+    try:
+        _check_events(_events(text, pure=False), path, line_offset)
+    except MarkedYAMLError:
+        _check_events(_events(text, pure=True), path, line_offset)
+
+
+def _check_events(events: Any, path: str | None, line_offset: int) -> None:
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent, NodeEvent, ScalarEvent
 
     depth = 0
-    for event in YAML(typ="safe", pure=True).parse(text):
+    for event in events:
         if isinstance(event, CollectionEndEvent):
             depth -= 1
             continue
