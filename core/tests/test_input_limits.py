@@ -218,3 +218,14 @@ def test_no_text_makes_a_parser_raise_anything_but_a_coded_load_error(text):
         except LoadError as exc:  # anything else fails the test with its traceback
             codes.append(exc.problem.code)
     assert all(code.isupper() for code in codes)
+
+
+def test_a_synthesis_with_a_non_text_key_is_refused_before_any_payload_exists(tmp_path):
+    path = tmp_path / "synthesis.yaml"
+    path.write_text(
+        "original_prompt: Why?\nproblem_type: analytical\ninsights:\n  convergent:\n    - {1: one, '1': two}\n"
+    )
+    with pytest.raises(Exception) as caught:
+        load_synthesis(path)
+    assert getattr(caught.value, "code", None) == "VALIDATION_FAILED"
+    assert caught.value.problems[0].code == "KEY_NOT_TEXT"

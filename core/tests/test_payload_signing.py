@@ -175,3 +175,28 @@ def test_a_config_folder_that_cannot_hold_a_key_preserves_the_payload(swarm_cli,
     error = result.json()["error"]
     assert error["code"] == "SIGNING_KEY_UNAVAILABLE"
     assert error["payload_preserved"]
+
+
+def test_require_signature_fails_a_stripped_signature(swarm_cli, world, config):
+    out = hand_off(swarm_cli, world, "--sign", "--schema", "3.0")
+    path = out["payload_path"]
+    with open(path) as handle:
+        payload = json.load(handle)
+    del payload["handoff"]["meta"]["signature"]
+    with open(path, "w") as handle:
+        json.dump(seal(payload), handle)
+    assert swarm_cli("verify", path, "--format", "json").json()["signature"] == "absent"  # optional by default
+    result = swarm_cli("verify", path, "--require-signature", "--format", "json")
+    assert result.exit_code == 1
+    assert result.json()["error"]["code"] == "SIGNATURE_INVALID"
+    assert "absent" in result.json()["error"]["message"]
+
+
+def test_convert_drops_the_signature_and_says_so(tmp_path, config, swarm_host):
+    from swarm_handoff.payload.convert import convert_payload
+
+    (tmp_path / "perspectives").mkdir()
+    signed = sign(build_v2(SYNTHESIS, TARGET, tmp_path), config)
+    result = convert_payload(signed, "3.0", swarm_host)
+    assert "signature" not in result.payload["handoff"]["meta"]
+    assert any("signature" in field for field in result.dropped)

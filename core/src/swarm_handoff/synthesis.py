@@ -129,6 +129,15 @@ class _Checker:
 
 def parse_synthesis(data: Any, *, path: str | None = None) -> Synthesis:
     """Validate plain data as a synthesis, reporting every problem in one `SwarmError`."""
+    try:  # the payload copies the synthesis: it must be shallow enough, with text keys, to hash and load back
+        check_size(data, path=path, max_depth=SYNTHESIS_MAX_DEPTH, text_keys=True)
+    except LoadError as exc:
+        raise SwarmError(
+            ErrorCode.VALIDATION_FAILED,
+            f"cannot use synthesis{f' {path}' if path else ''}: {exc.problem.message}",
+            hint=exc.problem.hint,
+            problems=(exc.problem,),
+        ) from None
     check = _Checker(path)
     if not isinstance(data, Mapping):
         check.add(
@@ -179,13 +188,4 @@ def load_synthesis(path: Path | str) -> Synthesis:
     """Read and validate a synthesis file (YAML, or JSON by its `.json` extension)."""
     path = Path(path)
     data = load_document(path, "synthesis")
-    try:
-        check_size(data, path=str(path), max_depth=SYNTHESIS_MAX_DEPTH)
-    except LoadError as exc:
-        raise SwarmError(
-            ErrorCode.VALIDATION_FAILED,
-            f"cannot load synthesis {path}: {exc.problem.message}",
-            hint=exc.problem.hint,
-            problems=(exc.problem,),
-        ) from None
     return parse_synthesis(data, path=str(path))

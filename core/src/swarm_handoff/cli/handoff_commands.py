@@ -146,11 +146,17 @@ def register(app: typer.Typer) -> None:
         run(fmt, action)
 
     @app.command("verify")
-    def verify(payload: PayloadArg, fmt: str = format_option()) -> None:
-        """Check a payload's hash, size and expiry; exit 1 when it was changed or has expired."""
+    def verify(
+        payload: PayloadArg,
+        require_signature: Annotated[
+            bool, typer.Option("--require-signature", help="Fail when the payload is not signed.")
+        ] = False,
+        fmt: str = format_option(),
+    ) -> None:
+        """Check a payload's hash, size, files, signature and expiry; exit 1 when any fails."""
         from swarm_handoff.payload.verify import verify_file  # only `verify` pays for the checker
 
-        run(fmt, lambda host: verify_file(payload))
+        run(fmt, lambda host: verify_file(payload, require_signature=require_signature))
 
     @app.command("convert")
     def convert(

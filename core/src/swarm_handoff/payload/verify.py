@@ -50,12 +50,18 @@ class VerifyReport:
         return {**data, "mismatches": list(self.mismatches), "files": [f.to_data() for f in self.files], "ok": self.ok}
 
 
-def verify_file(path: Path, now: dt.datetime | None = None, *, config: Path | None = None) -> VerifyReport:
-    """Check a payload file's integrity, signature and expiry; raise the structured error when any fails."""
+def verify_file(
+    path: Path, now: dt.datetime | None = None, *, config: Path | None = None, require_signature: bool = False
+) -> VerifyReport:
+    """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
+
+    `require_signature` makes an absent signature a failure: a signature is optional, so whoever
+    strips it and recomputes the hash is only caught by a reader that insists on one.
+    """
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.payload.integrity import examine
     from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.signing import INVALID
+    from swarm_handoff.payload.signing import ABSENT, INVALID
     from swarm_handoff.payload.validate import load_payload, version_of
 
     payload = load_payload(path)
@@ -72,6 +78,9 @@ def verify_file(path: Path, now: dt.datetime | None = None, *, config: Path | No
     expires_raw = handoff.get("expires_at")
     expires = parse_time(expires_raw)
     mismatches = findings.problems
+    unsigned = require_signature and findings.signature.status == ABSENT
+    if unsigned:
+        mismatches.append("meta.signature is absent, and a signature is required (--require-signature)")
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
     report = VerifyReport(
@@ -93,7 +102,9 @@ def verify_file(path: Path, now: dt.datetime | None = None, *, config: Path | No
     problems = [*mismatches]
     if report.expired:
         problems.append(f"expired at {expires_raw} (checked at {report.checked_at})")
-    signature_only = findings.signature.status == INVALID and mismatches == [findings.signature.reason]
+    signature_only = (findings.signature.status == INVALID and mismatches == [findings.signature.reason]) or (
+        unsigned and len(mismatches) == 1
+    )
     code = SIGNATURE_INVALID if signature_only else INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
     raise SwarmError(
         code,
