@@ -229,3 +229,9 @@ def test_a_synthesis_with_a_non_text_key_is_refused_before_any_payload_exists(tm
         load_synthesis(path)
     assert getattr(caught.value, "code", None) == "VALIDATION_FAILED"
     assert caught.value.problems[0].code == "KEY_NOT_TEXT"
+
+
+def test_the_json_depth_scan_is_linear_on_unterminated_strings():
+    # 20,000 escaped quotes and a lone final backslash: a quadratic scan took over a minute on this.
+    text = '"' + '\\"' * 20_000 + "\\"
+    assert code_of(payload_json, text) == "JSON_SYNTAX"

@@ -29,7 +29,10 @@ from swarm_handoff.yamlio import (
 
 JSON_DUPLICATE_KEY = "JSON_DUPLICATE_KEY"
 JSON_TOO_DEEP = "JSON_TOO_DEEP"
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"\s*:?|[\[\]{}]', re.S)
+# Strings (with a key's colon) and brackets. An unterminated string, even one ending in a lone
+# backslash, still matches up to the end of the text, so scanning stays linear on hostile input
+# (without the `\Z` branches, text full of `\"` made every quote rescan to the end: quadratic).
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.|\\\Z)*(?:"|\Z)\s*:?|[\[\]{}]', re.S)
 
 
 class _Duplicate(Exception):
