@@ -265,6 +265,15 @@ carry the document's data exactly. `text` (for people) and `xml` (for agents) co
 `swarm-handoff-formatters` plugin: each document kind has a layout of its own, and a kind without one
 (`workflow-check`, `workflow-graph`, and any kind a plugin adds) is rendered generically from its data.
 
+The YAML reads the same in every YAML reader, YAML 1.1 ones (PyYAML and most tools agents use)
+included: a string that a YAML 1.1 or 1.2 reader would turn into something else when written plain
+(`yes`, `no`, `on`, `off`, `y`, `n`, `~`, `null`, `1:20`, `0755`, `0o17`, `0x1F`, `1e3`, `1_000`,
+`.inf`, `2026-01-01`, `=`, `<<`, ...) is quoted, text holding characters some readers fold or refuse
+(NEL, line/paragraph separators, a BOM, control characters) is double-quoted with escapes, and floats
+carry a dot before their exponent (`1.0e+16`; YAML 1.1 reads `1e+16` as a string). Every YAML file
+the tool writes for others follows the same rules (`swarm_handoff.yamlout`): payloads, the session
+file (`available-workflows.yaml`), `rank --session` and the registry written by `registry sync`.
+
 The XML is always well formed. Element and attribute names are fixed by the formatter; every value
 from a skill, a workflow or a payload is escaped, and text that XML 1.0 cannot carry at all (most
 control characters) is written as a JSON string with `encoding="json"` (for attributes,

@@ -6,6 +6,8 @@ tenth of that. The same code runs over the C parser (`ruamel.yaml.clib`) and the
 two give identical results. Scalars resolve like YAML 1.2's core schema (null, bool, int, float);
 timestamps stay text, as discovery wants them. Aliases share the anchored value and count towards
 the same node limit as `yamlio.check_size`, so an alias bomb fails fast; duplicate keys are errors.
+The other limits of `yamlio` hold too, checked as the events arrive (no second pass): nesting
+(aliases included) up to `MAX_DEPTH`, number literals up to `MAX_NUMBER_CHARS`, core-schema tags only.
 """
 
 from __future__ import annotations
@@ -15,12 +17,21 @@ from typing import Any
 
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
+    MAX_BYTES,
+    MAX_DEPTH,
     MAX_NODES,
+    MAX_NUMBER_CHARS,
+    SAFE_TAGS,
     YAML_DUPLICATE_KEY,
     YAML_SYNTAX,
+    YAML_TOO_LARGE,
     YAML_TOO_MANY_NODES,
     LoadError,
     check_nesting,
+    is_long_number,
+    long_number,
+    too_deep,
+    unsafe_tag,
 )
 
 _NULL = {"", "~", "null", "Null", "NULL"}
@@ -91,6 +102,8 @@ def load(text: str, *, path: str | None = None, line_offset: int = 0, limit: int
     """Parse one YAML document into plain data, with located errors as `LoadError`."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    if len(text) > MAX_BYTES:
+        raise LoadError(Problem(YAML_TOO_LARGE, f"larger than {MAX_BYTES} bytes", path=path, hint="check the path"))
     check_nesting(text, path=path)
     try:
         try:
@@ -162,21 +175,26 @@ class _Builder:
 
     def __init__(self, path: str | None, offset: int, limit: int) -> None:
         self.path, self.offset, self.limit = path, offset, limit
-        self.anchors: dict[str, tuple[Any, int]] = {}
-        # Each open collection: [container, pending (key, event) or _NO_KEY, anchor, size, merged keys]
+        self.anchors: dict[str, tuple[Any, int, int]] = {}
+        # Each open collection: [container, pending (key, event) or _NO_KEY, anchor, size, merged keys,
+        # height (levels of collections below it, aliases expanded)]
         self.stack: list[list[Any]] = []
         self.count = 0
         self.root: Any = None
 
-    def add(self, value: Any, visited: int, size: int, event: Any) -> None:
+    def add(self, value: Any, visited: int, size: int, event: Any, height: int = 0) -> None:
         self.count += visited
         if self.count > self.limit:
             raise _too_many(self.path, self.limit)
+        if height + len(self.stack) > MAX_DEPTH:  # an alias can bring a deep value into a deep spot
+            raise too_deep(self.path, _line(event, self.offset)[0])
         if not self.stack:
             self.root = value
             return
         top = self.stack[-1]
         top[3] += size
+        if height > top[5]:
+            top[5] = height
         container = top[0]
         if isinstance(container, list):
             container.append(value)
@@ -204,25 +222,33 @@ class _Builder:
     def feed(self, event: Any) -> None:
         kind = _KINDS.get(event.__class__, "")
         if kind == "ScalarEvent":
+            if event.tag not in SAFE_TAGS and event.tag not in _STR_TAGS:
+                raise unsafe_tag(str(event.tag), self.path, *_line(event, self.offset))
+            if len(event.value) > MAX_NUMBER_CHARS and event.style in (None, "") and is_long_number(event.value):
+                raise long_number(event.value, self.path, *_line(event, self.offset))
             value = _scalar(event.value, event.style, event.tag)
             if event.anchor:
-                self.anchors[event.anchor] = (value, 1)
+                self.anchors[event.anchor] = (value, 1, 0)
             self.add(value, 1, 1, event)
         elif kind == "MappingStartEvent" or kind == "SequenceStartEvent":
-            self.stack.append([{} if kind == "MappingStartEvent" else [], _NO_KEY, event.anchor, 1, set()])
+            if event.tag not in SAFE_TAGS:
+                raise unsafe_tag(str(event.tag), self.path, *_line(event, self.offset))
+            if len(self.stack) >= MAX_DEPTH:
+                raise too_deep(self.path, _line(event, self.offset)[0])
+            self.stack.append([{} if kind == "MappingStartEvent" else [], _NO_KEY, event.anchor, 1, set(), 0])
         elif kind == "MappingEndEvent" or kind == "SequenceEndEvent":
-            container, _, anchor, size, _ = self.stack.pop()
+            container, _, anchor, size, _, below = self.stack.pop()
             if anchor:
-                self.anchors[anchor] = (container, size)
-            self.add(container, 1, size, event)
+                self.anchors[anchor] = (container, size, below + 1)
+            self.add(container, 1, size, event, below + 1)
         elif kind == "AliasEvent":
             if event.anchor not in self.anchors:
                 line, column = _line(event, self.offset)
                 problem = Problem(YAML_SYNTAX, f"unknown alias *{event.anchor}", path=self.path, line=line,
                                   column=column, hint="define the anchor (&name) before using it")  # fmt: skip
                 raise LoadError(problem)
-            value, size = self.anchors[event.anchor]
-            self.add(value, size, size, event)
+            value, size, height = self.anchors[event.anchor]
+            self.add(value, size, size, event, height)
 
 
 def _build(text: str, path: str | None, offset: int, limit: int, *, pure: bool = False) -> Any:

@@ -59,16 +59,15 @@ def workflow_entry(record: SkillRecord) -> dict[str, Any]:
 
 def render_session(result: DiscoveryResult, now: datetime.datetime | None = None) -> str:
     """The session file's text for `result`."""
-    from ruamel.yaml import YAML
+    from swarm_handoff.yamlout import portable_yaml
 
     stamp = (now or _now()).astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     document: dict[str, Any] = {
         "discovery": {"timestamp": stamp, "ttl_minutes": TTL_MINUTES},
         "workflows": [workflow_entry(r) for r in result.workflows],
     }
-    yaml = YAML(typ="safe")
-    yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep the seed's order
+    yaml = portable_yaml("safe", pure=False)  # YAML 1.1 readers (PyYAML) read it the same
+    yaml.sort_base_mapping_type_on_output = False  # keep the seed's order
     stream = io.StringIO()
     yaml.dump(document, stream)
     return stream.getvalue()
@@ -82,11 +81,11 @@ def read_session(
     folder: Path, context: DiscoveryContext, host: PluginHost, now: datetime.datetime | None = None
 ) -> DiscoveryResult | None:
     """The cached result when the file is ours, whole, within its TTL and no input changed; else None."""
-    from swarm_handoff import fastyaml
+    from swarm_handoff import fastyaml, jsonio
     from swarm_handoff.yamlio import LoadError
 
     try:
-        state = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
+        state = jsonio.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
         text = (folder / SESSION_FILE).read_text(encoding="utf-8")
         document = fastyaml.load(text, limit=_MAX_VALUES)
     except (OSError, ValueError, LoadError):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import Problem, SwarmError
-from swarm_handoff.yamlio import LoadError, check_size, read_text
+from swarm_handoff.yamlio import LoadError, check_events, check_nesting, check_size, read_text
 
 if TYPE_CHECKING:
     from swarm_handoff.ranking import RankedCandidate, RankingResult
@@ -28,9 +28,10 @@ SESSION_CACHE_INVALID = "SESSION_CACHE_INVALID"
 
 
 def _rt_yaml() -> Any:
-    from ruamel.yaml import YAML  # deferred: only `rank --session` pays for the round-trip loader
+    # deferred: only `rank --session` pays for the round-trip loader; portable: YAML 1.1 readers agree
+    from swarm_handoff.yamlout import portable_yaml
 
-    yaml = YAML(typ="rt")
+    yaml = portable_yaml("rt")
     yaml.preserve_quotes = True
     yaml.indent(mapping=2, sequence=4, offset=2)
     return yaml
@@ -78,7 +79,11 @@ def _load(path: Path) -> Any:
     except LoadError as exc:
         raise _invalid(path, exc.problem.message) from None
     try:
+        check_nesting(text, path=str(path))
+        check_events(text, path=str(path))  # depth, tags and number limits before the recursive loader
         data = _rt_yaml().load(text)
+    except LoadError as exc:
+        raise _invalid(path, exc.problem.message, exc.problem.line) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

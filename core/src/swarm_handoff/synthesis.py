@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.yamlio import load_document
+from swarm_handoff.yamlio import LoadError, check_size, load_document
 
 PROBLEM_TYPES = ("decision", "creative", "analytical", "strategic")
 # Accepted too, because v3.0 payloads and their targets use them.
@@ -22,6 +22,10 @@ PROBLEM_TYPES_V3 = ("implementation", "research", "verification")
 CONVERGENCE_LEVELS = ("high", "medium", "low", "none")
 
 SYNTHESIS_INVALID = "SYNTHESIS_INVALID"
+# A synthesis is a few levels deep. The hand-off copies parts of it a few levels down into the
+# payload, so its limit sits well under `yamlio.MAX_DEPTH`: every payload built from an accepted
+# synthesis loads back (and verifies) under the payload limits.
+SYNTHESIS_MAX_DEPTH = 32
 
 
 @attrs.frozen(kw_only=True)
@@ -125,6 +129,15 @@ class _Checker:
 
 def parse_synthesis(data: Any, *, path: str | None = None) -> Synthesis:
     """Validate plain data as a synthesis, reporting every problem in one `SwarmError`."""
+    try:  # the payload copies the synthesis: it must be shallow enough, with text keys, to hash and load back
+        check_size(data, path=path, max_depth=SYNTHESIS_MAX_DEPTH, text_keys=True)
+    except LoadError as exc:
+        raise SwarmError(
+            ErrorCode.VALIDATION_FAILED,
+            f"cannot use synthesis{f' {path}' if path else ''}: {exc.problem.message}",
+            hint=exc.problem.hint,
+            problems=(exc.problem,),
+        ) from None
     check = _Checker(path)
     if not isinstance(data, Mapping):
         check.add(

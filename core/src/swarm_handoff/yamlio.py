@@ -1,5 +1,10 @@
 """Load YAML and JSON that people wrote, safely: size cap, alias-bomb guard, located errors.
 
+The limits every input parser of the tool shares are the constants below (documented in
+docs/errors.md, "Input limits"): size, values, nesting depth (block and flow, aliases included),
+number length and the explicit tags allowed. Single documents are checked on the parser's events
+(no recursion) before the recursive constructor runs, and again on the loaded data.
+
 ruamel.yaml is imported on first use. Single documents are parsed with the pure-Python loader,
 the reference: libyaml (the C loader of the `fast` extra) rejects some valid YAML, such as `[a?]`
 in a flow sequence. Discovery's bulk parsing (`fastyaml`) uses the C parser for speed and falls
@@ -9,7 +14,6 @@ gets its own `YAML` instance, because one instance shared across threads corrupt
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from pathlib import Path
@@ -30,6 +34,22 @@ YAML_TOO_DEEP = "YAML_TOO_DEEP"
 # Flow collections nested deeper than this are refused before parsing: no real document comes close,
 # and the pure parser needs seconds to hit Python's recursion limit on a few kilobytes of brackets.
 MAX_FLOW_DEPTH = 100
+# Collections nested deeper than this (block or flow, aliases expanded) are refused: the loaders,
+# JSON output and the formatters recurse once per level, and no hand-off document needs more.
+MAX_DEPTH = 100
+# Number literals longer than this are refused: Python refuses to turn more than 4,300 digits into
+# an int (ValueError), and a hex literal that loads could not be written back as JSON.
+MAX_NUMBER_CHARS = 100
+# What an int that passed MAX_NUMBER_CHARS can weigh at most (a hex digit is 4 bits).
+MAX_INT_BITS = 4 * MAX_NUMBER_CHARS
+YAML_UNSAFE_TAG = "YAML_UNSAFE_TAG"
+NUMBER_TOO_LONG = "NUMBER_TOO_LONG"
+KEY_NOT_TEXT = "KEY_NOT_TEXT"
+# The only explicit tags accepted: those of the JSON-compatible core schema. `!!set`, `!!binary`,
+# `!!omap`, `!!timestamp`, `!!python/...` and local `!tags` build values no reader agrees on.
+SAFE_TAGS = frozenset(
+    {None, "!", *(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq"))}
+)
 _BRACKETS = re.compile(r"[\[\]{}]")
 NOT_UTF8 = "NOT_UTF8"
 UNREADABLE = "UNREADABLE"
@@ -87,6 +107,113 @@ def check_nesting(text: str, *, path: str | None = None, limit: int = MAX_FLOW_D
             depth -= 1
 
 
+def too_deep(path: str | None, line: int | None = None, limit: int = MAX_DEPTH, code: str = YAML_TOO_DEEP) -> LoadError:
+    """The error for a document nested more than `limit` deep."""
+    return LoadError(
+        Problem(
+            code,
+            f"collections nested more than {limit} deep",
+            path=path,
+            line=line,
+            hint="flatten the structure; no hand-off document needs this",
+        )
+    )
+
+
+def unsafe_tag(tag: str, path: str | None, line: int | None, column: int | None = None) -> LoadError:
+    """The error for an explicit YAML tag outside the core schema."""
+    return LoadError(
+        Problem(
+            YAML_UNSAFE_TAG,
+            f"the tag {tag!r} is not allowed",
+            path=path,
+            line=line,
+            column=column,
+            hint="remove the tag: only plain strings, numbers, booleans, null, lists and mappings are accepted",
+        )
+    )
+
+
+def long_number(text: str, path: str | None, line: int | None, column: int | None = None) -> LoadError:
+    """The error for a number literal over MAX_NUMBER_CHARS characters."""
+    return LoadError(
+        Problem(
+            NUMBER_TOO_LONG,
+            f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})",
+            path=path,
+            line=line,
+            column=column,
+            hint="quote it if it is an identifier, or shorten it",
+        )
+    )
+
+
+def is_long_number(value: str) -> bool:
+    """True for a plain scalar a resolver could read as a number and that is over MAX_NUMBER_CHARS long."""
+    from swarm_handoff.yamlout import resolves_to_non_text
+
+    return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
+
+
+def _events(text: str, *, pure: bool) -> Any:
+    """Parser events of `text`: libyaml's when installed (and not `pure`), else the pure parser's."""
+    if not pure:
+        try:
+            from _ruamel_yaml import CParser  # type: ignore[import-not-found]
+        except ImportError:
+            pure = True
+    if pure:
+        from ruamel.yaml import YAML
+
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    parser = CParser(text)
+    try:
+        while (event := parser.get_event()) is not None:
+            yield event
+            if event.__class__.__name__ == "StreamEndEvent":
+                return
+    finally:
+        parser.dispose()
+
+
+def check_events(text: str, *, path: str | None = None, line_offset: int = 0) -> None:
+    """Walk the parser's events (no recursion) to refuse deep nesting, unsafe tags and huge numbers.
+
+    libyaml parses when installed (a tenth of the pure parser's time); it refuses some valid YAML,
+    so a syntax error there is checked again with the pure parser, the reference.
+    """
+    from ruamel.yaml.error import MarkedYAMLError
+
+    try:
+        _check_events(_events(text, pure=False), path, line_offset)
+    except MarkedYAMLError:
+        _check_events(_events(text, pure=True), path, line_offset)
+
+
+def _check_events(events: Any, path: str | None, line_offset: int) -> None:
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent, NodeEvent, ScalarEvent
+
+    depth = 0
+    for event in events:
+        if isinstance(event, CollectionEndEvent):
+            depth -= 1
+            continue
+        if not isinstance(event, NodeEvent):
+            continue
+        mark = event.start_mark
+        line, column = mark.line + 1 + line_offset, mark.column + 1
+        tag = getattr(event, "tag", None)
+        if tag not in SAFE_TAGS:
+            raise unsafe_tag(str(tag), path, line, column)
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise too_deep(path, line)
+        elif isinstance(event, ScalarEvent) and event.style in (None, "") and is_long_number(event.value):
+            raise long_number(event.value, path, line, column)
+
+
 def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> Any:
     """Parse one YAML document, turning every loader error into a located `LoadError`."""
     from ruamel.yaml.constructor import DuplicateKeyError
@@ -94,6 +221,7 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
 
     check_nesting(text, path=path)
     try:
+        check_events(text, path=path, line_offset=line_offset)
         data = _yaml().load(text)
     except DuplicateKeyError as exc:
         raise LoadError(
@@ -119,12 +247,18 @@ def _marked(exc: Any, code: str, path: str | None, offset: int, hint: str) -> Pr
     return Problem(code, message.replace("\n", " "), path=path, line=line, column=column, hint=hint)
 
 
-def check_size(data: Any, *, path: str | None = None, limit: int = MAX_NODES) -> None:
-    """Refuse documents whose values, aliases expanded, exceed `limit` (alias bombs, huge files)."""
+def check_size(
+    data: Any, *, path: str | None = None, limit: int = MAX_NODES, text_keys: bool = False, max_depth: int = MAX_DEPTH
+) -> None:
+    """Refuse loaded data over the node, depth or number limits (aliases expanded), or with non-text keys.
+
+    Aliases can nest an anchored value deeper than the text does, and a hex literal can load into an
+    int too big to write back, so the limits are checked on the data as well as on the text.
+    """
     count = 0
-    stack = [data]
+    stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
-        item = stack.pop()
+        item, depth = stack.pop()
         count += 1
         if count > limit:
             raise LoadError(
@@ -136,9 +270,33 @@ def check_size(data: Any, *, path: str | None = None, limit: int = MAX_NODES) ->
                 )
             )
         if isinstance(item, dict):
-            stack.extend(item.values())
+            if depth >= max_depth:
+                raise too_deep(path, limit=max_depth)
+            if text_keys:
+                for key in item:
+                    if not isinstance(key, str):
+                        raise LoadError(
+                            Problem(
+                                KEY_NOT_TEXT,
+                                f"the key {key!r} is a {type(key).__name__}, not text",
+                                path=path,
+                                hint="quote the key: a payload's keys are strings, as in JSON",
+                            )
+                        )
+            stack.extend((value, depth + 1) for value in item.values())
         elif isinstance(item, list):
-            stack.extend(item)
+            if depth >= max_depth:
+                raise too_deep(path, limit=max_depth)
+            stack.extend((value, depth + 1) for value in item)
+        elif isinstance(item, int) and item.bit_length() > MAX_INT_BITS:
+            raise LoadError(
+                Problem(
+                    NUMBER_TOO_LONG,
+                    f"an integer of {item.bit_length()} bits (at most {MAX_INT_BITS})",
+                    path=path,
+                    hint="quote it if it is an identifier, or shorten it",
+                )
+            )
 
 
 def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
@@ -179,21 +337,9 @@ def load_file(path: Path) -> Any:
     """Load a `.json` file as JSON and anything else as YAML, with located errors."""
     text = read_text(path)
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise LoadError(
-                Problem(
-                    JSON_SYNTAX,
-                    exc.msg,
-                    path=str(path),
-                    line=exc.lineno,
-                    column=exc.colno,
-                    hint="check the JSON syntax near that spot",
-                )
-            ) from None
-        check_size(data, path=str(path))
-        return data
+        from swarm_handoff import jsonio  # it builds on this module's limits
+
+        return jsonio.loads(text, path=str(path))
     return parse_yaml(text, path=str(path))
 
 

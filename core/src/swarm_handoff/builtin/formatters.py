@@ -22,11 +22,10 @@ class YamlFormatter:
     """YAML for people who keep results in files next to their skills and payloads."""
 
     def render(self, document: Document) -> str:
-        """Serialise `document.to_data()` as block-style YAML."""
-        from ruamel.yaml import YAML  # deferred: ruamel costs ~35 ms to import
+        """Serialise `document.to_data()` as block-style YAML that YAML 1.1 readers read the same."""
+        from swarm_handoff.yamlout import portable_yaml  # deferred: ruamel costs ~35 ms to import
 
-        yaml = YAML(typ="rt")  # the round-trip dumper keeps the document's key order
-        yaml.default_flow_style = False
+        yaml = portable_yaml("rt")  # the round-trip dumper keeps the document's key order
         stream = io.StringIO()
         yaml.dump(_plain(document.to_data()), stream)
         return stream.getvalue()

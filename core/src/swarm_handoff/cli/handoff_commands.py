@@ -66,6 +66,22 @@ def _warn(problems: Any) -> None:
             typer.echo(f"warning: {problem.code}: {problem.message}", err=True)
 
 
+def _check_integrity(path: Path, data: Any, config: Path) -> None:
+    """Refuse to record an acknowledgment for a payload that is not what was handed off."""
+    from swarm_handoff.payload.integrity import examine
+    from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
+
+    problems = examine(data, path, config).problems
+    if problems:
+        raise SwarmError(
+            INTEGRITY_MISMATCH,
+            f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
+            details={"missing_fields": [], "validation_errors": problems},
+            hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
+            recoverable=False,
+        )
+
+
 def register(app: typer.Typer) -> None:
     """Add the hand-off commands to `app`."""
 
@@ -89,6 +105,9 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--health-check", help="Run the target's health_check first.")
         ] = False,
         yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm loop and long-chain questions.")] = False,
+        sign: Annotated[
+            bool, typer.Option("--sign", help="Add an HMAC signature with your key (made on first use).")
+        ] = False,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -107,6 +126,7 @@ def register(app: typer.Typer) -> None:
                 feedback=feedback,
                 chain=_chain(chain),
                 health_check=health_check,
+                sign=sign,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)
@@ -129,11 +149,17 @@ def register(app: typer.Typer) -> None:
         run(fmt, action)
 
     @app.command("verify")
-    def verify(payload: PayloadArg, fmt: str = format_option()) -> None:
-        """Check a payload's hash, size and expiry; exit 1 when it was changed or has expired."""
+    def verify(
+        payload: PayloadArg,
+        require_signature: Annotated[
+            bool, typer.Option("--require-signature", help="Fail when the payload is not signed.")
+        ] = False,
+        fmt: str = format_option(),
+    ) -> None:
+        """Check a payload's hash, size, files, signature and expiry; exit 1 when any fails."""
         from swarm_handoff.payload.verify import verify_file  # only `verify` pays for the checker
 
-        run(fmt, lambda host: verify_file(payload))
+        run(fmt, lambda host: verify_file(payload, require_signature=require_signature))
 
     @app.command("convert")
     def convert(
@@ -187,6 +213,7 @@ def register(app: typer.Typer) -> None:
             data = load_payload(payload)
             if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
                 raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
+            _check_integrity(payload, data, config_dir())
             with open_history(config_dir()) as history:
                 row = history.acknowledge(payload.resolve(), data, status)
                 _warn(history.problems)

@@ -21,6 +21,8 @@ import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.integrity import text_checksum
+from swarm_handoff.payload.io import dump_payload
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, utc_now, workflow_id_for
 from swarm_handoff.payload.v3 import SUMMARY_CAP, TOKEN_CAP, estimate_tokens
 from swarm_handoff.records import SkillRecord
@@ -215,13 +217,16 @@ def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -
                     break
     tiers = handoff["payload"]
     if _count(payload) > cap and "session" in tiers:
-        side_files.append((side_path, {"session": tiers.pop("session")}))
+        content = {"session": tiers.pop("session")}
+        side_files.append((side_path, content))
         files = tiers.setdefault("references", {}).setdefault("files", [])
         files.append(
             {
                 "path": str(side_path),
                 "description": "session content (artifacts and state), moved out of the payload to fit the budget",
                 "relevance": "important",
+                # The file's bytes as they will be written: the payload's hash then covers the file.
+                "checksum": text_checksum(dump_payload(content, side_path)),
             }
         )
         notes.append(f"moved payload.session to {side_path} to fit {cap} tokens")

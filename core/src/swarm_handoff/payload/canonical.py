@@ -3,15 +3,24 @@
 A payload is hashed as data, not as text, so that re-serialising it (YAML <-> JSON), reordering its
 keys or reformatting its YAML keeps the hash, while any change to any value breaks it:
 
-1. take the whole document (the top-level mapping, usually `{"handoff": {...}}`);
-2. remove `meta.payload_hash` and `meta.payload_size_bytes` under the `handoff` mapping (the
-   `meta` mapping itself stays, even when that leaves it empty);
+1. take the whole document (the top-level mapping, usually `{"handoff": {...}}`); every key is
+   text (the loaders refuse others with KEY_NOT_TEXT, and so does this module), so `1` and `'1'`
+   can never be two keys that serialise alike, and values keep their JSON types (`1`, `"1"`,
+   `true` and `1.0` all differ);
+2. remove `meta.payload_hash`, `meta.payload_size_bytes` and `meta.signature` under the `handoff`
+   mapping (the `meta` mapping itself stays, even when that leaves it empty);
 3. turn `datetime`/`date` values into ISO 8601 text (UTC as `Z`), the form the writer uses, so a
    time that a YAML loader turned into an object hashes like the quoted string it came from;
 4. serialise as JSON with keys sorted, no whitespace (`,` and `:` separators), non-ASCII kept as
    is, and encode as UTF-8.
 
-`payload_hash` is `sha256:` plus the hex digest of those bytes; `payload_size_bytes` is their count.
+`payload_hash` is `sha256:` plus the hex digest of those bytes; `payload_size_bytes` is their count;
+the optional `meta.signature` is an HMAC over the same bytes (see `signing.py`). Files the payload
+depends on (the v3.0 side file) are covered through the `checksum` recorded next to their path in
+the payload (see `integrity.py`), which is part of these bytes.
+
+Choosing to refuse non-text keys rather than to change the form keeps every payload written so far
+verifying with the hash it states.
 """
 
 from __future__ import annotations
@@ -27,6 +36,11 @@ import attrs
 
 HASH_PREFIX = "sha256:"
 INTEGRITY_FIELDS = ("payload_hash", "payload_size_bytes")
+SIGNATURE_FIELD = "signature"
+
+
+class NotCanonical(ValueError):
+    """Data that has no canonical form: a key that is not text, or bytes."""
 
 
 def iso_time(value: dt.datetime | dt.date) -> str:
@@ -41,24 +55,26 @@ def iso_time(value: dt.datetime | dt.date) -> str:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        for key in value:
+            if not isinstance(key, str):  # str(1) == "1": two different payloads would hash alike
+                raise NotCanonical(f"the key {key!r} is a {type(key).__name__}, not text")
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, (dt.datetime, dt.date)):
         return iso_time(value)
-    if isinstance(value, bytes):
-        # A YAML !!binary value: hash its hex so the form stays text and two values never collide.
-        return "binary:" + value.hex()
+    if isinstance(value, (bytes, bytearray)):  # the loaders refuse !!binary; no text form may collide
+        raise NotCanonical("binary data has no canonical form")
     return value
 
 
 def strip_integrity(payload: Mapping[str, Any]) -> Any:
-    """Return plain data of `payload` without the two integrity fields (step 2 of the form)."""
+    """Return plain data of `payload` without the integrity and signature fields (step 2 of the form)."""
     data = _plain(payload)
     handoff = data.get("handoff") if isinstance(data, dict) else None
     meta = handoff.get("meta") if isinstance(handoff, dict) else None
     if isinstance(meta, dict):
-        for name in INTEGRITY_FIELDS:
+        for name in (*INTEGRITY_FIELDS, SIGNATURE_FIELD):
             meta.pop(name, None)
     return data
 

@@ -22,10 +22,12 @@ from typing import Any
 from swarm_handoff import safefs
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
-    JSON_SYNTAX,
+    MAX_BYTES,
     YAML_DUPLICATE_KEY,
     YAML_SYNTAX,
+    YAML_TOO_LARGE,
     LoadError,
+    check_events,
     check_nesting,
     check_size,
     read_text,
@@ -54,35 +56,40 @@ def _yaml() -> Any:
 
 
 def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = False) -> Any:
-    """Parse payload text (JSON or YAML) into plain data, or raise a located `LoadError`."""
+    """Parse payload text (JSON or YAML) into plain data, or raise a located `LoadError`.
+
+    Both forms get the limits of `yamlio` (size, depth, nodes, number length), explicit YAML tags
+    outside the core schema and repeated JSON keys are refused, and every key must be text: a
+    payload means the same to every reader, and `1` and `'1'` cannot both be keys of one mapping.
+    """
     if json_text:
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            line = getattr(exc, "lineno", None)
-            message = getattr(exc, "msg", None) or "nested too deeply"
-            problem = Problem(JSON_SYNTAX, str(message), path=path, line=line, hint="check the JSON syntax")
-            raise LoadError(problem) from None
-    else:
-        check_nesting(text, path=path)
-        try:
-            data = _yaml().load(text)
-        except RecursionError:
-            raise LoadError(Problem(YAML_SYNTAX, "invalid YAML: nested too deeply", path=path)) from None
-        except Exception as exc:  # ruamel raises many types (scanner, constructor, duplicate key, ...)
-            mark = getattr(exc, "problem_mark", None)
-            duplicate = type(exc).__name__ == "DuplicateKeyError"
-            raise LoadError(
-                Problem(
-                    YAML_DUPLICATE_KEY if duplicate else YAML_SYNTAX,
-                    f"invalid YAML: {getattr(exc, 'problem', None) or exc}".replace("\n", " "),
-                    path=path,
-                    line=mark.line + 1 if mark is not None else None,
-                    column=mark.column + 1 if mark is not None else None,
-                    hint="check the YAML syntax near that spot",
-                )
-            ) from None
-    check_size(data, path=path)
+        from swarm_handoff import jsonio
+
+        return jsonio.loads(text, path=path)  # JSON keys are always text
+    if len(text) > MAX_BYTES:
+        raise LoadError(Problem(YAML_TOO_LARGE, f"larger than {MAX_BYTES} bytes", path=path, hint="check the path"))
+    check_nesting(text, path=path)
+    try:
+        check_events(text, path=path)
+        data = _yaml().load(text)
+    except LoadError:
+        raise
+    except RecursionError:
+        raise LoadError(Problem(YAML_SYNTAX, "invalid YAML: nested too deeply", path=path)) from None
+    except Exception as exc:  # ruamel raises many types (scanner, constructor, duplicate key, ...)
+        mark = getattr(exc, "problem_mark", None)
+        duplicate = type(exc).__name__ == "DuplicateKeyError"
+        raise LoadError(
+            Problem(
+                YAML_DUPLICATE_KEY if duplicate else YAML_SYNTAX,
+                f"invalid YAML: {getattr(exc, 'problem', None) or exc}".replace("\n", " "),
+                path=path,
+                line=mark.line + 1 if mark is not None else None,
+                column=mark.column + 1 if mark is not None else None,
+                hint="check the YAML syntax near that spot",
+            )
+        ) from None
+    check_size(data, path=path, text_keys=True)
     return data
 
 
@@ -93,21 +100,20 @@ def load_payload_file(path: Path) -> Any:
 
 
 def dump_payload(payload: Any, path: Path) -> str:
-    """Serialise `payload` for `path`: JSON for `.json`, block YAML otherwise, keys in given order."""
+    """Serialise `payload` for `path`: JSON for `.json`, block YAML that YAML 1.1 and 1.2 readers agree on."""
     if path.suffix.lower() == ".json":
         return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     import io as _io
 
-    from ruamel.yaml import YAML
+    from swarm_handoff.yamlout import portable_yaml
 
-    yaml = YAML(typ="rt")  # keeps the builder's key order, which reads like the seed's example
-    yaml.default_flow_style = False
+    yaml = portable_yaml("rt")  # keeps the builder's key order, which reads like the seed's example
     yaml.width = 4096
     stream = _io.StringIO()
     yaml.dump(payload, stream)
     text = stream.getvalue()
-    # ruamel folds a few line-break characters (NEL, LS, PS) inside scalars; when the YAML would
-    # not load back to the same data, write JSON instead, which every YAML 1.2 loader reads as is.
+    # A last guard: when the YAML would not load back to the same data, write JSON instead, which
+    # every YAML loader reads as is (the portable representer leaves no known case for this).
     try:
         same = parse_payload_text(text) == payload
     except LoadError:

@@ -56,6 +56,7 @@ class HandoffOptions:
     feedback: str | None = None
     chain: tuple[str, ...] = ()
     health_check: bool = False
+    sign: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -321,6 +322,13 @@ def _hand_off(
     except PayloadTooLarge as exc:
         run.payload = exc.payload
         raise run.fail(exc) from None
+    if options.sign:
+        from swarm_handoff.payload.signing import sign
+
+        try:
+            run.payload = sign(run.payload, context.config_dir)
+        except SwarmError as exc:
+            raise run.fail(exc) from None
     if not run.session.is_dir() or not os.access(run.session, os.R_OK | os.W_OK | os.X_OK):
         raise run.fail(
             SwarmError(

@@ -4,6 +4,12 @@ Validators are components (the `swarm_handoff_payload_validators` hook): every o
 holds the payload's `version` runs, and all their problems are collected, so third-party rules add
 to the built-in ones instead of replacing them. A validator that raises becomes a problem of its
 own; the others still run.
+
+Validity is about shape and rules. `validate_file` also checks integrity (hash and size, referenced
+files' checksums, any signature) and states the result in the report's `integrity` field: `ok`,
+`mismatch` or `absent` (no hash stated), with a warning for the last two. It never makes a payload
+invalid (a hand-written draft has no hash yet); `verify` is the integrity gate and `ack` refuses
+what fails it. `validate_payload` on data states `not checked`.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ class ValidationReport:
     problems: tuple[Problem, ...] = ()
     validators: tuple[str, ...] = ()
     path: str | None = None
+    integrity: str = "not checked"
 
     @property
     def errors(self) -> tuple[Problem, ...]:
@@ -69,6 +76,7 @@ class ValidationReport:
             "path": self.path,
             "version": self.version,
             "valid": self.valid,
+            "integrity": self.integrity,
             "validators": list(self.validators),
             "errors": [p.to_data() for p in self.errors],
             "warnings": [p.to_data() for p in self.warnings],
@@ -176,6 +184,39 @@ def load_payload(path: Path) -> Any:
         ) from None
 
 
-def validate_file(path: Path, host: PluginHost | None = None) -> ValidationReport:
-    """Load and validate a payload file of any version."""
-    return validate_payload(load_payload(path), host, path=str(path))
+INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
+INTEGRITY_ABSENT = "INTEGRITY_ABSENT"
+
+
+def validate_file(path: Path, host: PluginHost | None = None, *, config: Path | None = None) -> ValidationReport:
+    """Load and validate a payload file of any version, and state whether its integrity holds."""
+    from swarm_handoff.discovery import config_dir
+    from swarm_handoff.payload.integrity import examine
+
+    payload = load_payload(path)
+    report = validate_payload(payload, host, path=str(path))
+    if not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
+        return report
+    findings = examine(payload, path, config or config_dir())
+    notes: list[Problem] = []
+    if findings.status == "mismatch":
+        notes.append(
+            Problem(
+                INTEGRITY_MISMATCH,
+                "integrity check failed: " + "; ".join(findings.problems),
+                path=str(path),
+                hint="the shape is valid but the content is not what was written: run `swarm-handoff verify`",
+                severity=Severity.WARNING,
+            )
+        )
+    elif findings.status == "absent":
+        notes.append(
+            Problem(
+                INTEGRITY_ABSENT,
+                "meta.payload_hash and meta.payload_size_bytes are missing: integrity cannot be checked",
+                path=str(path),
+                hint="payloads written by `swarm-handoff handoff` carry them",
+                severity=Severity.WARNING,
+            )
+        )
+    return attrs.evolve(report, integrity=findings.status, problems=(*report.problems, *notes))

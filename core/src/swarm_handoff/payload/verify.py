@@ -1,7 +1,9 @@
 """`verify`: does a payload file still say what was written, and is it still fresh?
 
-Integrity is the canonical hash and size (see `canonical.py`); freshness is `expires_at`. Both are
-checked together so one report answers "can the target trust this file now".
+Integrity is the canonical hash and size (see `canonical.py`), the checksums of the files the
+payload references (see `integrity.py`) and, when present, the keyed signature (see `signing.py`);
+freshness is `expires_at`. All are checked together so one report answers "can the target trust
+this file now". The signature is reported as `valid`, `invalid` or `absent`; invalid fails.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from swarm_handoff.errors import ErrorCode, SwarmError
 
 INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
 PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
+SIGNATURE_INVALID = "SIGNATURE_INVALID"
 
 
 @attrs.frozen(kw_only=True)
@@ -33,21 +36,32 @@ class VerifyReport:
     expired: bool
     checked_at: str
     mismatches: tuple[str, ...] = ()
+    signature: str = "absent"
+    files: tuple[Any, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when the hash and size match and the payload has not expired."""
+        """True when hash, size, referenced files and any signature match and the payload has not expired."""
         return not self.mismatches and not self.expired
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
-        return {**attrs.asdict(self), "mismatches": list(self.mismatches), "ok": self.ok}
+        data = attrs.asdict(self, recurse=False)
+        return {**data, "mismatches": list(self.mismatches), "files": [f.to_data() for f in self.files], "ok": self.ok}
 
 
-def verify_file(path: Path, now: dt.datetime | None = None) -> VerifyReport:
-    """Check a payload file's integrity fields and expiry; raise the structured error when either fails."""
-    from swarm_handoff.payload.canonical import check_integrity
+def verify_file(
+    path: Path, now: dt.datetime | None = None, *, config: Path | None = None, require_signature: bool = False
+) -> VerifyReport:
+    """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
+
+    `require_signature` makes an absent signature a failure: a signature is optional, so whoever
+    strips it and recomputes the hash is only caught by a reader that insists on one.
+    """
+    from swarm_handoff.discovery import config_dir
+    from swarm_handoff.payload.integrity import examine
     from swarm_handoff.payload.schema import parse_time
+    from swarm_handoff.payload.signing import ABSENT, INVALID
     from swarm_handoff.payload.validate import load_payload, version_of
 
     payload = load_payload(path)
@@ -58,11 +72,15 @@ def verify_file(path: Path, now: dt.datetime | None = None) -> VerifyReport:
             f"{path} is not a hand-off payload (no handoff: mapping)",
             details={"missing_fields": ["handoff"], "validation_errors": []},
         )
-    integrity = check_integrity(payload)
+    findings = examine(payload, path, config or config_dir())
+    integrity = findings.integrity
     moment = now or dt.datetime.now(dt.timezone.utc)
     expires_raw = handoff.get("expires_at")
     expires = parse_time(expires_raw)
-    mismatches = list(integrity.mismatches())
+    mismatches = findings.problems
+    unsigned = require_signature and findings.signature.status == ABSENT
+    if unsigned:
+        mismatches.append("meta.signature is absent, and a signature is required (--require-signature)")
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
     report = VerifyReport(
@@ -76,14 +94,20 @@ def verify_file(path: Path, now: dt.datetime | None = None) -> VerifyReport:
         expired=expires is not None and expires <= moment,
         checked_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         mismatches=tuple(mismatches),
+        signature=findings.signature.status,
+        files=findings.files,
     )
     if report.ok:
         return report
     problems = [*mismatches]
     if report.expired:
         problems.append(f"expired at {expires_raw} (checked at {report.checked_at})")
+    signature_only = (findings.signature.status == INVALID and mismatches == [findings.signature.reason]) or (
+        unsigned and len(mismatches) == 1
+    )
+    code = SIGNATURE_INVALID if signature_only else INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
     raise SwarmError(
-        INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED,
+        code,
         f"{path}: " + "; ".join(problems),
         details={"missing_fields": [], "validation_errors": problems, "verification": report.to_data()},
         hint="a changed payload cannot be trusted: rebuild it with `swarm-handoff handoff`"

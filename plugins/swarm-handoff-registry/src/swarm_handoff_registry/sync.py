@@ -103,19 +103,31 @@ def _plain(value: Any) -> Any:
 
 def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None = None) -> SyncReport:
     """Merge the discovered local workflows into the registry at `path` and write it back."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError
 
-    yaml = YAML(typ="rt")
+    from swarm_handoff.yamlio import LoadError, check_events, check_nesting
+    from swarm_handoff.yamlout import portable_yaml
+
+    yaml = portable_yaml("rt")  # strings YAML 1.1 readers would misread are quoted
     yaml.preserve_quotes = True
     yaml.indent(mapping=2, sequence=4, offset=2)  # the registry format's own layout
     yaml.width = 4096  # never fold a long skill_path onto a second line
     document: Any = None
     if path.exists():
         try:
-            document = yaml.load(path.read_text(encoding="utf-8"))
-        except (OSError, YAMLError, ValueError) as exc:
+            text = path.read_text(encoding="utf-8")
+            check_nesting(text, path=str(path))
+            check_events(text, path=str(path))  # depth, tags and number limits before the recursive loader
+            document = yaml.load(text)
+        except LoadError as exc:
+            raise SwarmError(
+                REGISTRY_SYNC_FAILED,
+                f"cannot read {path}: {exc.problem.message}",
+                hint="fix the file (or move it away) and sync again; it was not changed",
+                problems=(exc.problem,),
+            ) from None
+        except (OSError, YAMLError, ValueError, RecursionError) as exc:
             raise SwarmError(
                 REGISTRY_SYNC_FAILED,
                 f"cannot read {path}: {exc}",

@@ -1,0 +1,149 @@
+"""Everything that says a payload is what was written: hash and size, side-file checksums, signature.
+
+A payload can depend on files beside it (the v3.0 `.session.json` side file that budgeting moves
+session content into). Their bytes are not in the payload, so their sha256 is: the entry that
+references a file carries `checksum: sha256:<hex>`, which is part of the canonical form, so the
+payload hash (and the signature) covers the file too. `verify`, `validate` and `ack` recompute
+every checksum a payload states, in `payload.references.files` and `payload.session.artifacts`.
+
+A referenced path is read where the payload says (relative paths from `source.session_path`, else
+from the payload's folder); when it is not there, a file of the same name beside the payload is
+used, so a session folder that was moved as a whole still verifies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff.payload.canonical import Integrity, check_integrity
+from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
+
+CHECKSUM_PREFIX = "sha256:"
+# A referenced file bigger than this is not read (it is reported as unchecked, which fails).
+MAX_CHECKED_BYTES = 64 * 1024 * 1024
+
+
+def text_checksum(text: str) -> str:
+    """The checksum of a file that will be written as `text` (UTF-8), for its referencing entry."""
+    return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_checksum(path: Path) -> str:
+    """sha256 of a regular file's bytes; OSError for anything else (a FIFO never blocks this)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > MAX_CHECKED_BYTES:
+            raise OSError(f"{path} is larger than {MAX_CHECKED_BYTES} bytes")
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return CHECKSUM_PREFIX + digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, path, stated checksum) for each referenced file that states a checksum."""
+    handoff = payload.get("handoff")
+    tiers = handoff.get("payload") if isinstance(handoff, Mapping) else None
+    found: list[tuple[str, Any, Any]] = []
+    if not isinstance(tiers, Mapping):
+        return found
+    for section, key in (("references", "files"), ("session", "artifacts")):
+        block = tiers.get(section)
+        items = block.get(key) if isinstance(block, Mapping) else None
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, Mapping) and "checksum" in item:
+                found.append((f"payload.{section}.{key}[{index}]", item.get("path"), item.get("checksum")))
+    return found
+
+
+def _locate(name: str, payload: Mapping[str, Any], payload_path: Path | None) -> Path:
+    path = Path(name)
+    if not path.is_absolute():
+        source = payload.get("handoff", {}).get("source")
+        session = source.get("session_path") if isinstance(source, Mapping) else None
+        base = Path(session) if isinstance(session, str) and Path(session).is_absolute() else None
+        base = base or (payload_path.parent if payload_path else Path.cwd())
+        path = base / path
+    if not path.exists() and payload_path is not None and (payload_path.parent / path.name).exists():
+        return payload_path.parent / path.name  # the session folder was moved as a whole
+    return path
+
+
+@attrs.frozen
+class FileCheck:
+    """One referenced file: where it was read, the checksum stated and the one computed."""
+
+    field: str
+    path: str
+    stated: Any
+    computed: str | None
+    problem: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {**attrs.asdict(self), "ok": self.problem is None}
+
+
+def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[FileCheck, ...]:
+    """Recompute the checksum of every referenced file whose entry states one."""
+    checks = []
+    for field, name, stated in _entries(payload):
+        if not isinstance(name, str) or not name:
+            checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
+            continue
+        path = _locate(name, payload, payload_path)
+        try:
+            computed: str | None = file_checksum(path)
+        except OSError as exc:
+            checks.append(
+                FileCheck(field, str(path), stated, None, f"{field}: cannot read {path}: {exc.strerror or exc}")
+            )
+            continue
+        problem = None
+        if stated != computed:
+            problem = f"{field}.checksum is {stated!r} but {path} hashes to {computed!r}"
+        checks.append(FileCheck(field, str(path), stated, computed, problem))
+    return tuple(checks)
+
+
+@attrs.frozen
+class Findings:
+    """The integrity verdict on one payload: hash and size, referenced files, signature."""
+
+    integrity: Integrity
+    files: tuple[FileCheck, ...]
+    signature: SignatureCheck
+
+    @property
+    def problems(self) -> list[str]:
+        """Every failed check, in words a user can act on (an absent signature is not a failure)."""
+        found = [*self.integrity.mismatches(), *(f.problem for f in self.files if f.problem)]
+        if self.signature.status == INVALID and self.signature.reason:
+            found.append(self.signature.reason)
+        return found
+
+    @property
+    def status(self) -> str:
+        """`ok`, `mismatch`, or `absent` (no hash stated, and nothing else failed)."""
+        unstated = self.integrity.stated_hash is None and self.integrity.stated_size is None
+        others = any(f.problem for f in self.files) or self.signature.status == INVALID
+        if unstated and not others:
+            return "absent"
+        return "ok" if not self.problems else "mismatch"
+
+
+def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
+    """Check everything that says `payload` is what was written; never raises for a bad payload."""
+    return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))

@@ -1,0 +1,169 @@
+"""Integrity that means something: types in the hash, side files covered, validate states it, ack refuses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from swarm_handoff.history import open_history
+from swarm_handoff.payload.build3 import build_v3
+from swarm_handoff.payload.canonical import NotCanonical, payload_hash, seal
+from swarm_handoff.payload.integrity import check_files
+from swarm_handoff.payload.io import dump_payload, write_atomic
+from swarm_handoff.payload.v2 import build_v2
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.synthesis import parse_synthesis
+
+TARGET = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
+SYNTHESIS = parse_synthesis({"original_prompt": "Why?", "problem_type": "analytical", "synthesis_summary": "Because."})
+MANY = [{"theme": f"theme {i} " + "detail " * 20, "confidence_score": 5} for i in range(60)]
+
+
+def test_the_canonical_form_of_existing_payloads_is_unchanged():
+    # Pinned with the form as it was before non-text keys were refused: payloads written so far verify.
+    payload = {
+        "handoff": {
+            "version": "2.0",
+            "b": [1, "1", True, None, 1.5],
+            "a": {"é": "ü"},
+            "meta": {"payload_hash": "x", "payload_size_bytes": 3},
+        }
+    }
+    assert payload_hash(payload) == "sha256:21c1be6c53ab34a8482b6bafe54a994c6d15b280025430e17e2ad98b50ea6132"
+
+
+def test_keys_of_other_types_have_no_canonical_form():
+    with pytest.raises(NotCanonical):
+        payload_hash({"handoff": {1: "a", "meta": {}}})
+    with pytest.raises(NotCanonical):
+        payload_hash({"handoff": {"blob": b"x", "meta": {}}})
+
+
+def test_values_of_different_types_hash_differently():
+    hashes = {payload_hash({"handoff": {"v": value, "meta": {}}}) for value in (1, "1", True, 1.5, "1.5", None, "")}
+    assert len(hashes) == 7
+
+
+def test_int_and_text_keys_in_a_yaml_payload_are_invalid(swarm_cli, swarm_host, tmp_path):
+    path = tmp_path / "keys.yaml"
+    path.write_text("handoff:\n  version: '2.0'\n  x:\n    1: a\n    '1': b\n")
+    for command in ("verify", "validate"):
+        result = swarm_cli(command, str(path), "--format", "json")
+        assert result.exit_code == 1
+        error = result.json()["error"]
+        assert error["code"] == "INVALID_PAYLOAD"
+        assert error["problems"][0]["code"] == "KEY_NOT_TEXT"
+
+
+@pytest.fixture
+def v3_with_side_file(tmp_path):
+    session = tmp_path / "session"
+    (session / "perspectives").mkdir(parents=True)
+    synthesis = parse_synthesis(
+        {"original_prompt": "Why?", "problem_type": "analytical", "insights": {"convergent": MANY}}
+    )
+    built = build_v3(synthesis, TARGET, session)
+    [(side_path, content)] = built.side_files
+    write_atomic(side_path, dump_payload(content, side_path))
+    path = side_path.with_name("payload.json")
+    write_atomic(path, dump_payload(built.payload, path))
+    return path, side_path
+
+
+def test_the_side_file_checksum_is_recorded_and_covered_by_the_hash(v3_with_side_file, swarm_cli, swarm_host):
+    path, side_path = v3_with_side_file
+    payload = json.loads(path.read_text())
+    [entry] = [f for f in payload["handoff"]["payload"]["references"]["files"] if f["path"] == str(side_path)]
+    assert entry["checksum"].startswith("sha256:")
+    [check] = check_files(payload, path)
+    assert check.problem is None
+    report = swarm_cli("verify", str(path), "--format", "json").json()
+    assert report["ok"] is True
+    assert report["files"][0]["ok"] is True
+
+
+def test_a_changed_side_file_fails_verify_validate_and_ack(v3_with_side_file, swarm_cli, swarm_host):
+    path, side_path = v3_with_side_file
+    side_path.write_text(side_path.read_text().replace("theme 1 ", "theme X "))
+    result = swarm_cli("verify", str(path), "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "INTEGRITY_MISMATCH"
+    assert "checksum" in error["message"]
+    validated = swarm_cli("validate", str(path), "--format", "json")
+    assert validated.json()["integrity"] == "mismatch"
+    acked = swarm_cli("ack", str(path), "--status", "success", "--format", "json")
+    assert acked.exit_code == 1
+    assert acked.json()["error"]["code"] == "INTEGRITY_MISMATCH"
+
+
+def test_a_missing_side_file_fails_verify(v3_with_side_file, swarm_cli, swarm_host):
+    path, side_path = v3_with_side_file
+    side_path.unlink()
+    result = swarm_cli("verify", str(path), "--format", "json")
+    assert result.json()["error"]["code"] == "INTEGRITY_MISMATCH"
+    assert "cannot read" in result.json()["error"]["message"]
+
+
+def test_a_session_moved_as_a_whole_still_verifies(v3_with_side_file, swarm_cli, swarm_host, tmp_path):
+    path, _side_path = v3_with_side_file
+    moved = tmp_path / "elsewhere"
+    path.parent.rename(moved)
+    assert swarm_cli("verify", str(moved / path.name), "--format", "json").json()["ok"] is True
+
+
+@pytest.fixture
+def tampered(tmp_path):
+    (tmp_path / "perspectives").mkdir()
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    path = tmp_path / "handoff-payload.yaml"
+    path.write_text(dump_payload(payload, path).replace("Because.", "Because, trust me."))
+    return path
+
+
+def test_validate_states_that_a_tampered_payload_fails_integrity(tampered, swarm_cli, swarm_host):
+    result = swarm_cli("validate", str(tampered), "--format", "json")
+    assert result.exit_code == 0  # the shape is valid ...
+    report = result.json()
+    assert report["valid"] is True
+    assert report["integrity"] == "mismatch"  # ... and the report says the content is not what was written
+    assert [w["code"] for w in report["warnings"]] == ["INTEGRITY_MISMATCH"]
+    assert "INTEGRITY_MISMATCH" in result.stderr
+
+
+def test_validate_states_integrity_ok_or_absent(tmp_path, swarm_cli, swarm_host):
+    (tmp_path / "perspectives").mkdir()
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    good = tmp_path / "good.yaml"
+    good.write_text(dump_payload(payload, good))
+    assert swarm_cli("validate", str(good), "--format", "json").json()["integrity"] == "ok"
+    del payload["handoff"]["meta"]["payload_hash"], payload["handoff"]["meta"]["payload_size_bytes"]
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(dump_payload(payload, draft))
+    report = swarm_cli("validate", str(draft), "--format", "json").json()
+    assert report["integrity"] == "absent"
+    assert [w["code"] for w in report["warnings"]] == ["INTEGRITY_ABSENT"]
+
+
+def test_ack_refuses_a_tampered_payload_and_records_nothing(tampered, swarm_cli, swarm_host, tmp_path, monkeypatch):
+    config = tmp_path / "config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    result = swarm_cli("ack", str(tampered), "--status", "success", "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "INTEGRITY_MISMATCH"
+    assert error["recoverable"] is False
+    with open_history(config) as history:
+        assert history.list() == []
+
+
+def test_ack_accepts_an_intact_payload_even_after_it_expired(tmp_path, swarm_cli, swarm_host):
+    (tmp_path / "perspectives").mkdir()
+    old = dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc)
+    payload = seal(build_v2(SYNTHESIS, TARGET, tmp_path, now=old))
+    path = tmp_path / "old.yaml"
+    path.write_text(dump_payload(payload, path))
+    result = swarm_cli("ack", str(path), "--status", "success", "--format", "json")
+    assert result.exit_code == 0, result.stdout
