@@ -73,8 +73,8 @@ def _report_missing_pythons() -> None:
 
     def say() -> None:
         print(
-            f"nox: {names} not found here, so their sessions were SKIPPED (listed above as 'skipped');"
-            " CI runs them. Install them (e.g. with pyenv) to run the whole matrix.",
+            f"nox: {names} not installed here: the sessions that need them were SKIPPED (marked 'skipped'"
+            " above); CI runs them. Install them (e.g. with pyenv) to run the whole matrix.",
             file=sys.stderr,
         )
 
