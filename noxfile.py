@@ -9,13 +9,19 @@ one Python. `bench` is not in the default run.
 uv creates the environments when it is installed (`pip install "nox[uv]"`): the matrix is about
 thirty environments, and uv builds them several times faster than pip. It never downloads an
 interpreter here: the Pythons must be installed (pyenv on the project's machines).
+
+Locally, sessions whose Python is not installed are skipped and listed at the end of the run; on
+CI (`CI` set, where all four are installed) a missing interpreter is an error. `build` (not in the
+default run) builds every released distribution's wheel and sdist into `dist/`.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -25,7 +31,9 @@ os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = False
-nox.options.error_on_missing_interpreters = True
+# CI has every interpreter, so a missing one there is a broken image; a laptop may have only one.
+ON_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
+nox.options.error_on_missing_interpreters = ON_CI
 nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "stress", "e2e", "docs", "minimums"]
 
 PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
@@ -57,7 +65,25 @@ def _expose_pyenv_pythons() -> None:
     os.environ["PYENV_VERSION"] = ":".join(dict.fromkeys(chosen))
 
 
+def _report_missing_pythons() -> None:
+    """Say which interpreters are absent, at the end of the run where the summary is read."""
+    missing = [v for v in PYTHONS if shutil.which(f"python{v}") is None]
+    if not missing or ON_CI:
+        return
+    names = ", ".join(f"python{v}" for v in missing)
+
+    def say() -> None:
+        print(
+            f"nox: {names} not installed here: the sessions that need them were SKIPPED (marked 'skipped'"
+            " above); CI runs them. Install them (e.g. with pyenv) to run the whole matrix.",
+            file=sys.stderr,
+        )
+
+    atexit.register(say)
+
+
 _expose_pyenv_pythons()
+_report_missing_pythons()
 CORE = "core"
 PLUGINS = sorted(str(p.parent.relative_to(ROOT)) for p in ROOT.glob("plugins/*/pyproject.toml"))
 PACKS = sorted(str(p.parent.relative_to(ROOT)) for p in ROOT.glob("skills-examples/*/pyproject.toml"))
@@ -172,3 +198,21 @@ def bench(session: nox.Session) -> None:
     session.install("skills-ref")
     for script in sorted((ROOT / "bench").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs)
+
+
+# What `build` releases: the core, the plugins, the example packs and the meta-distribution. The
+# documented examples (docs/examples/*) are tutorials, tested but never published.
+RELEASED = [CORE, *PLUGINS, *PACKS, "."]
+
+
+@nox.session(python=PYTHONS[-1], default=False)
+def build(session: nox.Session) -> None:
+    """Wheels and sdists of every released distribution into dist/, checked with `twine check`."""
+    uv = session.venv_backend == "uv"
+    session.install("build[uv]>=1.2" if uv else "build>=1.2", "twine>=6.1")
+    out = ROOT / "dist"
+    shutil.rmtree(out, ignore_errors=True)  # only this release's files, so --find-links sees one version
+    installer = ["--installer", "uv"] if uv else []
+    for path in RELEASED:
+        session.run("python", "-m", "build", *installer, "--outdir", str(out), str(ROOT / path))
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in out.iterdir()))

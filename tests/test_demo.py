@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 DEFAULT_PLUGINS = ("frontmatter", "registry", "formatters", "qr")
@@ -74,3 +77,87 @@ def test_a_top_candidate_without_a_workflow_is_said_so(demo_host, swarm_cli, ski
     assert data["handoff"]["target"] == "local-review"
     assert data["first_step"] is None
     assert data["workflow_note"] == "local-review defines no workflow; its SKILL.md instructions apply"
+
+
+@pytest.fixture
+def user_folders(tmp_path, monkeypatch):
+    """A user's real config (with one recorded hand-off), cache and temporary folders, all watched."""
+    import tempfile
+
+    from swarm_handoff.history import db_path, open_history
+
+    config, cache, scratch = tmp_path / "config", tmp_path / "user-cache", tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    session = tmp_path / "earlier"
+    session.mkdir()
+    with open_history(config) as history:
+        history.record(session / "handoff-payload.yaml", {"handoff": {"target": {"skill": "x"}}}, status="written")
+    return {"history": db_path(config), "cache": cache, "tmp": scratch}
+
+
+def _history_rows(path):
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT COUNT(*) FROM handoffs").fetchone()[0]
+
+
+def test_the_demo_leaves_no_trace(demo_host, user_folders, swarm_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(user_folders["history"].parents[1]))  # demo_host unset it
+    before = _history_rows(user_folders["history"])
+    result = swarm_cli("demo", "--cwd", str(tmp_path), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json()
+    assert data["session_kept"] is False
+    assert not Path(data["session"]).exists()
+    assert _history_rows(user_folders["history"]) == before
+    assert list(user_folders["tmp"].iterdir()) == []  # no swarm-session-*, no sandbox
+    assert not (user_folders["cache"] / "swarm-handoff" / "results").exists()
+    assert os.environ["CLAUDE_CONFIG_DIR"] == str(user_folders["history"].parents[1])  # restored
+
+
+def test_demo_keep_keeps_only_the_session(demo_host, user_folders, swarm_cli, tmp_path):
+    result = swarm_cli("demo", "--keep", "--cwd", str(tmp_path), "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json()
+    session = Path(data["session"])
+    assert data["session_kept"] is True
+    assert (session / "handoff-payload.yaml").is_file()
+    assert [p.name for p in user_folders["tmp"].iterdir()] == [session.name]
+    assert session.name.startswith("swarm-session-")
+
+
+def test_demo_text_explains_the_menu_letters_and_where_the_session_went(demo_host, swarm_cli, tmp_path):
+    result = swarm_cli("demo", "--cwd", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert "A) accept and B) refine" in result.stdout
+    assert "the session folder was removed; run again with --keep" in result.stdout
+
+
+def test_next_steps_use_the_venv_path_when_the_command_is_not_on_path(tmp_path, monkeypatch):
+    from swarm_handoff.demo import command_name
+
+    script = tmp_path / ".venv" / "bin" / "swarm-handoff"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert command_name(str(script), cwd=tmp_path) == ".venv/bin/swarm-handoff"
+    assert command_name(".venv/bin/swarm-handoff") == ".venv/bin/swarm-handoff"
+    assert command_name(str(script), cwd=tmp_path / "elsewhere") == str(script)
+    monkeypatch.setenv("PATH", str(script.parent))  # activated: the bare name finds this very script
+    assert command_name(str(script), cwd=tmp_path) == "swarm-handoff"
+    assert command_name("/usr/bin/python3") == "swarm-handoff"  # `python -m`, tests: nothing to spell out
+
+
+def test_the_printed_next_step_runs_as_written(demo_host, swarm_cli, tmp_path, monkeypatch):
+    import swarm_handoff.demo as demo
+
+    monkeypatch.setattr(demo, "command_name", lambda: ".venv/bin/swarm-handoff")
+    result = swarm_cli("demo", "--cwd", str(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert "next: .venv/bin/swarm-handoff workflow step evidence-review grade" in result.stdout

@@ -25,7 +25,7 @@ DISTRIBUTIONS = sorted(p.parent for p in ROOT.glob("*/pyproject.toml")) + sorted
     for p in ROOT.glob(f"{pattern}/pyproject.toml")
 )
 SOURCES = sorted(p for d in DISTRIBUTIONS for p in (d / "src").rglob("*.py"))
-TESTS = sorted(p for p in ROOT.rglob("test_*.py") if ".nox" not in p.parts and ".venv" not in p.parts)
+TESTS = sorted(p for p in ROOT.rglob("test_*.py") if not {".nox", ".venv", ".nox-venv"} & set(p.parts))
 
 
 def _section(text: str, hook: str) -> str:

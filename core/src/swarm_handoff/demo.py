@@ -4,11 +4,22 @@
 shipped with the core, and the skills are whatever is installed (the example packs, the user's own
 skills). Every stage goes through the same API the individual commands use, so the demo is proof
 that the installed pieces work together, not a separate code path.
+
+The demo leaves no trace: `demo_sandbox()` points the config and cache folders at a temporary
+folder for the run, so its hand-off never enters the user's history (which ranking's "previous
+success" factor reads) and nothing of the user's config is read (their global skills and registry
+file are left out, which also keeps the example's ranking the same on every machine). The session
+folder is removed at the end unless the user asked to keep it (`--keep`, or `--dir DIR`).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -20,6 +31,10 @@ from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext
 
 SYNTHESIS_FILE = "synthesis.yaml"
+COMMAND = "swarm-handoff"
+# The folders the demo must not touch, redirected for its run (see `demo_sandbox`).
+SANDBOXED = {"CLAUDE_CONFIG_DIR": "config", "XDG_CACHE_HOME": "cache"}
+MENU_NOTE = "(the menu starts at C: A) accept and B) refine are the swarm's own choices at the same prompt)"
 # What a perspective swarm leaves in its session: one file per completed perspective. The v2.0
 # payload's `perspectives_completed` is checked against this folder, so the demo writes them.
 PERSPECTIVES = {
@@ -41,11 +56,14 @@ class DemoReport:
     verification: Any
     first_step: Any | None
     workflow_note: str | None = None
+    session_kept: bool = True
+    command: str = COMMAND
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form: one section per stage, in the order they ran."""
         return {
             "session": self.session,
+            "session_kept": self.session_kept,
             "discovery": self.discovery.to_data(),
             "ranking": self.ranking.to_data(),
             "handoff": self.handoff.to_data(),
@@ -62,6 +80,7 @@ class DemoReport:
         lines += ["", "2. ranked against the example synthesis (scorer swarm-v2):"]
         for item in self.ranking.ranked[: self.ranking.top]:
             lines.append(f"   {item.label}) {item.record.name}  score {item.total:g}")
+        lines.append(f"   {MENU_NOTE}")
         handoff = self.handoff
         lines += [
             "",
@@ -82,13 +101,61 @@ class DemoReport:
             for command in step.get("next", []):
                 if isinstance(command, dict) and command.get("command"):
                     label = f"{command['label']}: " if command.get("label") else "next: "
-                    lines.append(f"   {label}{command['command']}")
+                    lines.append(f"   {label}{self._runnable(command['command'])}")
+        lines.append("")
+        if self.session_kept:
+            lines.append(f"the session folder is kept: {self.session}")
+        else:
+            lines.append("the session folder was removed; run again with --keep (or --dir DIR) to look inside it")
+        lines.append(f"try: {self.command} discover, then {self.command} --help")
         return "\n".join(lines) + "\n"
 
+    def _runnable(self, command: str) -> str:
+        """Spell a suggested command the way that runs here (the venv path when the tool is not on PATH)."""
+        if self.command != COMMAND and command.startswith(COMMAND + " "):
+            return self.command + command[len(COMMAND) :]
+        return command
 
-def prepare_session(folder: Path | None) -> Path:
+
+def command_name(argv0: str | None = None, cwd: Path | None = None) -> str:
+    """Name the executable as the user can type it: `swarm-handoff` only when PATH finds this one."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    if not Path(argv0).name.startswith(COMMAND):  # not run through the console script (python -m, tests)
+        return COMMAND
+    found = shutil.which(COMMAND)
+    if found and os.path.realpath(found) == os.path.realpath(argv0):
+        return COMMAND
+    path = Path(argv0)
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(cwd or Path.cwd()))
+        except ValueError:
+            return str(path)
+    return argv0 if "/" in argv0 or os.sep in argv0 else f"./{argv0}"
+
+
+@contextmanager
+def demo_sandbox() -> Iterator[Path]:
+    """Point the config and cache folders at a temporary one for the demo, then remove it and restore."""
+    sandbox = Path(tempfile.mkdtemp(prefix="swarm-demo-"))
+    saved = {name: os.environ.get(name) for name in SANDBOXED}
+    try:
+        for name, sub in SANDBOXED.items():
+            (sandbox / sub).mkdir()
+            os.environ[name] = str(sandbox / sub)
+        yield sandbox
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(sandbox, ignore_errors=True)
+
+
+def prepare_session(folder: Path | None, parent: Path | None = None) -> Path:
     """Make the session folder: the synthesis and the perspective files a swarm would have left."""
-    session = Path(tempfile.mkdtemp(prefix="swarm-session-")) if folder is None else folder
+    session = Path(tempfile.mkdtemp(prefix="swarm-session-", dir=parent)) if folder is None else folder
     session.mkdir(parents=True, exist_ok=True)
     synthesis = session / SYNTHESIS_FILE
     if not synthesis.exists():  # never overwrite what a user put there
@@ -101,8 +168,18 @@ def prepare_session(folder: Path | None) -> Path:
     return session
 
 
-def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = None) -> DemoReport:
-    """Run discovery, ranking, hand-off, verification and the first workflow step, in that order."""
+def run_demo(
+    context: DiscoveryContext,
+    host: PluginHost,
+    folder: Path | None = None,
+    *,
+    scratch: Path | None = None,
+    command: str = COMMAND,
+) -> DemoReport:
+    """Run discovery, ranking, hand-off, verification and the first workflow step, in that order.
+
+    With no `folder`, the session is made inside `scratch` (removed with it) when one is given.
+    """
     from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
     from swarm_handoff.payload.verify import verify_file
     from swarm_handoff.ranking import RankingRequest, rank
@@ -111,7 +188,7 @@ def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = 
     from swarm_handoff.workflow.protocol import render_step
     from swarm_handoff.workflow.registry import get_registry
 
-    session = prepare_session(folder)
+    session = prepare_session(folder, scratch if folder is None else None)
     discovery = discover_with_session(context, host, session)
     if not discovery.workflows:
         raise SwarmError(
@@ -142,4 +219,6 @@ def run_demo(context: DiscoveryContext, host: PluginHost, folder: Path | None = 
         verification=verification,
         first_step=first,
         workflow_note=note,
+        session_kept=folder is not None or scratch is None,
+        command=command,
     )

@@ -11,6 +11,7 @@ from swarm_handoff.plugins import PluginHost
 
 _DIR = typer.Option(None, "--dir", help="Session folder to use (created if missing); default: a fresh temporary one.")
 _CWD = typer.Option(None, "--cwd", help="Working directory for discovery (default: here).")
+_KEEP = typer.Option(False, "--keep", help="Keep the temporary session folder (default: removed at the end).")
 
 
 def register(app: typer.Typer) -> None:
@@ -20,13 +21,22 @@ def register(app: typer.Typer) -> None:
     def demo(
         folder: Path | None = _DIR,
         cwd: Path | None = _CWD,
+        keep: bool = _KEEP,
         fmt: str = format_option(),
     ) -> None:
-        """Discover installed skills, rank them for an example synthesis, hand off, verify, run step one."""
-        from swarm_handoff.demo import DemoReport, run_demo
+        """Discover installed skills, rank them for an example synthesis, hand off, verify, run step one.
+
+        It leaves no trace: its config and cache folders are temporary (your history and your
+        ~/.claude are untouched), and its session folder is removed unless you pass --keep or --dir.
+        """
+        from swarm_handoff.demo import DemoReport, command_name, demo_sandbox, run_demo
         from swarm_handoff.discovery import make_context
 
-        def action(host: PluginHost) -> DemoReport:
-            return run_demo(make_context(cwd), host, folder)
+        with demo_sandbox() as sandbox:
+            # A kept session outlives the sandbox, so it goes to the system's temporary folder.
+            scratch = None if keep else sandbox
 
-        run(fmt, action)
+            def action(host: PluginHost) -> DemoReport:
+                return run_demo(make_context(cwd), host, folder, scratch=scratch, command=command_name())
+
+            run(fmt, action)
