@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -29,8 +28,10 @@ from typing import Any
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.linking_manifest import (
+    LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
     MANIFEST_NAME,
+    SAFE_NAME,
     file_hashes,
     locked,
     read_manifest,
@@ -41,6 +42,7 @@ from swarm_handoff.linking_packs import PackSkill, installed_skills, source_file
 from swarm_handoff.linking_report import LinkEntry, SkillsLinkReport
 
 __all__ = [  # the manifest helpers are re-exported: callers need only this module
+    "LINK_MANIFEST_ENTRY_INVALID",
     "LINK_MANIFEST_INVALID",
     "MANIFEST_NAME",
     "LinkScope",
@@ -65,7 +67,7 @@ LINK_BAD_NAME = "LINK_BAD_NAME"  # the skill's name cannot be a folder name
 LINK_STALE = "LINK_STALE"  # recorded here, but its pack is no longer installed
 LINK_FAILED = "LINK_FAILED"  # the file system refused (permissions, disk full)
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_SAFE_NAME = SAFE_NAME  # the one rule for names, shared with the manifest's entry check
 
 
 class LinkScope(str, enum.Enum):
@@ -113,6 +115,7 @@ def _link_all(
 ) -> SkillsLinkReport:
     by_name = {s.name: s for s in skills}
     manifest = read_manifest(folder)
+    problems = [*problems, *getattr(manifest, "problems", ())]
     entries: list[LinkEntry] = []
     wanted = list(dict.fromkeys(names)) if names else sorted(by_name)
     for name in wanted:
@@ -281,6 +284,8 @@ def unlink_skills(
 
 
 def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -> SkillsLinkReport:
+    # Only entries whose names are plain folder names come back (see `read_manifest`): `dest`
+    # below is always a direct child of `folder`, whatever the file says.
     manifest = read_manifest(folder)
     entries: list[LinkEntry] = []
     for name in list(dict.fromkeys(names)) if names else sorted(manifest):
@@ -338,7 +343,8 @@ def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -
                 )
             )
         _save_after_unlink(folder, manifest)
-    return SkillsLinkReport("unlink", str(LinkScope(scope)), str(folder), tuple(entries), ())
+    problems = tuple(getattr(manifest, "problems", ()))
+    return SkillsLinkReport("unlink", str(LinkScope(scope)), str(folder), tuple(entries), problems)
 
 
 def _save_after_unlink(folder: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:
