@@ -98,3 +98,11 @@ def test_a_fifo_as_a_synthesis_is_a_coded_error(tmp_path):
     assert kind == "raised"
     assert isinstance(exc, SwarmError)
     assert exc.problems[0].code == NOT_A_REGULAR_FILE
+
+
+@posix_only
+def test_a_fifo_in_the_cache_folder_is_a_cache_miss_not_a_hang(tmp_path):
+    from swarm_handoff.filecache import load
+
+    os.mkfifo(tmp_path / "parse-index.bin")
+    assert returns(load, tmp_path / "parse-index.bin", "parse") == ("ok", None)
