@@ -124,3 +124,18 @@ def test_a_fifo_as_the_manifest_stops_the_command_without_blocking(tmp_path):
     worker.join(30)  # safety net: without the fix, reading the FIFO never returns
     assert out
     assert getattr(out[0], "code", None) == linking.LINK_MANIFEST_INVALID
+
+
+@pytest.mark.parametrize("linked", [".claude", ".claude/skills"])
+def test_a_project_skills_folder_that_links_out_of_the_project_is_refused(tmp_path, victim, swarm_cli, linked):
+    project = tmp_path / "project"
+    (project / linked).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(victim / "docs", project / linked)  # the repository's `.claude` leads to the user's files
+    write_manifest(victim / "docs" / ("skills" if linked == ".claude" else ""), {})
+    before = hashes(victim)
+    for command in ("link", "unlink"):
+        result = swarm_cli("skills", command, "--cwd", str(project), "--format", "json")
+        assert result.exit_code == 1
+        assert result.json()["error"]["code"] == linking.LINK_FOLDER_OUTSIDE
+    assert hashes(victim) == before
+    assert not (victim / "docs" / "skills" / "review").exists()
