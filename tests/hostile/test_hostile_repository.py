@@ -285,3 +285,16 @@ def test_fifos_where_the_tool_reads_its_inputs_block_nothing(world):
     failed = cli(repo, env, "handoff", "good-alpha", "--synthesis", "fifo-synthesis.yaml", "--session", str(session))
     assert failed.returncode != 0
     assert snapshot(outside) == before
+
+
+def test_a_dot_claude_that_links_out_of_the_repository_is_never_written_through(world, tmp_path):
+    _repo, outside, env = world
+    other = tmp_path / "other-repo"
+    other.mkdir()
+    os.symlink(outside / "docs", other / ".claude")  # `.claude/skills` would land in the user's files
+    before = snapshot(outside)
+    for command in ("link", "unlink"):
+        done = cli(other, env, "skills", command, "--format", "json")
+        assert json.loads(done.stdout)["error"]["code"] == "LINK_FOLDER_OUTSIDE"
+    cli(other, env, "discover", "--all")
+    assert snapshot(outside) == before
