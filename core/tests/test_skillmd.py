@@ -153,7 +153,7 @@ def test_unreadable_broken_link_loop_and_folder(tmp_path, monkeypatch):
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("builtins.open", denied)
+    monkeypatch.setattr(os, "open", denied)  # the reader opens with os.open (O_NONBLOCK), not open()
     assert only_problem(load_skill_md(path)).code == skillmd.UNREADABLE
 
 

@@ -25,6 +25,7 @@ ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
 RACY_NS = 50_000_000
 FORMAT = 2  # bump when a stored shape changes; older files are then ignored
 MAGIC = "swarm-handoff-cache"
+_READ_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def cache_folder(env: Mapping[str, str]) -> str | None:
@@ -45,9 +46,15 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 def load(path: str | os.PathLike[str], kind: str) -> Any:
     """Read a cache file of `kind`; anything unreadable, corrupt or foreign gives None."""
     import marshal
+    import stat
 
     try:
-        with no_gc(), open(path, "rb") as handle:
+        # The tool's own file: never through a link, and never a FIFO (a blocking open would hang
+        # every command) or device; the descriptor's fstat is checked before reading.
+        fd = os.open(path, os.O_RDONLY | _READ_FLAGS)
+        with no_gc(), os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             data = marshal.loads(handle.read())
     except (OSError, ValueError, EOFError, TypeError):
         return None

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -29,8 +28,10 @@ from typing import Any
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.linking_manifest import (
+    LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
     MANIFEST_NAME,
+    SAFE_NAME,
     file_hashes,
     locked,
     read_manifest,
@@ -41,6 +42,7 @@ from swarm_handoff.linking_packs import PackSkill, installed_skills, source_file
 from swarm_handoff.linking_report import LinkEntry, SkillsLinkReport
 
 __all__ = [  # the manifest helpers are re-exported: callers need only this module
+    "LINK_MANIFEST_ENTRY_INVALID",
     "LINK_MANIFEST_INVALID",
     "MANIFEST_NAME",
     "LinkScope",
@@ -64,8 +66,9 @@ LINK_NO_SKILL_FILE = "LINK_NO_SKILL_FILE"  # the pack gives a metadata mapping, 
 LINK_BAD_NAME = "LINK_BAD_NAME"  # the skill's name cannot be a folder name
 LINK_STALE = "LINK_STALE"  # recorded here, but its pack is no longer installed
 LINK_FAILED = "LINK_FAILED"  # the file system refused (permissions, disk full)
+LINK_FOLDER_OUTSIDE = "LINK_FOLDER_OUTSIDE"  # the project's skills folder is a link out of the project
 
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_SAFE_NAME = SAFE_NAME  # the one rule for names, shared with the manifest's entry check
 
 
 class LinkScope(str, enum.Enum):
@@ -94,12 +97,32 @@ def link_skills(
     folder: Path, names: Sequence[str] = (), *, scope: LinkScope | str = LinkScope.PROJECT, copy: bool = False
 ) -> SkillsLinkReport:
     """Show installed pack skills as `folder/<name>/`; `names` narrows the set (default: all)."""
+    _check_folder(folder, scope)
     skills, problems = installed_skills()
     available = {s.name for s in skills}
     if available & set(names or available):
         folder.mkdir(parents=True, exist_ok=True)  # something will be linked: lock the folder it goes in
     with locked(folder):
         return _link_all(folder, names, skills, problems, scope=scope, copy=copy)
+
+
+def _check_folder(folder: Path, scope: LinkScope | str) -> None:
+    """Refuse a project skills folder that leads out of the project through a symbolic link.
+
+    A cloned repository can make `.claude` or `.claude/skills` a link to any folder of the user's;
+    following it, `link` would write links and a manifest there and `unlink` would remove from it.
+    The user's own folder (`--scope global`) may be a link wherever they chose.
+    """
+    if LinkScope(scope) is not LinkScope.PROJECT:
+        return
+    project = os.path.realpath(folder.parent.parent)
+    real = os.path.realpath(folder)
+    if real == project or real.startswith(project.rstrip(os.sep) + os.sep):
+        return
+    message = f"{folder} is a symbolic link out of the project (to {real}); nothing was touched"
+    hint = "replace the link with a folder, or use --scope global for your own skills folder"
+    problem = Problem(LINK_FOLDER_OUTSIDE, message, path=str(folder), hint=hint)
+    raise SwarmError(LINK_FOLDER_OUTSIDE, message, hint=hint, problems=(problem,))
 
 
 def _link_all(
@@ -113,6 +136,7 @@ def _link_all(
 ) -> SkillsLinkReport:
     by_name = {s.name: s for s in skills}
     manifest = read_manifest(folder)
+    problems = [*problems, *getattr(manifest, "problems", ())]
     entries: list[LinkEntry] = []
     wanted = list(dict.fromkeys(names)) if names else sorted(by_name)
     for name in wanted:
@@ -276,11 +300,14 @@ def unlink_skills(
     folder: Path, names: Sequence[str] = (), *, scope: LinkScope | str = LinkScope.PROJECT
 ) -> SkillsLinkReport:
     """Remove what `link` recorded in `folder` (default: every entry) while it is still unchanged."""
+    _check_folder(folder, scope)
     with locked(folder):
         return _unlink_all(folder, names, scope=scope)
 
 
 def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -> SkillsLinkReport:
+    # Only entries whose names are plain folder names come back (see `read_manifest`): `dest`
+    # below is always a direct child of `folder`, whatever the file says.
     manifest = read_manifest(folder)
     entries: list[LinkEntry] = []
     for name in list(dict.fromkeys(names)) if names else sorted(manifest):
@@ -338,7 +365,8 @@ def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -
                 )
             )
         _save_after_unlink(folder, manifest)
-    return SkillsLinkReport("unlink", str(LinkScope(scope)), str(folder), tuple(entries), ())
+    problems = tuple(getattr(manifest, "problems", ()))
+    return SkillsLinkReport("unlink", str(LinkScope(scope)), str(folder), tuple(entries), problems)
 
 
 def _save_after_unlink(folder: Path, manifest: Mapping[str, Mapping[str, Any]]) -> None:

@@ -66,8 +66,25 @@ def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
     return skills, problems
 
 
+# A pack's file copied into a skills folder: far above any real skill file, well below memory.
+MAX_PACK_FILE_BYTES = 256 * 1024 * 1024
+
+
+def _read(entry: Any) -> bytes:
+    """A file on disk only as a regular file (`yamlio.read_regular`); a zip member as it comes."""
+    if isinstance(entry, (str, os.PathLike)):
+        from swarm_handoff.yamlio import LoadError, read_regular
+
+        try:
+            return read_regular(entry, limit=MAX_PACK_FILE_BYTES)
+        except LoadError as exc:  # the caller reports an OSError as LINK_FAILED for this skill
+            raise OSError(f"{exc.problem.path}: {exc.problem.message}") from None
+    data: bytes = entry.read_bytes()
+    return data
+
+
 def source_files(skill: PackSkill) -> dict[str, bytes]:
     """The files a copy of `skill` holds: its folder's files, or only SKILL.md when it has no folder."""
     if skill.folder is not None:
-        return {rel: entry.read_bytes() for rel, entry in walk_files(skill.folder)}
-    return {"SKILL.md": skill.skill_md.read_bytes()}
+        return {rel: _read(entry) for rel, entry in walk_files(skill.folder)}
+    return {"SKILL.md": _read(skill.skill_md)}

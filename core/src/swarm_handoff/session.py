@@ -31,6 +31,7 @@ TTL_MINUTES = 30
 STATE_FORMAT = 1
 # The session file lists every workflow; a bound still stops a hostile file from looping forever.
 _MAX_VALUES = 10_000_000
+_MAX_BYTES = 256 * 1024 * 1024  # ~1 KiB per workflow: room for far more skills than anyone has
 _SEED_FIELDS = ("skill", "scope", "priority", "categories", "description", "trigger")
 
 
@@ -82,11 +83,13 @@ def read_session(
 ) -> DiscoveryResult | None:
     """The cached result when the file is ours, whole, within its TTL and no input changed; else None."""
     from swarm_handoff import fastyaml, jsonio
-    from swarm_handoff.yamlio import LoadError
+    from swarm_handoff.yamlio import LoadError, read_text
 
     try:
-        state = jsonio.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-        text = (folder / SESSION_FILE).read_text(encoding="utf-8")
+        # Both files are the tool's own: a link or anything but a regular file is not ours, so
+        # it is not followed or opened (a FIFO would block); the cache is then simply rebuilt.
+        state = jsonio.loads(read_text(folder / STATE_FILE, limit=_MAX_BYTES, follow=False))
+        text = read_text(folder / SESSION_FILE, limit=_MAX_BYTES, follow=False)
         document = fastyaml.load(text, limit=_MAX_VALUES)
     except (OSError, ValueError, LoadError):
         return None

@@ -21,12 +21,14 @@ import attrs
 from swarm_handoff import fastyaml
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
+    NOT_A_REGULAR_FILE,
     NOT_UTF8,
     UNREADABLE,
     YAML_DUPLICATE_KEY,
     YAML_SYNTAX,
     YAML_TOO_MANY_NODES,
     LoadError,
+    open_regular,
 )
 
 # Stable problem codes of SKILL.md files (values never change once released).
@@ -86,7 +88,9 @@ def stat_problem(path: str, exc: OSError) -> Problem:
     if exc.errno == errno.ELOOP:
         return _problem(SKILL_SYMLINK_LOOP, "symbolic link loop", path, "point the link at a real file")
     if isinstance(exc, IsADirectoryError):
-        return _problem(SKILL_NOT_A_FILE, "SKILL.md is a folder", path, "SKILL.md must be a file")
+        return not_a_file(path, "a folder, not a regular file")
+    if exc.errno == errno.ENXIO:  # what opening a socket gives
+        return not_a_file(path, "a socket, not a regular file")
     if isinstance(exc, FileNotFoundError) and os.path.islink(path):
         target = os.readlink(path)
         return _problem(
@@ -98,15 +102,28 @@ def stat_problem(path: str, exc: OSError) -> Problem:
 
 
 def read_frontmatter_bytes(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> bytes:
-    """Return the bytes between the delimiters, reading no further than the closing one (or `limit`)."""
+    """Return the bytes between the delimiters, reading no further than the closing one (or `limit`).
+
+    Only a regular file is read (`yamlio.open_regular`): a FIFO named SKILL.md would block the
+    read forever, a device would never end it.
+    """
     try:
-        with open(path, "rb") as handle:
+        fd = open_regular(path, describe=stat_problem)
+    except LoadError as exc:
+        if exc.problem.code == NOT_A_REGULAR_FILE:
+            raise LoadError(not_a_file(path, exc.problem.message)) from None
+        raise
+    try:
+        with os.fdopen(fd, "rb") as handle:
             buf = handle.read(_CHUNK)
             return _scan(buf, handle, path, limit)
-    except IsADirectoryError as exc:
-        raise LoadError(stat_problem(path, exc)) from None
     except OSError as exc:
         raise LoadError(stat_problem(path, exc)) from None
+
+
+def not_a_file(path: str, what: str) -> Problem:
+    """SKILL_NOT_A_FILE for a SKILL.md that is `what` (a folder, a FIFO...): never opened, never read."""
+    return _problem(SKILL_NOT_A_FILE, f"SKILL.md is {what}", path, "SKILL.md must be a regular file")
 
 
 def _scan(buf: bytes, handle: Any, path: str, limit: int) -> bytes:

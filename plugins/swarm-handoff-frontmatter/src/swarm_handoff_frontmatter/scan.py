@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -22,7 +23,8 @@ from swarm_handoff.cache import no_gc, record_from_row, record_to_row
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
-from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
+from swarm_handoff.skillmd import Frontmatter, load_skill_md, not_a_file, stat_problem
+from swarm_handoff.yamlio import file_kind
 
 if TYPE_CHECKING:
     from swarm_handoff.explain import Location
@@ -155,19 +157,26 @@ class Scan:
             return
         for entry in entries:
             if not entry.name.startswith("."):
-                self.entry(entry, root.scope, real_root)
+                try:
+                    self.entry(entry, root.scope, real_root)
+                except OSError as exc:  # whatever one entry does, it costs that skill and no other
+                    self._unusable(entry, root.scope, exc)
+
+    def _unusable(self, entry: os.DirEntry[str], scope: Scope, exc: OSError) -> None:
+        """Record an entry that cannot even be looked into (a looping, dangling or forbidden link)."""
+        self.inputs.append((entry.path, -1, -1))  # stat fails while it is broken; a fix changes that
+        self.scanned += 1
+        self.records.append(self._broken(entry.name, scope, entry.path, exc))
 
     def entry(self, entry: os.DirEntry[str], scope: Scope, real_root: str) -> None:
         """Read one skill folder (or report the link that should have been one)."""
         is_link = entry.is_symlink()
-        if not entry.is_dir():
-            if is_link:  # a dangling or looping link where a skill folder should be
+        if not entry.is_dir():  # follows a link: a looping or forbidden one raises (see `root`)
+            if is_link:  # a dangling link where a skill folder should be
                 try:
                     os.stat(entry.path)
                 except OSError as exc:
-                    self.inputs.append((entry.path, -1, -1))
-                    self.scanned += 1
-                    self.records.append(self._broken(entry.name, scope, entry.path, exc))
+                    self._unusable(entry, scope, exc)
             return
         real = os.path.realpath(entry.path) if is_link else os.path.join(real_root, entry.name)
         if real in self.seen:
@@ -188,8 +197,9 @@ class Scan:
             return
         self.scanned += 1
         self.inputs.append((path, st.st_mtime_ns, st.st_size))
-        if not os.path.isfile(path):
-            self.records.append(self._broken(entry.name, scope, path, IsADirectoryError(21, "is a folder")))
+        if not S_ISREG(st.st_mode):  # a folder, FIFO, socket or device named SKILL.md: never opened
+            problem = not_a_file(path, f"{file_kind(st.st_mode)}, not a regular file")
+            self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
             return
         index = self.index
         row = index.lookup(path, st.st_mtime_ns, st.st_size) if index is not None else None

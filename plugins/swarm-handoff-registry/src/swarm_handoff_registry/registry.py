@@ -9,6 +9,7 @@ what the skill leaves out; entries with no local skill (remote workflows) stay s
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -57,13 +58,41 @@ def read_entries(path: Path) -> tuple[list[Mapping[str, Any]], list[Problem]]:
     entries: list[Mapping[str, Any]] = []
     problems: list[Problem] = []
     for index, entry in enumerate(data.get("workflows") or []):
-        if isinstance(entry, Mapping) and isinstance(entry.get("name"), str) and entry["name"].strip():
-            entries.append(entry)
-        else:
+        if not (isinstance(entry, Mapping) and isinstance(entry.get("name"), str) and entry["name"].strip()):
             problems.append(
                 _warn(REGISTRY_ENTRY_INVALID, f"workflows[{index}] has no 'name'", path, "give every entry a name")
             )
+            continue
+        why = entry_problem(entry)
+        if why is not None:
+            problems.append(_warn(REGISTRY_ENTRY_INVALID, f"workflows[{index}] {why}; skipped", path, _ENTRY_HINT))
+            continue
+        entries.append(entry)
     return entries, problems
+
+
+_ENTRY_HINT = "a name is a plain skill name; skill_path is the absolute path of a SKILL.md"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def entry_problem(entry: Mapping[str, Any]) -> str | None:
+    """Why an entry's name or skill_path cannot be used to build a path, or None when both can.
+
+    Names become parts of file names (a v3.0 payload is `{source}-to-{target}-...json`) and
+    skill_path the folder a health check runs in, so neither may smuggle in another location.
+    """
+    name = entry["name"]
+    if name in (".", "..") or any(sep in name for sep in ("/", "\\")) or _CONTROL.search(name):
+        return f"has the name {name!r}, which is a path or holds control characters, not a skill name"
+    skill_path = entry.get("skill_path")
+    if skill_path is None:
+        return None
+    if not isinstance(skill_path, str) or "\0" in skill_path or _CONTROL.search(skill_path):
+        return f"has a skill_path that is not a path: {skill_path!r}"
+    expanded = os.path.expanduser(skill_path)
+    if not os.path.isabs(expanded) or ".." in Path(expanded).parts:
+        return f"has the skill_path {skill_path!r}: it must be absolute, with no '..'"
+    return None
 
 
 def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import io
-import shutil
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -102,7 +102,59 @@ def _plain(value: Any) -> Any:
 
 
 def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None = None) -> SyncReport:
-    """Merge the discovered local workflows into the registry at `path` and write it back."""
+    """Merge the discovered local workflows into the registry at `path` and write it back.
+
+    The read-change-write runs under an exclusive lock on the registry's folder (the one `skills
+    link` uses for its manifest), so two syncs at once each keep the other's entries.
+    """
+    from swarm_handoff.linking_manifest import locked
+
+    path.parent.mkdir(parents=True, exist_ok=True)  # the lock is taken on this folder
+    with locked(path.parent):
+        return _sync_locked(path, discovered, now)
+
+
+def _read(path: Path) -> bytes | None:
+    """The registry's bytes, None when there is none; anything else unreadable stops the sync."""
+    from swarm_handoff.yamlio import LoadError, read_regular
+
+    try:
+        return read_regular(path)
+    except LoadError as exc:
+        if not os.path.lexists(path):
+            return None
+        raise _unreadable(path, exc.problem.message) from None
+
+
+def _unreadable(path: Path, why: object) -> SwarmError:
+    return SwarmError(
+        REGISTRY_SYNC_FAILED,
+        f"cannot read {path}: {why}",
+        hint="fix the file (or move it away) and sync again; it was not changed",
+    )
+
+
+def _keep_backup(path: Path, previous: bytes) -> Path:
+    """Keep the previous bytes as `.bak`, as private as the registry was, never through a link."""
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    # A new file renamed into place: a symbolic link planted at the backup's name is replaced,
+    # never written through (copying onto it would overwrite whatever it points at).
+    atomic_write(backup, previous)
+    try:
+        mode = os.stat(path).st_mode & 0o777
+        fd = os.open(backup, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return backup
+    try:
+        os.fchmod(fd, mode)
+    except (OSError, AttributeError):  # pragma: no cover - fchmod is POSIX
+        pass
+    finally:
+        os.close(fd)
+    return backup
+
+
+def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None) -> SyncReport:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError
 
@@ -114,9 +166,10 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
     yaml.indent(mapping=2, sequence=4, offset=2)  # the registry format's own layout
     yaml.width = 4096  # never fold a long skill_path onto a second line
     document: Any = None
-    if path.exists():
+    previous = _read(path)
+    if previous is not None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = previous.decode("utf-8")
             check_nesting(text, path=str(path))
             check_events(text, path=str(path))  # depth, tags and number limits before the recursive loader
             document = yaml.load(text)
@@ -127,12 +180,8 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
                 hint="fix the file (or move it away) and sync again; it was not changed",
                 problems=(exc.problem,),
             ) from None
-        except (OSError, YAMLError, ValueError, RecursionError) as exc:
-            raise SwarmError(
-                REGISTRY_SYNC_FAILED,
-                f"cannot read {path}: {exc}",
-                hint="fix the file (or move it away) and sync again; it was not changed",
-            ) from None
+        except (YAMLError, ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            raise _unreadable(path, exc) from None
     if document is None:
         document = CommentedMap([("version", "1.0"), ("updated_at", ""), ("workflows", CommentedSeq())])
     if not isinstance(document, dict) or not isinstance(document.get("workflows", []), list):
@@ -161,10 +210,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
         meta.setdefault("discovery_mode", "hybrid")
     stream = io.StringIO()
     yaml.dump(document, stream)
-    backup = None
-    if path.exists():
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        shutil.copy2(path, backup)
+    backup = _keep_backup(path, previous) if previous is not None else None
     atomic_write(path, stream.getvalue().encode("utf-8"))
     return SyncReport(
         path=str(path),
