@@ -294,10 +294,12 @@ a plugin writes is covered as well. Backslashes are not escaped (Windows paths s
 description holding the four characters `\\x1b` looks like an escaped ESC: the exact value is in
 `--format json`.
 
-`json`, `yaml` and `xml` stay exact. JSON escapes C0 controls itself; the JSON formatter also writes
-DEL, C1, bidi controls, line separators and lone surrogates as `\\uXXXX`, which read back as the same
-characters. YAML escapes every non-printable character in double quotes (`"\\e]0;..."`); bidi controls and
-line separators are printable to YAML and stay raw there. XML writes any string holding a character XML 1.0
+`json`, `yaml` and `xml` carry the exact values. JSON escapes C0 controls itself; the JSON formatter
+also writes DEL, C1, bidi controls, line separators and lone surrogates as `\\uXXXX`, which read back
+as the same characters. YAML escapes every non-printable character in double quotes
+(`"\\e]0;..."`); bidi controls and line separators are printable to YAML and stay raw there. The one
+value YAML cannot carry at all, not even escaped, is a lone surrogate (an undecodable byte of a file
+name): YAML shows it as U+FFFD, JSON keeps it. XML writes any string holding a character XML 1.0
 cannot carry, or a DEL, C1, bidi or line-separator character, as a JSON string with
 `encoding="json"` (see above): still well formed, exact after `decode_text()`, and plain ASCII.
 

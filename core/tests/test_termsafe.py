@@ -202,3 +202,11 @@ def test_usage_errors_keep_exit_status_2(capsys, swarm_host):
     code, _, err = _run_main(capsys, "discover", "--no-such-option")
     assert code == 2
     assert "Traceback" not in err
+
+
+def test_yaml_output_stays_loadable_with_lone_surrogates_and_escapes_controls():
+    from ruamel.yaml import YAML
+
+    text = YamlFormatter().render(Doc({"name\udcff": "bad\udcffbyte", "d": OSC_TITLE}))
+    assert "\x1b" not in text
+    assert YAML(typ="safe").load(text) == {"name\ufffd": "bad\ufffdbyte", "d": OSC_TITLE}

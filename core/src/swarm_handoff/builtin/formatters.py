@@ -43,12 +43,19 @@ class YamlFormatter:
         return stream.getvalue()
 
 
+# YAML cannot carry a lone surrogate (an undecodable byte of a file name, a `\ud800` escape read
+# alone), not even escaped: a reader rejects the document. It is written as U+FFFD; JSON keeps it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _plain(value: Any) -> Any:
     """Turn tuples and other sequences into lists so the safe dumper accepts them."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {_SURROGATE.sub("\ufffd", str(k)): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
     return value
 
 
