@@ -94,3 +94,13 @@ def test_errors_on_stderr_quote_user_input_escaped(project, swarm_cli, tmp_path)
     assert result.exit_code == 1
     assert "TARGET_NOT_FOUND" in result.stderr
     assert "nobody\\x1b]0;pwned\\x07" in _safe(result.stderr)
+
+
+def test_error_lines_on_stderr_show_a_hostile_file_name_escaped(project, swarm_cli, tmp_path):
+    payload = tmp_path / f"payload{OSC_TITLE}\nerror: forged.yaml"
+    payload.write_text("handoff: [\n", encoding="utf-8")
+    result = swarm_cli("verify", str(payload))
+    assert result.exit_code == 1
+    err = _safe(result.stderr)
+    assert "payload\\x1b]0;pwned\\x07\\nerror: forged.yaml" in err
+    assert not any(line.startswith("error: forged") for line in err.splitlines())
