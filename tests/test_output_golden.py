@@ -303,6 +303,10 @@ name): YAML shows it as U+FFFD, JSON keeps it. XML writes any string holding a c
 cannot carry, or a DEL, C1, bidi or line-separator character, as a JSON string with
 `encoding="json"` (see above): still well formed, exact after `decode_text()`, and plain ASCII.
 
+On a stdout whose encoding lacks a character (`LANG=C`, a Windows code page), the character is
+escaped in a way the format reads back (`\\u00e9` in JSON, `&#233;` in XML, `\\xe9` in text) rather
+than the command failing.
+
 A document holding a value nested deeper than a formatter can walk (every formatter recurses;
 hundreds of levels) is reported as `OUTPUT_TOO_DEEP` in the requested format, never as a Python
 traceback. Any other unexpected exception is `INTERNAL_ERROR` (exit 1), with a hint to report it;

@@ -210,3 +210,23 @@ def test_yaml_output_stays_loadable_with_lone_surrogates_and_escapes_controls():
     text = YamlFormatter().render(Doc({"name\udcff": "bad\udcffbyte", "d": OSC_TITLE}))
     assert "\x1b" not in text
     assert YAML(typ="safe").load(text) == {"name\ufffd": "bad\ufffdbyte", "d": OSC_TITLE}
+
+
+@pytest.mark.parametrize("fmt", ["json", "xml", "text"])
+def test_a_stdout_that_cannot_encode_a_character_gets_escapes_the_format_reads_back(fmt):
+    from swarm_handoff.cli.output import encodable
+
+    value = "café 😀 日本"
+    if fmt == "json":
+        text = encodable(json.dumps({"d": value}, ensure_ascii=False), fmt, "ascii")
+        assert json.loads(text) == {"d": value}
+    elif fmt == "xml":
+        import xml.etree.ElementTree as ET
+
+        text = encodable(f"<d>{value}</d>", fmt, "ascii")
+        assert ET.fromstring(text).text == value
+    else:
+        text = encodable(f"d: {value}\n", fmt, "ascii")
+        assert text == "d: caf\\xe9 \\U0001f600 \\u65e5\\u672c\n"
+    text.encode("ascii")
+    assert encodable(value, fmt, "utf-8") == value

@@ -73,10 +73,49 @@ def internal_error(exc: BaseException) -> SwarmError:
 def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
     """Print `document` in `fmt` to stdout."""
     host = host or get_host()
-    text = render(document, fmt, host)
+    text = encodable(render(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
     sys.stdout.write(text)
     sys.stdout.flush()
     answers.printed(text)
+
+
+def encodable(text: str, fmt: str, encoding: str | None) -> str:
+    """Fit `text` to a stdout that is not UTF-8 (LANG=C, a Windows code page) instead of crashing.
+
+    Characters the encoding lacks become escapes each format reads back: `\\uXXXX` in JSON strings
+    (the only place JSON holds non-ASCII), `&#N;` in XML, `\\xe9`-style escapes in text. YAML has no
+    escape valid in every scalar style, so it is left as it is (and fails as INTERNAL_ERROR).
+    """
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    if fmt == "json":
+        return "".join(ch if _fits(ch, encoding) else _json_escape(ch) for ch in text)
+    if fmt == "xml":
+        return text.encode(encoding, "xmlcharrefreplace").decode(encoding)
+    if fmt == DEFAULT_FORMAT:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    return text
+
+
+def _fits(char: str, encoding: str) -> bool:
+    try:
+        char.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # outside the BMP: a UTF-16 surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def fail(error: SwarmError, fmt: str) -> NoReturn:
