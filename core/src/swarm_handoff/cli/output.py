@@ -127,6 +127,7 @@ def fail(error: SwarmError, fmt: str) -> NoReturn:
         except SwarmError:  # strict mode and a broken plugin: render with the core's own formatters
             host = build_host({ENV_LOAD: ""})
         text = render(document, fmt, host) if fmt != DEFAULT_FORMAT else None
+        text = None if text is None else encodable(text, fmt, getattr(sys.stdout, "encoding", None))
     except Exception:  # the format is unknown, or even the error cannot be rendered: say it on stderr
         text = None
     if text is not None:
