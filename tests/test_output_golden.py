@@ -280,6 +280,47 @@ control characters) is written as a JSON string with `encoding="json"` (for attr
 `NAME-encoding="json"`), so it reads back exactly. `swarm_handoff_formatters.xml.decode_text()` and
 `decode_attribute()` undo that for tools.
 
+## Terminal safety
+
+Skills come from repositories other people wrote and payloads from other agents, so what the tool
+prints must not be able to drive the terminal it is printed on (retitle it, clear it, forge lines,
+reorder text with bidi overrides). The `text` format, and every warning and error on stderr, show
+the characters a terminal may act on as visible escapes: C0 controls (`\\x1b`, `\\x07`, `\\r`, ...),
+DEL and the C1 controls (`\\x7f`, `\\x9b`), the bidi embeddings, overrides and isolates
+(`\\u202a`-`\\u202e`, `\\u2066`-`\\u2069`), the line separators `\\u2028`/`\\u2029`, and
+undecodable bytes of file names (lone surrogates, `\\udcff`). One helper does it,
+`swarm_handoff.termsafe.escape_controls`, and each field is escaped as one of two kinds:
+
+- **One-line fields** lose their line breaks and tabs too (`\\n`, `\\t`), so one value is always one
+  line: names, descriptions, categories, paths and folder names, messages and hints, previews.
+- **Multi-line bodies** keep `\\n` and tabs and lose everything else: a workflow step's actions,
+  an embedded resource's text and a sub-agent's prompt (keys `actions`, `text`, `prompt`), and the
+  tool's own multi-line advice. In the generic layout, a string with line breaks is written as a
+  block under `key: |`, every line indented, so none of its lines passes for a key.
+
+After the layout, the whole page is escaped once more (keeping its line breaks), so a `to_text()`
+a plugin writes is covered as well. Backslashes are not escaped (Windows paths stay readable), so a
+description holding the four characters `\\x1b` looks like an escaped ESC: the exact value is in
+`--format json`.
+
+`json`, `yaml` and `xml` carry the exact values. JSON escapes C0 controls itself; the JSON formatter
+also writes DEL, C1, bidi controls, line separators and lone surrogates as `\\uXXXX`, which read back
+as the same characters. YAML escapes every non-printable character in double quotes
+(`"\\e]0;..."`); bidi controls and line separators are printable to YAML and stay raw there. The one
+value YAML cannot carry at all, not even escaped, is a lone surrogate (an undecodable byte of a file
+name): YAML shows it as U+FFFD, JSON keeps it. XML writes any string holding a character XML 1.0
+cannot carry, or a DEL, C1, bidi or line-separator character, as a JSON string with
+`encoding="json"` (see above): still well formed, exact after `decode_text()`, and plain ASCII.
+
+On a stdout whose encoding lacks a character (`LANG=C`, a Windows code page), the character is
+escaped in a way the format reads back (`\\u00e9` in JSON, `&#233;` in XML, `\\xe9` in text) rather
+than the command failing.
+
+A document holding a value nested deeper than a formatter can walk (every formatter recurses;
+hundreds of levels) is reported as `OUTPUT_TOO_DEEP` in the requested format, never as a Python
+traceback. Any other unexpected exception is `INTERNAL_ERROR` (exit 1), with a hint to report it;
+`SWARM_HANDOFF_DEBUG=1` adds the traceback on stderr.
+
 ## The workflow step in XML
 
 - `<step_header>`: skill (the workflow), step number, total, title, id and phase.

@@ -28,6 +28,8 @@ class ErrorCode(str, enum.Enum):
     COMPONENT_FAILED = "COMPONENT_FAILED"
     # Command line
     USAGE = "USAGE"
+    OUTPUT_TOO_DEEP = "OUTPUT_TOO_DEEP"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
     # Hand-off errors named by the hand-off seed (error response format)
     INVALID_PAYLOAD = "INVALID_PAYLOAD"
     TARGET_NOT_FOUND = "TARGET_NOT_FOUND"

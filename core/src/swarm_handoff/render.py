@@ -2,7 +2,11 @@
 
 `text` is special: the swarm-handoff-formatters plugin provides a rich one, and when it is not
 installed the core falls back to a plain rendering of `to_data()`, so that every command still
-has a human-readable default with the core alone.
+has a human-readable default with the core alone. Whichever renders it, text goes through
+`termsafe.escape_controls` so nothing a skill or payload holds can drive the terminal.
+
+A value nested deeper than a formatter can walk (every formatter recurses) becomes the coded
+error OUTPUT_TOO_DEEP, never a RecursionError traceback, whatever the input parsers let through.
 """
 
 from __future__ import annotations
@@ -10,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.components import Document, Kind
-from swarm_handoff.errors import UsageError
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.termsafe import escape_controls
 
 DEFAULT_FORMAT = "text"
 
@@ -32,19 +37,39 @@ def check_format(name: str, host: PluginHost | None = None) -> str:
 
 
 def render(document: Document, name: str = DEFAULT_FORMAT, host: PluginHost | None = None) -> str:
-    """Render `document` with the formatter called `name`."""
+    """Render `document` with the formatter called `name`; too deep a document is OUTPUT_TOO_DEEP, not a crash."""
     host = host or get_host()
     check_format(name, host)
-    if name == DEFAULT_FORMAT and name not in host.components(Kind.FORMATTER):
-        to_text = getattr(document, "to_text", None)  # a document's own layout beats the generic tree
-        return str(to_text()) if callable(to_text) else plain_text(document.to_data())
-    formatter = host.get(Kind.FORMATTER, name)
-    with quiet():  # what a formatter prints is not the document; its return value is
-        return str(formatter.render(document))
+    try:
+        if name == DEFAULT_FORMAT and name not in host.components(Kind.FORMATTER):
+            to_text = getattr(document, "to_text", None)  # a document's own layout beats the generic tree
+            text = str(to_text()) if callable(to_text) else plain_text(document.to_data())
+        else:
+            formatter = host.get(Kind.FORMATTER, name)
+            with quiet():  # what a formatter prints is not the document; its return value is
+                text = str(formatter.render(document))
+    except RecursionError:
+        raise too_deep(document.kind, name) from None
+    # Text is for a terminal, from whichever formatter: a second pass catches any field a layout missed.
+    return escape_controls(text, multiline=True) if name == DEFAULT_FORMAT else text
+
+
+def too_deep(kind: str, fmt: str) -> SwarmError:
+    """The error for a document nested deeper than Python's stack lets a formatter walk."""
+    return SwarmError(
+        ErrorCode.OUTPUT_TOO_DEEP,
+        f"the {kind} document is nested too deeply to print as {fmt}",
+        details={"kind": kind, "format": fmt},
+        hint="a value nested hundreds of levels deep (a SKILL.md field, a payload) cannot be printed; flatten it",
+    )
 
 
 def plain_text(data: Any, indent: int = 0) -> str:
-    """Render plain data as indented `key: value` lines: readable, if not pretty."""
+    """Render plain data as indented `key: value` lines: readable, if not pretty.
+
+    A string with line breaks (a graph's source, a health check's output) is written as a block
+    under `key: |`, every line indented, so no line of it can pass for a key of its own.
+    """
     lines: list[str] = []
     _plain_lines(data, indent, lines)
     return "\n".join(lines) + "\n"
@@ -55,19 +80,28 @@ def _plain_lines(data: Any, indent: int, lines: list[str]) -> None:
     if isinstance(data, dict):
         for key, value in data.items():
             if isinstance(value, (dict, list, tuple)) and value:
-                lines.append(f"{pad}{key}:")
+                lines.append(f"{pad}{escape_controls(key)}:")
                 _plain_lines(value, indent + 1, lines)
             else:
-                lines.append(f"{pad}{key}: {_scalar(value)}")
+                _plain_scalar(f"{pad}{escape_controls(key)}: ", value, pad, lines)
     elif isinstance(data, (list, tuple)):
         for item in data:
             if isinstance(item, (dict, list, tuple)) and item:
                 lines.append(f"{pad}-")
                 _plain_lines(item, indent + 1, lines)
             else:
-                lines.append(f"{pad}- {_scalar(item)}")
+                _plain_scalar(f"{pad}- ", item, pad, lines)
     else:
-        lines.append(f"{pad}{_scalar(data)}")
+        _plain_scalar(pad, data, pad, lines)
+
+
+def _plain_scalar(lead: str, value: Any, pad: str, lines: list[str]) -> None:
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        lines.append(f"{lead}|")
+        body = escape_controls(value.removesuffix("\n"), multiline=True)
+        lines += [f"{pad}    {line}" if line else "" for line in body.split("\n")]
+    else:
+        lines.append(f"{lead}{_scalar(value)}")
 
 
 def _scalar(value: Any) -> str:
@@ -77,4 +111,4 @@ def _scalar(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, (dict, list, tuple)):
         return "(none)"
-    return str(value)
+    return escape_controls(value)  # one line per value: a newline in data must not forge a line

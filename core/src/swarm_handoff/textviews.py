@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.termsafe import escape_controls as esc
+from swarm_handoff.termsafe import escape_data
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
@@ -16,10 +18,10 @@ if TYPE_CHECKING:
 
 def problem_line(problem: Problem, indent: str = "  ") -> list[str]:
     """`path:line:col: CODE: message` plus an indented `fix:` line, as compilers print them."""
-    where = problem.location()
-    lines = [f"{indent}{where + ': ' if where else ''}{problem.code}: {problem.message}"]
+    where = esc(problem.location())
+    lines = [f"{indent}{where + ': ' if where else ''}{esc(problem.code)}: {esc(problem.message)}"]
     if problem.hint:
-        lines.append(f"{indent}  fix: {problem.hint}")
+        lines.append(f"{indent}  fix: {esc(problem.hint)}")
     return lines
 
 
@@ -27,24 +29,25 @@ def discovery_text(result: DiscoveryResult) -> str:
     """One line per eligible workflow in priority order; --all adds the skipped and the shadowed."""
     lines: list[str] = []
     for r in result.workflows:
-        cats = ", ".join(r.categories) or "-"
-        lines.append(f"{r.name}  [{r.scope.value}, {r.priority}]  ({cats})  {r.description}")
-        lines.append(f"  {r.path or r.source}")
+        cats = ", ".join(esc(c) for c in r.categories) or "-"
+        lines.append(f"{esc(r.name)}  [{r.scope.value}, {esc(r.priority)}]  ({cats})  {esc(r.description)}")
+        lines.append(f"  {esc(r.path or r.source)}")
     if result.message:
-        lines.append(result.message)
+        lines.append(esc(result.message, multiline=True))  # the tool's own advice, several lines
     if result.show_all:
         if result.ineligible:
             lines += ["", "skipped:"]
             for r in result.ineligible:
                 reason = next((p for p in r.problems if p.severity.value != "warning"), None)
-                code = f"{reason.code}: {reason.message}" if reason else "not eligible"
-                lines.append(f"  {r.name}  [{r.scope.value}]  {code}")
-                lines.append(f"    {r.path or r.source}")
+                code = f"{esc(reason.code)}: {esc(reason.message)}" if reason else "not eligible"
+                lines.append(f"  {esc(r.name)}  [{r.scope.value}]  {code}")
+                lines.append(f"    {esc(r.path or r.source)}")
         if result.shadowed:
             lines += ["", "shadowed:"]
             for s in result.shadowed:
-                lines.append(f"  {s.record.name}  [{s.record.scope.value}] {s.record.path or s.record.source}")
-                lines.append(f"    by [{s.winner.scope.value}] {s.winner.path or s.winner.source}")
+                record, winner = s.record, s.winner
+                lines.append(f"  {esc(record.name)}  [{record.scope.value}] {esc(record.path or record.source)}")
+                lines.append(f"    by [{winner.scope.value}] {esc(winner.path or winner.source)}")
     if result.problems:
         lines += ["", "problems:"]
         for p in result.problems:
@@ -54,6 +57,7 @@ def discovery_text(result: DiscoveryResult) -> str:
 
 def why_text(data: dict[str, Any]) -> str:
     """Every place a name was looked for, one line each, with what happened there."""
+    data = escape_data(data)
     lines = [f"{data['skill']}: {data['verdict']}"]
     for step in data["looked"]:
         lines.append(f"  [{step['scope']}] {step['where']}: {step['status']}")
@@ -64,6 +68,7 @@ def why_text(data: dict[str, Any]) -> str:
 
 def lint_text(data: dict[str, Any]) -> str:
     """Problems per file, then a summary line with the error and warning counts."""
+    data = escape_data(data)
     lines: list[str] = []
     for entry in data["files"]:
         serious = [p for p in entry["problems"] if p["severity"] != "info"]

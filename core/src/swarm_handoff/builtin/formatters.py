@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 from swarm_handoff import hookimpl
 from swarm_handoff.components import Document, Register
+
+# JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
+# bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
+# They can only occur inside strings, where `\uXXXX` reads back as the same character.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 class JsonFormatter:
     """Exactly one JSON document per command, so `| jq` and agents can rely on stdout."""
 
     def render(self, document: Document) -> str:
-        """Serialise `document.to_data()` with stable indentation and real Unicode."""
-        return json.dumps(document.to_data(), indent=2, ensure_ascii=False, default=str) + "\n"
+        """Serialise `document.to_data()` with stable indentation and real Unicode, terminal-safe and exact."""
+        text = json.dumps(document.to_data(), indent=2, ensure_ascii=False, default=str)
+        return _UNSAFE_IN_JSON.sub(_json_escape, text) + "\n"
 
 
 class YamlFormatter:
@@ -31,12 +42,19 @@ class YamlFormatter:
         return stream.getvalue()
 
 
+# YAML cannot carry a lone surrogate (an undecodable byte of a file name, a `\ud800` escape read
+# alone), not even escaped: a reader rejects the document. It is written as U+FFFD; JSON keeps it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _plain(value: Any) -> Any:
     """Turn tuples and other sequences into lists so the safe dumper accepts them."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {_SURROGATE.sub("\ufffd", str(k)): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
     return value
 
 

@@ -1,15 +1,30 @@
-"""The `swarm-handoff` command line: a thin layer over the Python API."""
+"""The `swarm-handoff` command line: a thin layer over the Python API.
+
+`main` is also the last line of defence: whatever escapes a command (commands report their own
+errors through `cli.output.run`) is still a coded INTERNAL_ERROR document, never a traceback, and
+a reader that closed the pipe early (`| head`) ends the run quietly.
+"""
 
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `swarm-handoff` console script."""
     args = sys.argv[1:] if argv is None else argv
+    try:
+        _main(args, replay=argv is None)
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+    except Exception as exc:  # nothing reaches the user as a traceback, whatever raised it
+        _internal_error(exc, _format_from(args))
+
+
+def _main(args: list[str], *, replay: bool) -> None:
     answer = None
-    if argv is None:  # the console script: a repeated `discover` may be answered from the cache
+    if replay:  # the console script: a repeated `discover` may be answered from the cache
         from swarm_handoff.cli import answers
 
         answer = answers.start(args)
@@ -40,6 +55,32 @@ def main(argv: list[str] | None = None) -> None:
         if answer is not None and isinstance(exit_.code, (int, type(None))):
             answer.save(exit_.code or 0)
         raise
+
+
+def _internal_error(exc: Exception, fmt: str) -> NoReturn:
+    """Report an exception that escaped every command as INTERNAL_ERROR, in the requested format."""
+    import typer
+
+    from swarm_handoff.cli.output import fail, internal_error
+
+    try:
+        fail(internal_error(exc), fmt)
+    except typer.Exit as exit_:
+        raise SystemExit(exit_.exit_code) from None
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+
+
+def _quiet_broken_pipe() -> NoReturn:
+    """Stop after the reader closed stdout: no second error while Python flushes it at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture): nothing to flush
+        pass
+    raise SystemExit(1)
 
 
 def _format_from(args: list[str]) -> str:

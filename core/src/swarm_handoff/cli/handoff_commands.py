@@ -15,10 +15,11 @@ from typing import Annotated, Any, ClassVar
 import attrs
 import typer
 
-from swarm_handoff.cli.output import format_option, run
+from swarm_handoff.cli.output import format_option, run, warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.termsafe import escape_controls
 
 PayloadArg = Annotated[Path, typer.Argument(help="The payload file (YAML or JSON).")]
 
@@ -32,6 +33,7 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
 
     def confirm(message: str) -> bool:
+        message = escape_controls(message)  # it names skills, which come from other people's folders
         if yes:
             typer.echo(f"{message} yes (--yes)", err=True)
             return True
@@ -63,7 +65,7 @@ def _chain(value: str | None) -> tuple[str, ...]:
 def _warn(problems: Any) -> None:
     for problem in problems:
         if problem.severity != Severity.ERROR:
-            typer.echo(f"warning: {problem.code}: {problem.message}", err=True)
+            warn(f"{problem.code}: {problem.message}")
 
 
 def _check_integrity(path: Path, data: Any, config: Path) -> None:
@@ -189,7 +191,7 @@ def register(app: typer.Typer) -> None:
                     details={"missing_fields": [], "validation_errors": [str(exc)]},
                 ) from None
             for dropped in result.dropped:
-                typer.echo(f"warning: dropped {dropped}", err=True)
+                warn(f"dropped {dropped}")
             return result
 
         run(fmt, action)

@@ -1,7 +1,14 @@
-"""How every command prints: one document on stdout, warnings on stderr, errors with exit codes."""
+"""How every command prints: one document on stdout, warnings on stderr, errors with exit codes.
+
+Nothing a command does ends in a Python traceback: a `SwarmError` is reported with its code, and
+any other exception becomes INTERNAL_ERROR in the requested format (the traceback goes to stderr
+only under SWARM_HANDOFF_DEBUG=1). What goes to stderr is escaped like the text format, since it
+quotes names, paths and messages that come from skills and payloads.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +18,12 @@ import typer
 
 from swarm_handoff.cli import answers
 from swarm_handoff.components import Document
-from swarm_handoff.errors import SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
+from swarm_handoff.termsafe import escape_controls
+
+ENV_DEBUG = "SWARM_HANDOFF_DEBUG"
 
 T = TypeVar("T")
 
@@ -36,16 +46,76 @@ def warn_plugin_failures(host: PluginHost) -> None:
     if host.failures:
         answers.record(None)  # fixing a plugin in place may touch nothing we stat: never replay this
     for failure in host.failures:
-        typer.echo(f"warning: {failure.describe()}", err=True)
+        warn(failure.describe())
+
+
+def warn(message: str) -> None:
+    """Print `warning: message` on stderr as one escaped line: messages quote skills' and payloads' text."""
+    typer.echo(f"warning: {escape_controls(message)}", err=True)
+
+
+def internal_error(exc: BaseException) -> SwarmError:
+    """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
+    if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    hint = f"this is a bug in swarm-handoff or one of its plugins: please report it; set {ENV_DEBUG}=1 for details"
+    return SwarmError(
+        ErrorCode.INTERNAL_ERROR,
+        f"unexpected {type(exc).__name__}: {exc}",
+        details={"exception": type(exc).__name__},
+        hint=hint,
+        recoverable=False,
+    )
 
 
 def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
     """Print `document` in `fmt` to stdout."""
     host = host or get_host()
-    text = render(document, fmt, host)
+    text = encodable(render(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
     sys.stdout.write(text)
     sys.stdout.flush()
     answers.printed(text)
+
+
+def encodable(text: str, fmt: str, encoding: str | None) -> str:
+    """Fit `text` to a stdout that is not UTF-8 (LANG=C, a Windows code page) instead of crashing.
+
+    Characters the encoding lacks become escapes each format reads back: `\\uXXXX` in JSON strings
+    (the only place JSON holds non-ASCII), `&#N;` in XML, `\\xe9`-style escapes in text. YAML has no
+    escape valid in every scalar style, so it is left as it is (and fails as INTERNAL_ERROR).
+    """
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    if fmt == "json":
+        return "".join(ch if _fits(ch, encoding) else _json_escape(ch) for ch in text)
+    if fmt == "xml":
+        return text.encode(encoding, "xmlcharrefreplace").decode(encoding)
+    if fmt == DEFAULT_FORMAT:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    return text
+
+
+def _fits(char: str, encoding: str) -> bool:
+    try:
+        char.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # outside the BMP: a UTF-16 surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def fail(error: SwarmError, fmt: str) -> NoReturn:
@@ -57,16 +127,17 @@ def fail(error: SwarmError, fmt: str) -> NoReturn:
         except SwarmError:  # strict mode and a broken plugin: render with the core's own formatters
             host = build_host({ENV_LOAD: ""})
         text = render(document, fmt, host) if fmt != DEFAULT_FORMAT else None
-    except SwarmError:  # the format itself is unknown
+        text = None if text is None else encodable(text, fmt, getattr(sys.stdout, "encoding", None))
+    except Exception:  # the format is unknown, or even the error cannot be rendered: say it on stderr
         text = None
     if text is not None:
         sys.stdout.write(text)
         answers.printed(text)
     else:
-        lines = [f"error: {error}"]
+        lines = [f"error: {escape_controls(error)}"]
         for problem in error.problems:
             where = f"{problem.location()}: " if problem.location() else ""
-            lines.append(f"  {where}{problem.code}: {problem.message}")
+            lines.append(f"  {escape_controls(f'{where}{problem.code}: {problem.message}')}")
         for line in lines:
             typer.echo(line, err=True)
         answers.printed("".join(f"{line}\n" for line in lines), err=True)
@@ -83,3 +154,7 @@ def run(fmt: str, action: Callable[[PluginHost], Document]) -> None:
         emit(document, fmt, host)
     except SwarmError as error:
         fail(error, fmt)
+    except (typer.Exit, typer.Abort):
+        raise  # the CLI's own ways to end a command: an exit status, Ctrl-C at a prompt
+    except Exception as exc:  # a bug here or in a plugin: a coded document, never a traceback
+        fail(internal_error(exc), fmt)

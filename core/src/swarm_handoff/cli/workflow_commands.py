@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from swarm_handoff.cli.output import fail, format_option, run
+from swarm_handoff.cli.output import fail, format_option, run, warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format
+from swarm_handoff.termsafe import escape_controls
 
 if TYPE_CHECKING:
     from swarm_handoff.cli.workflow_documents import (
@@ -176,7 +177,7 @@ def register(app: typer.Typer) -> None:
 
             registry = get_registry()
             for problem in registry.problems:
-                typer.echo(f"warning: {problem.code}: {problem.message}", err=True)
+                warn(f"{problem.code}: {problem.message}")
             return WorkflowListDocument(tuple(r.to_data() for r in registry.workflows.values()), registry.problems)
 
         run(fmt, action)
@@ -224,7 +225,7 @@ def register(app: typer.Typer) -> None:
             return
         try:
             check_format(fmt, get_host())
-            typer.echo(action(get_host()).source, nl=False)
+            typer.echo(escape_controls(action(get_host()).source, multiline=True), nl=False)  # text: terminal-safe
         except SwarmError as error:
             fail(error, fmt)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from swarm_handoff.components import Document
 from swarm_handoff.render import plain_text
+from swarm_handoff.termsafe import escape_controls, escape_data
 from swarm_handoff_formatters.documents_text import payload_summary
 from swarm_handoff_formatters.ranking_text import render_ranking
 from swarm_handoff_formatters.workflow_text import dispatch, workflow_list, workflow_show, workflow_step
@@ -64,13 +65,18 @@ RENDERERS: dict[str, Renderer] = {
 
 
 class TextFormatter:
-    """The default `--format text`: what a person reads in a terminal."""
+    """The default `--format text`: what a person reads in a terminal, so nothing in it may drive the terminal."""
 
     def render(self, document: Document) -> str:
-        """Use the document's own `to_text()`, else the layout made for its kind, else a tree of its data."""
+        """Use the document's own `to_text()`, else the layout made for its kind, else a tree of its data.
+
+        The layouts escape each field (a one-line field loses its line breaks too); the whole page
+        is escaped once more, keeping line breaks, for any `to_text()` that forgot a field.
+        """
         to_text = getattr(document, "to_text", None)
         if callable(to_text):
-            return str(to_text())
+            return escape_controls(to_text(), multiline=True)
         renderer = RENDERERS.get(document.kind)
         data = document.to_data()
-        return renderer(data) if renderer else plain_text(data)
+        text = renderer(escape_data(data)) if renderer else plain_text(data)
+        return escape_controls(text, multiline=True)

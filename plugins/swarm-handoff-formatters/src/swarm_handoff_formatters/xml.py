@@ -7,7 +7,9 @@ generic rendering below, so a document a plugin adds is still valid XML.
 Keys that are valid XML names become element names; any other key is kept in a `key` attribute
 of an `<entry>` element. Strings holding characters XML 1.0 cannot carry at all (most control
 characters, lone surrogates) are written as a JSON string literal with `encoding="json"`, so the
-exact text survives a round trip.
+exact text survives a round trip. So are strings holding characters XML could carry but a terminal
+would act on (DEL and the C1 controls, which XML 1.0 discourages anyway, bidi overrides and the
+line separators): XML printed to a terminal must not drive it either.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from xml.sax.saxutils import escape, quoteattr
 from swarm_handoff.components import Document
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
-# Characters that XML 1.0 allows (section 2.2); anything else cannot appear, even as a reference.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters that XML 1.0 does not allow (section 2.2), which cannot appear even as a reference,
+# then characters it allows but a terminal acts on: either way the string is written as JSON.
+_NOT_XML = re.compile(
+    "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def xml_text(value: str) -> tuple[str, str]:

@@ -1,0 +1,78 @@
+"""Make text from skills, payloads and folder names safe to print on a terminal.
+
+Skill folders come from repositories strangers wrote, and payloads from peer agents: a description
+holding `ESC ] 0 ; ... BEL` retitles the user's terminal, `ESC [ 2 J` clears it, a newline in a
+folder name forges a line of output, and a right-to-left override makes the displayed text differ
+from the bytes (Trojan Source). Every text layout, and the CLI's messages on stderr, pass what they
+print through `escape_controls`, so such characters are shown as visible escapes (`\\x1b`, `\\n`,
+`\\u202e`) and never interpreted. Machine formats (JSON, YAML, XML) keep the exact value instead.
+
+Backslashes are not escaped: Windows paths stay readable, at the price that a literal `\\x1b`
+typed in a description looks the same as an escaped ESC. The text format is for people; the exact
+value is always in `--format json`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# C0 controls, DEL, C1 controls (0x9b is a one-byte CSI, 0x9d a one-byte OSC), the bidi embeddings,
+# overrides and isolates that can reorder what a reader sees (U+202A-202E, U+2066-2069), the line
+# and paragraph separators that some tools treat as line breaks, and lone surrogates (undecodable
+# bytes of a file name, which would make printing itself fail).
+_BIDI_AND_SEPARATORS = "\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
+# A multi-line body (a step's instructions, an embedded file) keeps its line breaks and tabs.
+UNSAFE_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    short = _SHORT.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(value: object, *, multiline: bool = False) -> str:
+    """Show control, bidi and undecodable characters as visible escapes, so printing can't drive a terminal.
+
+    `multiline=False` (a name, a category, a path, a one-line message) escapes line breaks and tabs
+    too, so one field is always one line; `multiline=True` keeps `\\n` and `\\t` for bodies that are
+    legitimately several lines, and for a whole rendered page whose line breaks the layout put there.
+    """
+    text = value if isinstance(value, str) else str(value)
+    pattern = UNSAFE_MULTI_LINE if multiline else UNSAFE_ONE_LINE
+    return pattern.sub(_escape, text)
+
+
+def has_unsafe(value: str) -> bool:
+    """True when `value` holds a character `escape_controls` would escape on one line."""
+    return UNSAFE_ONE_LINE.search(value) is not None
+
+
+# Keys whose strings are bodies of several lines in the documents the text layouts show: a
+# workflow step's actions, an embedded resource's text and a sub-agent's prompt.
+MULTI_LINE_KEYS = frozenset({"actions", "text", "prompt"})
+
+
+def escape_data(data: Any, multiline_keys: frozenset[str] = MULTI_LINE_KEYS, *, _multiline: bool = False) -> Any:
+    """Escape every string (keys too) of JSON-ready data before a text layout interpolates it.
+
+    Strings directly under a key in `multiline_keys` (or items of a list there) keep their line
+    breaks; numbers, booleans and None stay as they are so layouts can still format them.
+    """
+    if isinstance(data, dict):
+        return {
+            escape_controls(key): escape_data(value, multiline_keys, _multiline=str(key) in multiline_keys)
+            for key, value in data.items()
+        }
+    if isinstance(data, (list, tuple)):
+        return [escape_data(item, multiline_keys, _multiline=_multiline) for item in data]
+    if data is None or isinstance(data, (bool, int, float)):
+        return data
+    return escape_controls(data, multiline=_multiline)
