@@ -131,7 +131,11 @@ class SwarmServer:
             return error_result(_name_override(error, params.name), self.host)
         except Exception as exc:  # a plugin's bug must not end the server or reach the client raw
             return error_result(unexpected(exc, params.name), self.host)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
+        content = [types.TextContent(type="text", text=text)]
+        if self.host.failures:  # as the CLI warns on stderr: a broken plugin is never silent
+            warnings = "".join(f"warning: {failure.describe()}\n" for failure in self.host.failures)
+            content.append(types.TextContent(type="text", text=warnings))
+        return types.CallToolResult(content=list(content), structured_content=data)
 
     def _confirm(self, ctx: Context) -> Callable[[str], bool] | None:
         """Ask the user through elicitation when the client can answer; else no one can confirm."""
