@@ -77,7 +77,9 @@ def register(app: typer.Typer) -> None:
 
         try:
             if address is None:
-                anyio.run(server.serve_stdio)
+                status = anyio.run(server.serve_stdio)
+                if status:
+                    raise typer.Exit(status)
             else:
                 typer.echo(f"swarm-handoff MCP server on http://{address[0]}:{address[1]}/mcp", err=True)
                 anyio.run(lambda: server.serve_http(address[0], address[1], token, allow_remote=allow_remote))

@@ -216,14 +216,42 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     return error
 
 
-async def serve_stdio(host: PluginHost | None = None) -> None:
-    """Serve over stdin/stdout until the client closes the pipe (EOF)."""
+async def serve_stdio(host: PluginHost | None = None) -> int:
+    """Serve over stdin/stdout until EOF (status 0) or SIGINT/SIGTERM (status 130/143)."""
     from mcp.server.stdio import stdio_server
 
+    stopped: list[int] = []
     async with stdio_server() as (read_stream, write_stream):
         # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
         server = SwarmServer(host).build()
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            if sys.platform != "win32":
+                group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    return 128 + stopped[0] if stopped else 0
+
+
+# After a signal, the SDK's stdin reader may sit in a blocking read until the client writes or
+# closes the pipe; a client that does neither must not keep a Ctrl-C'd server alive.
+SIGNAL_GRACE_SECONDS = 3.0
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, stopped: list[int]) -> None:
+    """Turn Ctrl-C/SIGTERM into a clean stop (no KeyboardInterrupt traceback, on every Python)."""
+    import os
+    import signal
+    import threading
+
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            stopped.append(int(signum))
+            print(f"swarm-handoff mcp: stopped by signal {int(signum)}", file=sys.stderr, flush=True)
+            timer = threading.Timer(SIGNAL_GRACE_SECONDS, os._exit, args=(128 + int(signum),))
+            timer.daemon = True
+            timer.start()
+            scope.cancel()
+            return
 
 
 async def serve_http(host_name: str, port: int, token: str | None, *, allow_remote: bool) -> None:

@@ -93,3 +93,11 @@ async def connect(world: World, *, env: dict[str, str] | None = None, **session_
         ):
             await session.initialize()
             yield session
+
+
+def example_step() -> tuple[str, str] | None:
+    """(workflow, first step) of the example pack `think-through` when installed (nox `all`), else None."""
+    from swarm_handoff.workflow.registry import get_registry
+
+    found = get_registry().workflows.get("think-through")
+    return None if found is None else ("think-through", found.workflow.steps[0].id)
