@@ -30,7 +30,7 @@ def snippet(client: str, command: str | None = None) -> str:
         body = json.dumps({"mcpServers": {NAME: {"command": command, "args": ["mcp"]}}}, indent=2)
         return (
             f"# Claude Code: put this in .mcp.json at the project root, or run:\n"
-            f"#   claude mcp add {NAME} -- {command} mcp\n{body}\n"
+            f"#   claude mcp add --scope project {NAME} -- {command} mcp\n{body}\n"
         )
     if client == "codex":  # Codex CLI: ~/.codex/config.toml
         return (

@@ -75,7 +75,22 @@ def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict
             tool=spec.name,
             validation_errors=problems,
         )
+    for key in PATH_ARGUMENTS & set(args):
+        args[key] = _absolute(args[key])
     return args
+
+
+# Arguments naming files or folders. A client does not know the server's working folder, so
+# relative paths are resolved here, once, and every document carries absolute paths.
+PATH_ARGUMENTS = frozenset({"cwd", "path", "session", "synthesis", "project"})
+
+
+def _absolute(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_absolute(item) for item in value]
+    if isinstance(value, str) and value.strip():
+        return str(Path(value).expanduser().absolute())
+    return value  # an empty text stays empty, for the command's own "is empty" error
 
 
 def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
