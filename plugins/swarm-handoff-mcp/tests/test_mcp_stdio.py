@@ -260,10 +260,14 @@ def test_twenty_concurrent_handoffs_in_one_session(world: World) -> None:
 def test_changed_skill_md_is_seen_on_the_next_call(world: World) -> None:
     """Discovery is cached for the server's life, and a SKILL.md edited in between is seen at once."""
     path = world.tree.skills_dir / "lit-review" / "SKILL.md"
+    progress: list[str | None] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message)
 
     async def main() -> tuple[Any, Any, Any]:
         async with connect(world) as client:
-            before = await client.call_tool("discover", {"scope": ["project"]})
+            before = await client.call_tool("discover", {"scope": ["project"]}, progress_callback=on_progress)
             text = path.read_text(encoding="utf-8")
             path.write_text(text.replace("Review the literature", "Survey every published study"), encoding="utf-8")
             after = await client.call_tool("discover", {"scope": ["project"]})
@@ -278,6 +282,7 @@ def test_changed_skill_md_is_seen_on_the_next_call(world: World) -> None:
     assert "Review the literature" in description(before)
     assert "Survey every published study" in description(after)
     assert "Survey every published study" in resource.contents[0].text
+    assert progress == ["scanning the skill folders"]  # the long scan reports progress when asked
 
 
 def test_resources_and_prompts(world: World) -> None:
