@@ -69,7 +69,7 @@ def test_agent_flow_discover_rank_handoff_verify_ack_history(world: World) -> No
             out["rank_path"] = await client.call_tool("rank", {"synthesis": str(world.synthesis)})
             out["handoff"] = await client.call_tool(
                 "handoff",
-                {"target": "lit-review", "synthesis": synthesis, "session": str(world.session), "reason": "evidence"},
+                {"target": "lit-review", "synthesis": synthesis, "session": "session", "reason": "evidence"},
             )
             assert not out["handoff"].is_error, out["handoff"].structured_content
             path = out["handoff"].structured_content["payload_path"]
@@ -108,6 +108,8 @@ def test_agent_flow_discover_rank_handoff_verify_ack_history(world: World) -> No
     ranked = out["rank"].structured_content
     assert ranked["shown"] == 1
     assert ranked["explain"] is True
+    # a relative session is the server's folder's (where the client started it), and comes back absolute
+    assert out["handoff"].structured_content["payload_path"] == str(world.session / "handoff-payload.yaml")
     assert out["verify"].structured_content["payload_hash"] == out["handoff"].structured_content["payload_hash"]
     assert out["validate"].structured_content["valid"] is True
     rows = out["history"].structured_content["handoffs"]
