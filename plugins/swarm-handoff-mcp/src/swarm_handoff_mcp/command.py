@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import os
 import sys
 from typing import Annotated
@@ -19,6 +17,9 @@ LOOPBACK_NAMES = {"localhost"}
 
 def parse_http(value: str, allow_remote: bool, token: str | None) -> tuple[str, int]:
     """Split HOST:PORT and refuse a non-loopback address unless --allow-remote and a long token are given."""
+    import contextlib
+    import ipaddress  # here, not at the top: every CLI run imports this module to add `mcp`
+
     host, sep, port_text = value.rpartition(":")
     host = host.strip("[]")
     if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
