@@ -1,0 +1,46 @@
+"""`swarm-handoff mcp --print-config CLIENT`: the snippet each MCP client needs to launch the server.
+
+No SDK import: printing a snippet must not pay for pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+CLIENTS = ("claude", "codex", "vscode", "cursor")
+NAME = "swarm-handoff"
+
+
+def command_path() -> str:
+    """The `swarm-handoff` of this installation (clients launch with their own PATH, often a shorter one)."""
+    beside = Path(sys.executable).parent / ("swarm-handoff.exe" if os.name == "nt" else "swarm-handoff")
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("swarm-handoff") or "swarm-handoff"
+
+
+def snippet(client: str, command: str | None = None) -> str:
+    """The configuration text for `client` (one of CLIENTS), with where it goes as a comment or note."""
+    command = command or command_path()
+    if client == "claude":  # Claude Code: project-scoped .mcp.json (or `claude mcp add`)
+        body = json.dumps({"mcpServers": {NAME: {"command": command, "args": ["mcp"]}}}, indent=2)
+        return (
+            f"# Claude Code: put this in .mcp.json at the project root, or run:\n"
+            f"#   claude mcp add --scope project {NAME} -- {command} mcp\n{body}\n"
+        )
+    if client == "codex":  # Codex CLI: ~/.codex/config.toml
+        return (
+            f"# Codex: add to ~/.codex/config.toml (or run: codex mcp add {NAME} -- {command} mcp)\n"
+            f'[mcp_servers.{NAME}]\ncommand = {json.dumps(command)}\nargs = ["mcp"]\n'
+        )
+    if client == "vscode":  # VS Code: .vscode/mcp.json uses `servers`, with an explicit type
+        body = json.dumps({"servers": {NAME: {"type": "stdio", "command": command, "args": ["mcp"]}}}, indent=2)
+        return f"# VS Code: put this in .vscode/mcp.json in the workspace\n{body}\n"
+    if client == "cursor":  # Cursor: .cursor/mcp.json (project) or ~/.cursor/mcp.json (global)
+        body = json.dumps({"mcpServers": {NAME: {"command": command, "args": ["mcp"]}}}, indent=2)
+        return f"# Cursor: put this in .cursor/mcp.json (project) or ~/.cursor/mcp.json (every project)\n{body}\n"
+    raise ValueError(client)

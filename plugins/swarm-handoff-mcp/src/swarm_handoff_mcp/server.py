@@ -1,0 +1,289 @@
+"""The MCP server: the tools, resources and prompts on the SDK's low-level `Server`.
+
+Imported only when `swarm-handoff mcp` starts, so the SDK and pydantic never weigh on the CLI.
+Each tool body is the core's own (blocking) Python API, run in a worker thread so that one
+slow scan never stalls the protocol and concurrent calls really run side by side; the hand-off
+writes are exclusive, so parallel hand-offs keep the guarantees the CLI gives parallel processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from anyio import from_thread
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from swarm_handoff.components import Document
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.render import render
+from swarm_handoff_mcp import prompts, resources
+from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, tool_specs
+
+Context = ServerRequestContext[Any, Any]
+MAX_TEXT_RENDERING = 8000
+MCP_TOOL_FAILED = "MCP_TOOL_FAILED"
+# Worker threads for tool calls: enough for a swarm's parallel hand-offs, bounded all the same.
+MAX_PARALLEL_CALLS = 16
+
+
+def document_data(document: Document, host: PluginHost) -> dict[str, Any]:
+    """The document exactly as `--format json` prints it (rendered, then parsed back)."""
+    data = json.loads(render(document, "json", host))
+    return data if isinstance(data, dict) else {"result": data}
+
+
+def text_rendering(document: Document, host: PluginHost) -> str:
+    """The CLI's text rendering, shortened: the structured content carries the whole document."""
+    text = render(document, "text", host)
+    if len(text) > MAX_TEXT_RENDERING:
+        text = text[:MAX_TEXT_RENDERING] + "\n... (shortened: the structured content has everything)\n"
+    return text
+
+
+def error_result(error: SwarmError, host: PluginHost) -> types.CallToolResult:
+    """A tool error (`isError`) carrying the project's structured error, never a traceback."""
+    document = error.to_document()
+    try:
+        data = document_data(document, host)
+    except SwarmError:
+        data = document.to_data()
+    text = f"error: {error}"
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=data, is_error=True
+    )
+
+
+def unexpected(exc: BaseException, tool: str) -> SwarmError:
+    """Turn a bug (ours or a plugin's) into a coded error; the traceback goes to stderr only."""
+    traceback.print_exception(exc)
+    return SwarmError(
+        MCP_TOOL_FAILED,
+        f"{tool}: unexpected {type(exc).__name__}: {exc}"[:1000],
+        hint="this is a bug: the server's stderr has the traceback; please report it",
+        recoverable=False,
+    )
+
+
+class SwarmServer:
+    """State that lives as long as the server: the plugin host, the tool table, the sessions seen."""
+
+    def __init__(self, host: PluginHost | None = None) -> None:
+        self.host = host or get_host()  # built once, in the main thread, before any call runs
+        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs()}
+        self.sessions = resources.SessionIndex()
+        self.limiter = anyio.CapacityLimiter(MAX_PARALLEL_CALLS)
+        for failure in self.host.failures:  # a broken plugin is reported, and the server lives on
+            print(f"warning: {failure.describe()}", file=sys.stderr)
+
+    def build(self) -> Server[Any]:
+        """The SDK server with every handler wired."""
+        from swarm_handoff_mcp import __version__
+
+        return Server(
+            "swarm-handoff",
+            version=__version__,
+            instructions=(
+                "swarm-handoff: discover agent skills, rank them for a synthesis (tool `rank`), hand work off "
+                "(`handoff`), then `verify` and `ack` the payload. Skills are resources under skill://."
+            ),
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
+            on_read_resource=self.read_resource,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
+        )
+
+    async def list_tools(self, ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        """Every tool with its JSON schema."""
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=spec.name, description=spec.description, input_schema=spec.schema)
+                for spec in self.tools.values()
+            ]
+        )
+
+    async def call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        """Run one tool in a worker thread; every failure becomes a structured tool error."""
+        spec = self.tools.get(params.name)
+        try:
+            if spec is None:
+                raise SwarmError("USAGE", f"unknown tool {params.name!r}", hint=f"use one of: {', '.join(self.tools)}")
+            args = check_arguments(spec, params.arguments)
+            call = Call(args, self.host, confirm=self._confirm(ctx), progress=self._progress(ctx))
+            document = await anyio.to_thread.run_sync(spec.run, call, limiter=self.limiter)
+            if spec.name == "handoff":
+                self.sessions.add(args["session"])
+            data = document_data(document, self.host)
+            text = text_rendering(document, self.host)
+        except SwarmError as error:
+            return error_result(_name_override(error, params.name), self.host)
+        except Exception as exc:  # a plugin's bug must not end the server or reach the client raw
+            return error_result(unexpected(exc, params.name), self.host)
+        content = [types.TextContent(type="text", text=text)]
+        if self.host.failures:  # as the CLI warns on stderr: a broken plugin is never silent
+            warnings = "".join(f"warning: {failure.describe()}\n" for failure in self.host.failures)
+            content.append(types.TextContent(type="text", text=warnings))
+        return types.CallToolResult(content=list(content), structured_content=data)
+
+    def _confirm(self, ctx: Context) -> Callable[[str], bool] | None:
+        """Ask the user through elicitation when the client can answer; else no one can confirm."""
+        caps = ctx.session.client_capabilities
+        if caps is None or caps.elicitation is None or not ctx.session.can_send_request:
+            return None
+
+        async def ask(message: str) -> bool:
+            result = await ctx.session.elicit_form(
+                message,
+                {"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Hand off anyway?"}}},
+                related_request_id=ctx.request_id,
+            )
+            return result.action == "accept" and bool((result.content or {}).get("confirm"))
+
+        def confirm(message: str) -> bool:
+            return bool(from_thread.run(ask, message))
+
+        return confirm
+
+    def _progress(self, ctx: Context) -> Callable[[str], None]:
+        """Progress notifications for the scans (a no-op when the client asked for none)."""
+        steps = [0]
+
+        def progress(message: str) -> None:
+            steps[0] += 1
+            with contextlib.suppress(Exception):  # a client gone mid-call: the call's own result says so
+                from_thread.run(ctx.session.report_progress, float(steps[0]), None, message)
+
+        return progress
+
+    async def list_resources(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        """Every discovered skill's SKILL.md, then the payloads of the sessions this server knows."""
+        found = await anyio.to_thread.run_sync(resources.list_all, self.host, self.sessions, limiter=self.limiter)
+        return types.ListResourcesResult(resources=found)
+
+    async def list_resource_templates(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """One skill by name, one skill by scope and name, one payload of a session."""
+        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+
+    async def read_resource(self, ctx: Context, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        """A skill's SKILL.md or a session payload; a bad URI is a coded error."""
+        uri = str(params.uri)
+        try:
+            contents = await anyio.to_thread.run_sync(
+                resources.read, uri, self.host, self.sessions, limiter=self.limiter
+            )
+        except SwarmError as error:
+            raise resources.protocol_error(error) from None
+        return types.ReadResourceResult(contents=[contents])
+
+    async def list_prompts(self, ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        """`handoff_menu` and `next_step`."""
+        return types.ListPromptsResult(prompts=prompts.listing())
+
+    async def get_prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        """Render a prompt with the same documents the tools return."""
+        try:
+            return await anyio.to_thread.run_sync(
+                prompts.get, params.name, dict(params.arguments or {}), self.host, limiter=self.limiter
+            )
+        except SwarmError as error:
+            raise resources.protocol_error(error) from None
+
+
+def _name_override(error: SwarmError, tool: str) -> SwarmError:
+    """The loop refusal names the CLI's `--yes`; over MCP the override is `confirm_loop`."""
+    if tool == "handoff" and "already in the chain" in error.message:
+        error.hint = (
+            "ask the user; if they agree, call handoff again with confirm_loop=true "
+            "(clients that support elicitation are asked directly)"
+        )
+        error.details.setdefault("override_argument", "confirm_loop")
+    return error
+
+
+async def serve_stdio(host: PluginHost | None = None) -> int:
+    """Serve over stdin/stdout until EOF (status 0) or SIGINT/SIGTERM (status 130/143)."""
+    from mcp.server.stdio import stdio_server
+
+    stopped: list[int] = []
+    async with stdio_server() as (read_stream, write_stream):
+        # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
+        server = SwarmServer(host).build()
+        async with anyio.create_task_group() as group:
+            if sys.platform != "win32":
+                group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    return 128 + stopped[0] if stopped else 0
+
+
+# After a signal, the SDK's stdin reader may sit in a blocking read until the client writes or
+# closes the pipe; a client that does neither must not keep a Ctrl-C'd server alive.
+SIGNAL_GRACE_SECONDS = 3.0
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, stopped: list[int]) -> None:
+    """Turn Ctrl-C/SIGTERM into a clean stop (no KeyboardInterrupt traceback, on every Python)."""
+    import os
+    import signal
+    import threading
+
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            stopped.append(int(signum))
+            print(f"swarm-handoff mcp: stopped by signal {int(signum)}", file=sys.stderr, flush=True)
+            timer = threading.Timer(SIGNAL_GRACE_SECONDS, os._exit, args=(128 + int(signum),))
+            timer.daemon = True
+            timer.start()
+            scope.cancel()
+            return
+
+
+async def serve_http(host_name: str, port: int, token: str | None, *, allow_remote: bool) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp; a token, when given, is required on every request."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = SwarmServer().build()
+    security = None
+    if allow_remote:  # DNS-rebinding protection only knows loopback names; the token guards instead
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app: Any = server.streamable_http_app(host=host_name, transport_security=security)
+    if token is not None:
+        app = _require_token(app, token)
+    config = uvicorn.Config(app, host=host_name, port=port, log_level="warning")
+    await uvicorn.Server(config).serve()
+
+
+def _require_token(app: Any, token: str) -> Any:
+    """ASGI wrapper: refuse every HTTP request without `Authorization: Bearer <token>` (compared in constant time)."""
+    import hmac
+
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                headers = [(b"content-type", b"text/plain"), (b"www-authenticate", b"Bearer")]
+                await send({"type": "http.response.start", "status": 401, "headers": headers})
+                await send({"type": "http.response.body", "body": b"missing or wrong bearer token\n"})
+                return
+        await app(scope, receive, send)
+
+    return guarded
