@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parent.parent
 # Run from a source checkout: the router need not be installed in the bench environment.
@@ -72,7 +72,9 @@ def load_skills(corpus: Path) -> list[SkillRecord]:
 def load_requests(name: str) -> list[dict[str, Any]]:
     """The labelled requests of one half (`dev` or `holdout`)."""
     path = ROUTING / f"requests-{name}.yaml"
-    return list(yaml.safe_load(path.read_text(encoding="utf-8")) or []) if path.exists() else []
+    if not path.exists():
+        return []
+    return list(YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or [])
 
 
 # ---- the baseline: Okapi BM25 over name + description, no stemming, no synonyms --------------------
@@ -171,8 +173,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--misses", action="store_true", help="print the requests each scorer got wrong")
     args = parser.parse_args(argv)
-    if not any(args.corpus.rglob("SKILL.md")) if args.corpus.is_dir() else True:
-        print(f"bench_routing: skipped: no SKILL.md under {args.corpus} (the shared corpus is not beside the repo)")
+    if not args.corpus.is_dir() or not any(args.corpus.rglob("SKILL.md")):
+        print(
+            f"bench_routing: skipped: needs ../shared/corpus/ (real SKILL.md files, not in this repository); "
+            f"nothing found at {args.corpus}. See docs/development.md, 'Conformance tests'."
+        )
         return
     records = load_skills(args.corpus)
     known = {r.name for r in records}
