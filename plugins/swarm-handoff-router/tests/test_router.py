@@ -23,7 +23,7 @@ def request(prompt: str, candidates: tuple[SkillRecord, ...] = (), **fields: str
 
 
 SKILLS = (
-    skill("economist", "Order-of-magnitude cost estimates for alternatives (not for detailed vendor quotes)."),
+    skill("economist", "Rough cost figures for competing options (not for exact vendor pricing)."),
     skill("procurement", "Match equipment specifications to vendors and map lead times."),
     skill("editor", "Improve prose and polish documents before archival."),
     skill("troubleshooter", "Debug errors and unexpected behaviour systematically."),
@@ -52,8 +52,8 @@ def test_tokenize_drops_words_every_skill_uses_about_itself() -> None:
 
 
 def test_negative_clause_is_split_out_of_the_description() -> None:
-    kept, clauses = split_negative("Cost estimates (not for detailed vendor quotes). Fast.")
-    assert clauses == ["detailed vendor quotes"]
+    kept, clauses = split_negative("Cost estimates (not for exact vendor pricing). Fast.")
+    assert clauses == ["exact vendor pricing"]
     assert "quotes" not in kept
     assert "Fast" in kept
 
@@ -61,11 +61,11 @@ def test_negative_clause_is_split_out_of_the_description() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Do not use for detailed vendor quotes.",
-        "Don't use this skill when you need detailed vendor quotes.",
-        "Never use it for detailed vendor quotes.",
-        "Not intended for detailed vendor quotes.",
-        "Estimates; for detailed vendor quotes, use procurement.",
+        "Do not use for exact vendor pricing.",
+        "Don't use this skill when you need exact vendor pricing.",
+        "Never use it for exact vendor pricing.",
+        "Not intended for exact vendor pricing.",
+        "Estimates; for exact vendor pricing, use procurement.",
     ],
 )
 def test_negative_trigger_forms(text: str) -> None:
@@ -75,7 +75,7 @@ def test_negative_trigger_forms(text: str) -> None:
 
 
 def test_how_to_run_instruction_is_not_a_negative_trigger() -> None:
-    assert split_negative("Invoke IMMEDIATELY. Do NOT explore first; run the workflow.")[1] == []
+    assert split_negative("Start it right away. Do NOT read the code first; let the run do that.")[1] == []
 
 
 def test_body_section_when_not_to_use_is_negative() -> None:
@@ -87,15 +87,15 @@ def test_body_section_when_not_to_use_is_negative() -> None:
 
 
 def test_negative_trigger_demotes_the_skill_that_refuses_the_request() -> None:
-    scores = totals("I need detailed vendor quotes for a centrifuge")
+    scores = totals("I need exact vendor pricing for a centrifuge")
     assert scores["economist"] < 0 < scores["procurement"]
-    contributions = route(SKILLS, request("detailed vendor quotes", SKILLS).synthesis)[0]
+    contributions = route(SKILLS, request("exact vendor pricing", SKILLS).synthesis)[0]
     assert any(c.factor == f"not-for:{stem('vendor')}" and c.points < 0 for c in contributions)
 
 
 def test_without_the_negative_clause_the_same_words_would_count_for_it() -> None:
-    plain = (skill("economist", "Order-of-magnitude cost estimates for alternatives, detailed vendor quotes."),)
-    assert totals("detailed vendor quotes", plain + SKILLS[1:])["economist"] > 0
+    plain = (skill("economist", "Rough cost figures for competing options, exact vendor pricing."),)
+    assert totals("exact vendor pricing", plain + SKILLS[1:])["economist"] > 0
 
 
 def test_name_description_and_body_all_count(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ Each skill is one document with three fields. A query term's weight in a skill i
 field-weighted, length-normalised count of the term (name counts most, the body least), saturated
 once with k1 and multiplied by the term's IDF over the candidates being ranked. A query word also
 matches its general-English synonyms at half weight. Clauses a skill's description (or a "when not
-to use" section of its body) gives as negative triggers ("not for detailed quotes") do not count
+to use" section of its body) gives as negative triggers ("not for exact pricing") do not count
 for it; a query term found there costs the skill points instead.
 
 Statistics (document frequencies, average field lengths) come from the candidates of the one

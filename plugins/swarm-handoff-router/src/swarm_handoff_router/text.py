@@ -183,7 +183,7 @@ SYNONYMS: Mapping[str, frozenset[str]] = _synonym_table(SYNONYM_GROUPS)
 
 
 # Negative triggers: the clause after one of these phrases names work the skill should NOT take.
-# "Do NOT explore first" is about how to run a skill, not what to route to it, so only phrases
+# "Do NOT read the code first" is about how to run a skill, not what to route to it, so only phrases
 # that speak of using the skill (or of what it is for) count.
 _NEGATIVE = re.compile(
     r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]*?"
