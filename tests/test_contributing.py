@@ -11,6 +11,7 @@ SHARED_USERS = [
     "core/tests/test_payload_adapters.py",
     "core/tests/test_payload_schema_conformance.py",
     "plugins/swarm-handoff-frontmatter/tests/test_corpus.py",
+    "core/tests/test_lint_corpus.py",
 ]
 
 

@@ -30,7 +30,8 @@ def test_handoff_rule_violations_are_errors(skill_tree):
     path = skill_tree.add("half", {"handoff": {"accepts_handoff": True}})
     report = lint([path])
     assert report.errors == 1
-    assert [p.code for p in report.files[0].problems] == ["HANDOFF_NO_CATEGORIES"]
+    # The top-level `handoff:` is also reported, as info, as outside the Agent Skills spec (issue 18).
+    assert [p.code for p in report.files[0].problems if p.severity == "error"] == ["HANDOFF_NO_CATEGORIES"]
 
 
 def test_a_folder_without_skill_md_is_an_error(tmp_path):

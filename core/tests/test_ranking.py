@@ -197,3 +197,50 @@ def test_history_accepts_any_record_with_success_and_failure_counts():
     assert request.history_of("a").to_data() == {"successes": 4, "failures": 1}
     assert request.history_of("b").to_data() == {"successes": 0, "failures": 2}
     assert request.history_of("c").to_data() == {"successes": 0, "failures": 0}
+
+
+def batch_plugin(name, score_many):
+    class Scorer:
+        def score(self, candidate, request):  # pragma: no cover - score_many wins
+            raise AssertionError("the host must call score_many when a scorer offers it")
+
+        def score_many(self, candidates, request):
+            return score_many(candidates, request)
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_scorers(self, register):
+            register(name, Scorer)
+
+    return Plugin()
+
+
+def test_a_scorer_with_score_many_is_called_once_per_ranking_with_every_candidate(swarm_host):
+    calls = []
+
+    def score_many(candidates, request):
+        calls.append([c.name for c in candidates])
+        return [[Contribution("len", len(c.name), "name length")] for c in candidates]
+
+    swarm_host.add_plugin(batch_plugin("batch", score_many), "batch-plugin", distribution="batch-dist")
+    result = rank(
+        [rec("aa"), rec("b"), rec("ccc")], RankingRequest(synthesis=SYNTHESIS), scorer="batch", host=swarm_host
+    )
+    assert calls == [["aa", "b", "ccc"]]
+    assert [(e.record.name, e.total) for e in result.ranked] == [("ccc", 3), ("aa", 2), ("b", 1)]
+
+
+@pytest.mark.parametrize(
+    ("score_many", "code"),
+    [
+        (lambda cs, r: [[]], "SCORER_BAD_RESULT"),
+        (lambda cs, r: {}["x"], "SCORER_FAILED"),
+        (lambda cs, r: [[42]] * len(cs), "SCORER_BAD_RESULT"),
+    ],
+)
+def test_a_bad_score_many_is_a_structured_error(swarm_host, score_many, code):
+    swarm_host.add_plugin(batch_plugin("batch", score_many), "batch-plugin", distribution="batch-dist")
+    with pytest.raises(SwarmError) as caught:
+        rank([rec("a"), rec("b")], RankingRequest(synthesis=SYNTHESIS), scorer="batch", host=swarm_host)
+    assert caught.value.code == code
+    assert "batch-dist" in caught.value.message

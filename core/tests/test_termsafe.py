@@ -137,7 +137,7 @@ def _run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str,
 def test_an_unexpected_exception_in_a_command_is_a_coded_internal_error(monkeypatch, capsys, swarm_host):
     import swarm_handoff.lint
 
-    def crash(paths: object) -> object:
+    def crash(paths: object, **options: object) -> object:
         raise RuntimeError("lint bug \x1b[2J")
 
     monkeypatch.setattr(swarm_handoff.lint, "lint", crash)
@@ -160,7 +160,7 @@ def test_an_unexpected_exception_in_a_command_is_a_coded_internal_error(monkeypa
 def test_debug_variable_adds_the_traceback_on_stderr(monkeypatch, capsys, swarm_host):
     import swarm_handoff.lint
 
-    monkeypatch.setattr(swarm_handoff.lint, "lint", lambda paths: 1 / 0)
+    monkeypatch.setattr(swarm_handoff.lint, "lint", lambda paths, **options: 1 / 0)
     monkeypatch.setenv("SWARM_HANDOFF_DEBUG", "1")
     code, out, err = _run_main(capsys, "lint", "SKILL.md", "--format", "json")
     assert code == 1

@@ -82,8 +82,18 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
     """Run discovery and tell, place by place, what became of the skill called `name`."""
     results = run_sources(context, host)
     result = merge(results, show_all=True)
+    everything = (*result.workflows, *result.ineligible, *(s.record for s in result.shadowed))
+    alias = ""
+    if not any(record.name == name for record in everything):
+        # Asked by the frontmatter name of a skill whose folder is named differently.
+        folders = list(dict.fromkeys(r.name for r in everything if r.declared_name == name))
+        if folders:
+            alias = f"{name!r} is the frontmatter name of folder {folders[0]!r}"
+            if len(folders) > 1:
+                alias += f" (also of {', '.join(repr(f) for f in folders[1:])})"
+            name = folders[0]
     by_source: dict[str, list[SkillRecord]] = {}
-    for record in (*result.workflows, *result.ineligible, *(s.record for s in result.shadowed)):
+    for record in everything:
         if record.name == name:
             by_source.setdefault(record.source, []).append(record)
     steps: list[dict[str, Any]] = []
@@ -121,4 +131,6 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
         verdict = "found, but no copy accepts hand-offs"
     else:
         verdict = "not found in any discovery location"
+    if alias:
+        verdict = f"{alias}; {verdict}"
     return WhyReport(skill=name, verdict=verdict, looked=tuple(steps))

@@ -1,13 +1,15 @@
-"""`lint PATH...`: check SKILL.md files against the v2.0/v3.0 hand-off rules and the Agent Skills spec.
+"""`lint PATH...`: check SKILL.md files against the hand-off rules and the Agent Skills spec.
 
 Hand-off rule violations and unreadable frontmatter are errors (the skill would be skipped); the
-Agent Skills spec's constraints (name format, name equal to the folder, description length) are
-warnings, because discovery does not depend on them but other agents' loaders do.
+Agent Skills spec's rules (lint_spec.py: fields, name, description, compatibility, metadata) are
+warnings, because discovery does not depend on them but other agents' loaders do, and errors under
+`--strict-spec`. A path may be a SKILL.md, a skill folder, or a folder of skill folders (each
+skill inside is checked); a missing path or a glob the shell did not expand is named as such.
 """
 
 from __future__ import annotations
 
-import re
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,21 +17,20 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.lint_spec import MAX_DESCRIPTION as MAX_DESCRIPTION
+from swarm_handoff.lint_spec import MAX_NAME as MAX_NAME
+from swarm_handoff.lint_spec import spec_problems
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.skillmd import load_skill_md
+from swarm_handoff.skillmd import load_skill_md, read_frontmatter_bytes
+from swarm_handoff.yamlio import LoadError
 
 LINT_NOT_A_SKILL = "LINT_NOT_A_SKILL"
-SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
-SPEC_NAME_FORMAT = "SPEC_NAME_FORMAT"
-SPEC_NAME_MISMATCH = "SPEC_NAME_MISMATCH"
-SPEC_DESCRIPTION_MISSING = "SPEC_DESCRIPTION_MISSING"
-SPEC_DESCRIPTION_LENGTH = "SPEC_DESCRIPTION_LENGTH"
-
-MAX_NAME = 64
-MAX_DESCRIPTION = 1024
-# Lowercase letters, digits and single hyphens, neither first nor last (the Agent Skills name rule).
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+LINT_PATH_MISSING = "LINT_PATH_MISSING"
+LINT_GLOB_UNEXPANDED = "LINT_GLOB_UNEXPANDED"
+# A folder of skills is listed, not walked: skills sit one level down (`skills/NAME/SKILL.md`).
+MAX_SKILLS_PER_FOLDER = 10_000
+_GLOB_CHARS = frozenset("*?[")
 
 
 @attrs.frozen
@@ -70,56 +71,79 @@ class LintReport:
         return lint_text(self.to_data())
 
 
-def spec_problems(data: dict[str, Any], folder: str, path: str) -> list[Problem]:
-    """Agent Skills spec conformance of a frontmatter, as warnings."""
-    out: list[Problem] = []
-
-    def warn(code: str, message: str, hint: str) -> None:
-        out.append(Problem(code, message, path=path, hint=hint, severity=Severity.WARNING))
-
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        warn(SPEC_NAME_MISSING, "no 'name' field", f"add name: {folder}")
-    else:
-        if len(name) > MAX_NAME or not _NAME.match(name):
-            warn(
-                SPEC_NAME_FORMAT,
-                f"name {name!r} is not 1-{MAX_NAME} lowercase letters, digits and single hyphens",
-                "use kebab-case, e.g. my-skill",
-            )
-        if name != folder:
-            warn(SPEC_NAME_MISMATCH, f"name {name!r} differs from its folder {folder!r}", "rename one to match")
-    description = data.get("description")
-    if not isinstance(description, str) or not description.strip():
-        warn(SPEC_DESCRIPTION_MISSING, "no 'description' field", "say what the skill does and when to use it")
-    elif len(description) > MAX_DESCRIPTION:
-        warn(
-            SPEC_DESCRIPTION_LENGTH,
-            f"description is {len(description)} characters (at most {MAX_DESCRIPTION})",
-            "shorten it; move details into the body",
-        )
-    return out
+def _failed(path: Path, code: str, message: str, hint: str) -> SkillRecord:
+    problem = Problem(code, message, path=str(path), hint=hint)
+    return SkillRecord(
+        name=path.name, scope=Scope.PROJECT, source="lint", path=str(path), eligible=False, problems=(problem,)
+    )
 
 
-def lint_path(path: Path) -> SkillRecord:
-    """Lint one SKILL.md file or skill folder into a record whose problems are the findings."""
-    target = path / "SKILL.md" if path.is_dir() else path
-    if path.is_dir() and not target.exists():
-        problem = Problem(LINT_NOT_A_SKILL, "no SKILL.md in this folder", path=str(path), hint="lint a skill folder")
-        return SkillRecord(name=path.name, scope=Scope.PROJECT, source="lint", path=str(path), eligible=False,
-                           problems=(problem,))  # fmt: skip
+def _frontmatter_text(path: str) -> str:
+    """The raw frontmatter text, for line numbers of keys ('' when it cannot be read)."""
+    try:
+        return read_frontmatter_bytes(path).replace(b"\r\n", b"\n").decode("utf-8", errors="replace")
+    except LoadError:
+        return ""
+
+
+def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
+    """Lint one SKILL.md into a record whose problems are the findings."""
     folder = target.resolve().parent.name if target.exists() else target.parent.name
     front = load_skill_md(str(target))
     record = record_from_frontmatter(
         front.data, name=folder, scope=Scope.PROJECT, source="lint", path=str(target), problems=front.problems
     )
     if front.data is not None:
-        record = attrs.evolve(
-            record, problems=(*record.problems, *spec_problems(dict(front.data), folder, str(target)))
-        )
+        found = spec_problems(dict(front.data), folder, str(target), _frontmatter_text(str(target)), strict=strict_spec)
+        record = attrs.evolve(record, problems=(*record.problems, *found))
     return record
 
 
-def lint(paths: Iterable[Path | str]) -> LintReport:
+def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
+    """Lint a SKILL.md, a skill folder, or every skill of a skills folder."""
+    if not os.path.lexists(path):
+        if _GLOB_CHARS & set(str(path)):
+            return [
+                _failed(
+                    path,
+                    LINT_GLOB_UNEXPANDED,
+                    f"no file matches the pattern {str(path)!r} (it reached lint unexpanded)",
+                    "check the pattern; a shell leaves a pattern that matches nothing as it is "
+                    "(or pass the skills folder itself: lint matches every skill inside)",
+                )
+            ]
+        return [_failed(path, LINT_PATH_MISSING, "no such file or folder", "check the path (typo? wrong directory?)")]
+    if not path.is_dir():
+        return [lint_file(path, strict_spec=strict_spec)]
+    if (path / "SKILL.md").exists() or os.path.lexists(path / "SKILL.md"):
+        return [lint_file(path / "SKILL.md", strict_spec=strict_spec)]
+    skills = _skills_inside(path)
+    if not skills:
+        return [
+            _failed(
+                path,
+                LINT_NOT_A_SKILL,
+                "no SKILL.md in this folder or in its subfolders",
+                "lint a skill folder (one with a SKILL.md) or a folder of skill folders",
+            )
+        ]
+    return [lint_file(skill, strict_spec=strict_spec) for skill in skills]
+
+
+def _skills_inside(folder: Path) -> list[Path]:
+    """The SKILL.md of each immediate subfolder, sorted by name (a skills folder's layout)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    found: list[Path] = []
+    for entry in entries[:MAX_SKILLS_PER_FOLDER]:
+        candidate = Path(entry.path) / "SKILL.md"
+        if entry.is_dir() and os.path.lexists(candidate):
+            found.append(candidate)
+    return found
+
+
+def lint(paths: Iterable[Path | str], *, strict_spec: bool = False) -> LintReport:
     """Lint every path given; one unreadable path never stops the others."""
-    return LintReport(files=tuple(lint_path(Path(p)) for p in paths))
+    return LintReport(files=tuple(r for p in paths for r in lint_path(Path(p), strict_spec=strict_spec)))

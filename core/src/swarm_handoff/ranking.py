@@ -210,10 +210,11 @@ def score_all(
     ref = host.components(Kind.SCORER)[scorer]
     distribution = ref.distribution
     scored = []
-    for record in records:
+    batch = _score_many(component, records, request, scorer, distribution)
+    for position, record in enumerate(records):
         try:
             with quiet():  # a scorer's prints go to stderr, never into the ranking document
-                result = component.score(record, request)
+                result = batch[position] if batch is not None else component.score(record, request)
                 contributions = check_contributions(result)  # a generator runs while it is read
         except BadResult as exc:
             raise _bad_result(scorer, distribution, record.name, str(exc), ref.plugin) from None
@@ -227,6 +228,33 @@ def score_all(
         total = sum(c.points for c in contributions)
         scored.append((record, _tidy(total), contributions))
     return scored
+
+
+def _score_many(
+    component: Any, records: Sequence[SkillRecord], request: RankingRequest, scorer: str, distribution: str
+) -> list[Any] | None:
+    """Corpus statistics once per request, no state kept between requests (None: one at a time)."""
+    score_many = getattr(component, "score_many", None)
+    if not callable(score_many):
+        return None
+    try:
+        with quiet():
+            results = list(score_many(tuple(records), request))
+    except Exception as exc:  # a plugin's bug must not surface as a traceback
+        raise SwarmError(
+            SCORER_FAILED,
+            f"scorer {scorer!r} from {distribution} failed: {type(exc).__name__}: {exc}",
+            details={"scorer": scorer, "distribution": distribution},
+            hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
+        ) from exc
+    if len(results) != len(records):
+        raise SwarmError(
+            SCORER_BAD_RESULT,
+            f"scorer {scorer!r} from {distribution} returned {len(results)} results for {len(records)} candidates",
+            details={"scorer": scorer, "distribution": distribution},
+            hint="score_many returns one list of contributions per candidate, in order",
+        )
+    return results
 
 
 def _tidy(total: float) -> float:

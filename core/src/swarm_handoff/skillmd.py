@@ -42,6 +42,7 @@ SKILL_NOT_MAPPING = "SKILL_NOT_MAPPING"
 SKILL_BROKEN_SYMLINK = "SKILL_BROKEN_SYMLINK"
 SKILL_SYMLINK_LOOP = "SKILL_SYMLINK_LOOP"
 SKILL_NOT_A_FILE = "SKILL_NOT_A_FILE"
+SKILL_FRONTMATTER_AFTER_COMMENT = "SKILL_FRONTMATTER_AFTER_COMMENT"
 # Re-exported so that callers find every code of a SKILL.md in one module.
 __all__ = [
     "NOT_UTF8",
@@ -58,6 +59,16 @@ __all__ = [
 FRONTMATTER_MAX_BYTES = 256 * 1024
 _CHUNK = 16 * 1024
 _BOM = b"\xef\xbb\xbf"
+# Byte order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts like UTF-16's).
+# Windows PowerShell 5.1 writes UTF-16 LE with a mark; such a file is text, just not UTF-8.
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+    (b"\xff\xfe", "UTF-16 LE"),
+    (b"\xfe\xff", "UTF-16 BE"),
+)
+# HTML comments before the opening '---' (generated spec-kit skills have a "do not edit" banner).
+_LEADING_COMMENTS = re.compile(rb"(?:\s*<!--.*?-->)+\s*", re.S)
 _OPEN = re.compile(rb"---[ \t]*\r?\n")
 _CLOSE = re.compile(rb"^---[ \t]*\r?$", re.M)
 _COLON_HINT = (
@@ -126,19 +137,48 @@ def not_a_file(path: str, what: str) -> Problem:
     return _problem(SKILL_NOT_A_FILE, f"SKILL.md is {what}", path, "SKILL.md must be a regular file")
 
 
+def _no_opening(buf: bytes, start: int, path: str) -> LoadError:
+    """Why a file does not open with '---': another encoding, comments first, or no frontmatter."""
+    for mark, encoding in _OTHER_BOMS:
+        if buf.startswith(mark):
+            return LoadError(
+                _problem(
+                    NOT_UTF8,
+                    f"the file is {encoding} text (byte order mark), not UTF-8",
+                    path,
+                    "save it as UTF-8 (PowerShell: Set-Content -Encoding utf8; editors: 'Save with encoding')",
+                    line=1,
+                )
+            )
+    comments = _LEADING_COMMENTS.match(buf, start)
+    if comments is not None and comments.end() > start and _OPEN.match(buf, comments.end()):
+        line = buf[: comments.end()].count(b"\n") + 1
+        return LoadError(
+            _problem(
+                SKILL_FRONTMATTER_AFTER_COMMENT,
+                f"the frontmatter starts on line {line}, after an HTML comment; it must start on line 1",
+                path,
+                "move the comment below the closing '---' (into the body): agents read frontmatter "
+                "only when '---' is the very first line",
+                line=1,
+            )
+        )
+    return LoadError(
+        _problem(
+            SKILL_NO_FRONTMATTER,
+            "no YAML frontmatter: the first line is not '---'",
+            path,
+            "start the file with a line '---', the metadata, then a line '---'",
+            line=1,
+        )
+    )
+
+
 def _scan(buf: bytes, handle: Any, path: str, limit: int) -> bytes:
     start = 3 if buf.startswith(_BOM) else 0
     opening = _OPEN.match(buf, start)
     if opening is None:
-        raise LoadError(
-            _problem(
-                SKILL_NO_FRONTMATTER,
-                "no YAML frontmatter: the first line is not '---'",
-                path,
-                "start the file with a line '---', the metadata, then a line '---'",
-                line=1,
-            )
-        )
+        raise _no_opening(buf, start, path)
     body_start = opening.end()
     while True:
         match = _CLOSE.search(buf, body_start)

@@ -128,3 +128,16 @@ def test_a_missing_cwd_is_a_usage_error(tmp_path, make_swarm_host, swarm_cli):
     assert out.exit_code == 2
     assert out.json()["error"]["code"] == "USAGE"
     assert swarm_cli("why", "x", "--cwd", str(tmp_path / "nope")).exit_code == 2
+
+
+def test_why_finds_a_skill_by_its_frontmatter_name(tmp_path, make_swarm_host, swarm_cli):
+    # issue 18: 120 real skills have a frontmatter name that differs from their folder.
+    make_swarm_host(["frontmatter"])
+    tree = SkillTree(tmp_path)
+    path = tree.add_handoff("folder-name")
+    path.write_text(path.read_text(encoding="utf-8").replace("name: folder-name", "name: pretty-name"))
+    env = {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    data = swarm_cli("why", "pretty-name", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    assert "frontmatter name of folder 'folder-name'" in data["verdict"]
+    assert "chosen" in data["verdict"]
+    assert data["looked"][0]["status"] == "chosen"

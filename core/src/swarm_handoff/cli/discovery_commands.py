@@ -22,7 +22,10 @@ _SCOPE = typer.Option([], "--scope", help=f"Only these scopes: {', '.join(_SCOPE
 _ALL = typer.Option(False, "--all", help="Also list skipped skills (with reason) and shadowed ones.")
 _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan again.")
 _NAME = typer.Argument(..., help="The skill's name (its folder name).")
-_PATHS = typer.Argument(..., help="SKILL.md files or skill folders.")
+_PATHS = typer.Argument(..., help="SKILL.md files, skill folders, or folders of skills (each skill inside).")
+_STRICT_SPEC = typer.Option(
+    False, "--strict-spec", help="Agent Skills spec findings (and this project's extensions) are errors."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -81,6 +84,7 @@ def register(app: typer.Typer) -> None:
     @app.command("lint")
     def lint_command(
         paths: list[Path] = _PATHS,
+        strict_spec: bool = _STRICT_SPEC,
         fmt: str = format_option(),
     ) -> None:
         """Check SKILL.md files against the v2.0/v3.0 hand-off rules and the Agent Skills spec; exit 1 on errors."""
@@ -90,7 +94,7 @@ def register(app: typer.Typer) -> None:
             nonlocal errors
             from swarm_handoff.lint import lint
 
-            report = lint(paths)
+            report = lint(paths, strict_spec=strict_spec)
             errors = report.errors
             return report
 

@@ -1,0 +1,205 @@
+"""Routing benchmark: does the `router` scorer put a right skill first, side by side with plain BM25.
+
+The skills are every SKILL.md under ../shared/corpus (read at run time, never copied into the
+repository; one per skill name, the first copy whose frontmatter parses) plus the fixture skills in
+bench/routing/fixtures. The requests are bench/routing/requests-*.yaml: a request in a user's words
+and the skills that may rightly take it. `dev` was written while the router was built; `holdout`
+was written after it was frozen, so its figures are the honest ones.
+
+For each request every skill is a candidate (declared hand-off metadata or not) and we report top-1
+(a right skill ranked first), top-3 and MRR (mean reciprocal rank of the first right skill), for:
+
+* `router`: BM25F over name, description and body, synonyms, negative triggers (this project);
+* `bm25 name+description`: Okapi BM25 over the name and description only, the baseline.
+
+Results go to bench/results/routing.json and the table replaces the marked section of
+docs/routing.md. Run: `nox -s bench`, or `python bench/bench_routing.py`. Without ../shared/corpus
+the benchmark says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run from a source checkout: the router need not be installed in the bench environment.
+sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
+
+from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
+from swarm_handoff.records import SkillRecord  # noqa: E402
+from swarm_handoff.skillmd import load_skill_md  # noqa: E402
+from swarm_handoff_router import router  # noqa: E402
+from swarm_handoff_router.text import STOPWORDS  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+ROUTING = ROOT / "bench" / "routing"
+RESULTS = ROOT / "bench" / "results"
+DOC = ROOT / "docs" / "routing.md"
+START, END = "<!-- bench:routing:start -->", "<!-- bench:routing:end -->"
+
+
+class Query:
+    """What a scorer reads of a synthesis: the request is the user's prompt."""
+
+    def __init__(self, text: str) -> None:
+        self.original_prompt = text
+        self.reframed_challenge = ""
+        self.synthesis_summary = ""
+
+
+def load_skills(corpus: Path) -> list[SkillRecord]:
+    """One record per skill name: corpus copies first (parseable preferred), then the fixtures."""
+    paths = sorted(corpus.rglob("SKILL.md")) + sorted((ROUTING / "fixtures").rglob("SKILL.md"))
+    chosen: dict[str, SkillRecord] = {}
+    for path in paths:
+        name = path.parent.name
+        front = load_skill_md(str(path))
+        if name in chosen and (chosen[name].description or front.data is None):
+            continue
+        chosen[name] = record_from_frontmatter(front.data, name=name, scope="global", source="bench", path=str(path))
+    return list(chosen.values())
+
+
+def load_requests(name: str) -> list[dict[str, Any]]:
+    """The labelled requests of one half (`dev` or `holdout`)."""
+    path = ROUTING / f"requests-{name}.yaml"
+    if not path.exists():
+        return []
+    return list(YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or [])
+
+
+# ---- the baseline: Okapi BM25 over name + description, no stemming, no synonyms --------------------
+
+
+def _plain_tokens(text: str) -> list[str]:
+    words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+    return [w for w in words if len(w) > 1 and w not in STOPWORDS]
+
+
+def bm25_baseline(records: Sequence[SkillRecord]) -> Callable[[str], list[float]]:
+    """A scorer function: plain BM25 (k1 1.2, b 0.75) over each skill's name and description."""
+    docs = [Counter(_plain_tokens(f"{r.name.replace('-', ' ')} {r.description}")) for r in records]
+    lengths = [sum(d.values()) for d in docs]
+    average = sum(lengths) / len(lengths)
+    df: Counter[str] = Counter()
+    for d in docs:
+        df.update(d.keys())
+
+    def score(text: str) -> list[float]:
+        terms = set(_plain_tokens(text))
+        out = []
+        for doc, length in zip(docs, lengths, strict=True):
+            total = 0.0
+            for t in terms:
+                tf = doc.get(t, 0)
+                if tf:
+                    idf = math.log(1 + (len(docs) - df[t] + 0.5) / (df[t] + 0.5))
+                    total += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / average))
+            out.append(total)
+        return out
+
+    return score
+
+
+def router_scores(records: Sequence[SkillRecord]) -> Callable[[str], list[float]]:
+    """A scorer function: the router, with the skills analysed once for every request."""
+    documents = router.analyse(records)
+
+    def score(text: str) -> list[float]:
+        return [sum(c.points for c in contribs) for contribs in router.route(records, Query(text), documents)]
+
+    return score
+
+
+def evaluate(
+    records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]], scorer: Callable[[str], list[float]]
+) -> dict[str, Any]:
+    """Top-1, top-3 and MRR of one scorer over requests; ties are broken by name, as `rank` does."""
+    names = [r.name for r in records]
+    top1 = top3 = 0
+    reciprocal = 0.0
+    misses = []
+    for request in requests:
+        right = set(request["skills"])
+        scores = scorer(request["q"])
+        order = sorted(range(len(names)), key=lambda i: (-scores[i], names[i]))
+        place = next(i for i, index in enumerate(order, start=1) if names[index] in right)
+        top1 += place == 1
+        top3 += place <= 3
+        reciprocal += 1 / place
+        if place > 1:
+            misses.append({"q": request["q"], "want": sorted(right), "got": names[order[0]], "place": place})
+    n = len(requests) or 1
+    return {"requests": len(requests), "top1": top1 / n, "top3": top3 / n, "mrr": reciprocal / n, "misses": misses}
+
+
+def table(results: dict[str, dict[str, dict[str, Any]]], skills: int) -> str:
+    """The markdown table written into docs/routing.md."""
+    lines = [
+        f"Over {skills} skills (every candidate ranked for every request):",
+        "",
+        "| requests | scorer | n | top-1 | top-3 | MRR |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for half, by_scorer in results.items():
+        for scorer, r in by_scorer.items():
+            lines.append(
+                f"| {half} | {scorer} | {r['requests']} | {r['top1']:.2f} | {r['top3']:.2f} | {r['mrr']:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+def write_doc(text: str) -> None:
+    """Replace the marked section of docs/routing.md with the new table."""
+    doc = DOC.read_text(encoding="utf-8")
+    if START in doc and END in doc:
+        head, rest = doc.split(START, 1)
+        _, tail = rest.split(END, 1)
+        DOC.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and write its results."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--misses", action="store_true", help="print the requests each scorer got wrong")
+    args = parser.parse_args(argv)
+    if not args.corpus.is_dir() or not any(args.corpus.rglob("SKILL.md")):
+        print(
+            f"bench_routing: skipped: needs ../shared/corpus/ (real SKILL.md files, not in this repository); "
+            f"nothing found at {args.corpus}. See docs/development.md, 'Conformance tests'."
+        )
+        return
+    records = load_skills(args.corpus)
+    known = {r.name for r in records}
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    scorers = {"router": router_scores(records), "bm25 name+description": bm25_baseline(records)}
+    for half in ("dev", "holdout"):
+        requests = [r for r in load_requests(half) if set(r["skills"]) & known]
+        dropped = len(load_requests(half)) - len(requests)
+        if dropped:
+            print(f"bench_routing: {dropped} {half} request(s) name no skill of this corpus; left out")
+        if requests:
+            results[half] = {name: evaluate(records, requests, fn) for name, fn in scorers.items()}
+    text = table(results, len(records))
+    print(text)
+    if args.misses:
+        for half, by_scorer in results.items():
+            for miss in by_scorer["router"]["misses"]:
+                print(f"  [{half}] {miss['place']:>2} want {miss['want']} got {miss['got']}: {miss['q']}")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "routing.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write_doc(text)
+
+
+if __name__ == "__main__":
+    main()

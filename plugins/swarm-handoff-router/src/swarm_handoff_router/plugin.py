@@ -1,0 +1,21 @@
+"""Hook implementations: register the `router` scorer (built on first use)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from swarm_handoff import hookimpl
+from swarm_handoff.components import Register
+
+
+def _router() -> Any:
+    # Imported here, not at module level, so `swarm-handoff plugins` stays fast.
+    from swarm_handoff_router.router import RouterScorer
+
+    return RouterScorer()
+
+
+@hookimpl
+def swarm_handoff_scorers(register: Register) -> None:
+    """Offer `router`: relevance of the request to each skill's name, description and body."""
+    register("router", _router, summary="BM25F over name, description and body; honours 'not for ...' triggers")

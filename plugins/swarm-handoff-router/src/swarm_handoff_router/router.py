@@ -1,0 +1,215 @@
+"""The `router` scorer: BM25F relevance of the request to each skill's name, description and body.
+
+Each skill is one document with three fields. A query term's weight in a skill is BM25F: the
+field-weighted, length-normalised count of the term (name counts most, the body least), saturated
+once with k1 and multiplied by the term's IDF over the candidates being ranked. A query word also
+matches its general-English synonyms at half weight. Clauses a skill's description (or a "when not
+to use" section of its body) gives as negative triggers ("not for exact pricing") do not count
+for it; a query term found there costs the skill points instead.
+
+Statistics (document frequencies, average field lengths) come from the candidates of the one
+request being ranked, built afresh for each request: the scorer holds no state between requests.
+The host calls `score_many` once per ranking; `score` (one candidate) builds the same statistics
+from `request.candidates` on each call, slower but equal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff_router.text import SYNONYM_WEIGHT, SYNONYMS, split_negative, split_negative_sections, tokenize
+
+K1 = 1.2
+# Field weights and length normalisation: a name word is strong evidence, a description word good
+# evidence, a body word weak (bodies are long and mention neighbouring tasks).
+FIELD_WEIGHTS: Mapping[str, float] = {"name": 2.0, "description": 1.0, "body": 0.4}
+FIELD_B: Mapping[str, float] = {"name": 0.3, "description": 0.75, "body": 0.75}
+# Request fields and how much a word found in each counts.
+QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challenge": 1.0, "synthesis_summary": 0.7}
+# A query term in a negative clause costs this many times its IDF.
+NEGATIVE_WEIGHT = 1.5
+# ... and this many when only a "when not to use" section of the body says so.
+NEGATIVE_BODY_WEIGHT = 0.5
+# How much of a SKILL.md body is read: the opening of a long body says what the skill is for.
+BODY_MAX_BYTES = 64 * 1024
+DECIMALS = 3
+
+
+@attrs.frozen
+class Document:
+    """One skill as the router sees it: stem counts per field, and its negative clauses."""
+
+    name: str
+    fields: Mapping[str, Counter[str]]
+    lengths: Mapping[str, int]
+    negative: tuple[str, ...]
+    negative_terms: frozenset[str]
+    description_negative_terms: frozenset[str]
+
+    @classmethod
+    def of(cls, record: SkillRecord, body: str | None = None) -> Document:
+        """Analyse a record (reading its SKILL.md body from `record.path` unless `body` is given)."""
+        text = read_body(record.path) if body is None else body
+        description, negative = split_negative(record.description)
+        body_text, body_negative = split_negative_sections(text)
+        names = " ".join(dict.fromkeys(n for n in (record.name, record.declared_name) if n))
+        tokens = {
+            "name": tokenize(names.replace("-", " ").replace("_", " ").replace(":", " ")),
+            "description": tokenize(" ".join([description, *record.categories])),
+            "body": tokenize(body_text),
+        }
+        clauses = tuple(negative + body_negative)
+        negative_terms = frozenset(t for clause in clauses for t in tokenize(clause))
+        return cls(
+            record.name,
+            {field: Counter(words) for field, words in tokens.items()},
+            {field: len(words) for field, words in tokens.items()},
+            clauses,
+            negative_terms,
+            frozenset(t for clause in negative for t in tokenize(clause)),
+        )
+
+
+def read_body(path: str | None) -> str:
+    """The SKILL.md text after its frontmatter (bounded); empty when there is no readable file."""
+    if not path or not path.endswith("SKILL.md"):
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(BODY_MAX_BYTES)
+    except OSError:
+        return ""
+    text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.startswith("---"):
+        close = text.find("\n---", 3)
+        text = text[close + 4 :] if close >= 0 else ""
+    return text
+
+
+@attrs.frozen
+class Corpus:
+    """Statistics over the candidates of one request: size, document frequencies, average lengths."""
+
+    size: int
+    frequencies: Mapping[str, int]
+    average: Mapping[str, float]
+
+    @classmethod
+    def of(cls, documents: Sequence[Document]) -> Corpus:
+        """Count once over every candidate."""
+        frequencies: Counter[str] = Counter()
+        totals: Counter[str] = Counter()
+        for doc in documents:
+            frequencies.update(set().union(*(set(c) for c in doc.fields.values())))
+            totals.update(doc.lengths)
+        count = len(documents) or 1
+        return cls(len(documents), dict(frequencies), {f: totals[f] / count for f in FIELD_WEIGHTS})
+
+    def idf(self, term: str) -> float:
+        """Lucene's smoothed IDF: positive, largest for words few skills use."""
+        df = self.frequencies.get(term, 0)
+        return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+
+
+def query_terms(synthesis: Any) -> dict[str, float]:
+    """Distinct request stems with the weight of the strongest request field they appear in."""
+    terms: dict[str, float] = {}
+    for field, weight in QUERY_WEIGHTS.items():
+        for term in tokenize(str(getattr(synthesis, field, "") or "")):
+            terms[term] = max(terms.get(term, 0.0), weight)
+    return terms
+
+
+def _strength(doc: Document, term: str, corpus: Corpus) -> tuple[float, list[str]]:
+    """Sum over fields of weight x saturated, length-normalised count of `term`, and where it was.
+
+    Each field saturates on its own, so a word a long body repeats forty times can earn at most the
+    body's weight: the name and the description, which say what the skill is for, decide.
+    """
+    total = 0.0
+    where: list[str] = []
+    for field, weight in FIELD_WEIGHTS.items():
+        tf = doc.fields[field].get(term, 0)
+        if not tf:
+            continue
+        average = corpus.average[field] or 1.0
+        norm = 1 - FIELD_B[field] + FIELD_B[field] * doc.lengths[field] / average
+        total += weight * (tf / norm) * (K1 + 1) / (tf / norm + K1)
+        where.append(f"{field} {tf}x")
+    return total, where
+
+
+def _claims(doc: Document, term: str) -> bool:
+    """True when the skill's name or description (negative clauses removed) uses `term`."""
+    return bool(doc.fields["name"].get(term) or doc.fields["description"].get(term))
+
+
+def score_document(doc: Document, terms: Mapping[str, float], corpus: Corpus) -> list[Contribution]:
+    """One contribution per request term the skill matches (or contradicts); a zero one when none."""
+    found: list[Contribution] = []
+    for term, query_weight in terms.items():
+        if term in doc.negative_terms and not _claims(doc, term):
+            weight = NEGATIVE_WEIGHT if term in doc.description_negative_terms else NEGATIVE_BODY_WEIGHT
+            points = -round(weight * corpus.idf(term) * query_weight, DECIMALS)
+            clause = next(c for c in doc.negative if term in tokenize(c))
+            reason = f"'{term}' is in a negative trigger: not for \"{clause[:80]}\""
+            found.append(Contribution(f"not-for:{term}", points, reason))
+            continue
+        strength, where = _strength(doc, term, corpus)
+        via = ""
+        idf = corpus.idf(term)
+        if not strength:  # no exact match: the best synonym, at reduced weight
+            options = [(_strength(doc, s, corpus), s) for s in sorted(SYNONYMS.get(term, ())) if _claims(doc, s)]
+            if not options:
+                continue
+            (strength, where), synonym = max(options, key=lambda item: item[0][0])
+            strength *= SYNONYM_WEIGHT
+            idf = corpus.idf(synonym)
+            via = f" as synonym '{synonym}' (x{SYNONYM_WEIGHT})"
+        points = round(idf * strength * query_weight, DECIMALS)
+        reason = f"'{term}'{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
+        found.append(Contribution(f"term:{term}", points, reason))
+    if not found:
+        return [Contribution("router", 0, "no request word appears in the skill's name, description or body")]
+    return found
+
+
+def analyse(records: Iterable[SkillRecord]) -> list[Document]:
+    """Analyse every record once (bodies read from disk)."""
+    return [Document.of(record) for record in records]
+
+
+def route(
+    records: Sequence[SkillRecord], synthesis: Any, documents: Sequence[Document] | None = None
+) -> list[list[Contribution]]:
+    """Score every record for one request; `documents` (from `analyse`) may be reused across requests."""
+    docs = list(documents) if documents is not None else analyse(records)
+    corpus = Corpus.of(docs)
+    terms = query_terms(synthesis)
+    return [score_document(doc, terms, corpus) for doc in docs]
+
+
+class RouterScorer:
+    """The `router` scorer component: stateless; `score_many` ranks a request's candidates together."""
+
+    def score_many(self, candidates: Sequence[SkillRecord], request: Any) -> list[list[Contribution]]:
+        """Contributions for every candidate of one request, in order (statistics built once)."""
+        return route(candidates, request.synthesis)
+
+    def score(self, candidate: SkillRecord, request: Any) -> list[Contribution]:
+        """Contributions for one candidate, with statistics over `request.candidates` (or it alone)."""
+        candidates = tuple(getattr(request, "candidates", ())) or (candidate,)
+        docs = analyse(candidates)
+        doc = next((d for d, c in zip(docs, candidates, strict=True) if c is candidate), None)
+        if doc is None:  # the candidate is not among the request's: count it in as well
+            doc = Document.of(candidate)
+            docs.append(doc)
+        return score_document(doc, query_terms(request.synthesis), Corpus.of(docs))

@@ -1,0 +1,244 @@
+"""Words of a request and of a skill: tokens, a light English stemmer, synonyms, negative triggers.
+
+Everything here is a pure function of its text, so the router can be explained by reading it: a
+contribution names the stem it matched, and the tables below are general English, never tuned to a
+particular set of skills.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
+
+# Function words, plus the words every skill description and request uses to talk about itself
+# ("use when the user needs ...", "please help me ..."): they say nothing about the kind of work.
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing don down during each either etc
+    few for from further get gets got had has have having he her here hers him his how i if in into
+    is it its itself just let lets me more most my myself no nor not now of off on once one only or
+    other our ours out over own per please same she should so some such than that the their theirs
+    them then there these they this those through to too under until up upon us very via was we
+    were what whatever when where whether which while who whom why will with within without would
+    you your yours yourself
+    use uses used using user users skill skills invoke invoked need needs needed want wants help
+    helps like thing things something someone somebody make makes way really also e g eg ie i e
+    immediately claude agent agents tool tools""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+# Suffix rules tried longest first; the stem keeps at least MIN_STEM letters. Inflections and the
+# common derivations meet: "debugging", "debugged", "debugger" -> "debug"; "organization",
+# "organizing", "organize" -> "organ"; "statistics", "statistical" -> "statist".
+_SUFFIXES: tuple[tuple[str, str], ...] = tuple(
+    sorted(
+        [
+            ("ational", "ate"),
+            ("ization", "ize"),
+            ("isation", "ize"),
+            ("fulness", "ful"),
+            ("iveness", "ive"),
+            ("ousness", "ous"),
+            ("ations", "ate"),
+            ("ation", "ate"),
+            ("ators", "ate"),
+            ("ator", "ate"),
+            ("ities", ""),
+            ("ity", ""),
+            ("ically", ""),
+            ("ical", ""),
+            ("ics", ""),
+            ("icians", ""),
+            ("ician", ""),
+            ("ication", "y"),
+            ("ications", "y"),
+            ("ysis", "yz"),
+            ("yses", "yz"),
+            ("ments", ""),
+            ("ment", ""),
+            ("ness", ""),
+            ("ings", ""),
+            ("ing", ""),
+            ("ers", ""),
+            ("er", ""),
+            ("ors", ""),
+            ("or", ""),
+            ("ied", "y"),
+            ("ies", "y"),
+            ("ed", ""),
+            ("ists", ""),
+            ("ist", ""),
+            ("isms", ""),
+            ("ism", ""),
+            ("ions", ""),
+            ("ion", ""),
+            ("ables", ""),
+            ("able", ""),
+            ("ibles", ""),
+            ("ible", ""),
+            ("al", ""),
+            ("ive", ""),
+            ("es", ""),
+            ("s", ""),
+        ],
+        key=lambda rule: len(rule[0]),
+        reverse=True,
+    )
+)
+_FINAL = (("yze", "yz"), ("ize", ""), ("ise", ""), ("ate", ""), ("e", ""), ("y", "i"))
+# After "-ing"/"-ed" comes off, Porter's rule puts back the "e" these endings lost ("validat" ->
+# "validate"), so "validating" and "validate" meet.
+_RESTORE_E = ("at", "bl", "iz", "is", "yz")
+_VERBAL = frozenset({"ing", "ings", "ed"})
+MIN_STEM = 3
+
+
+def stem(word: str) -> str:
+    """Reduce a word to a stem shared by its inflections and common derivations (light, predictable)."""
+    if len(word) <= MIN_STEM or word.isdigit():
+        return word
+    if word.endswith("ss"):  # "class", "process": not plurals
+        return _final(word)
+    # Two passes, so that "cluttered" -> "clutter" -> "clutt" meets "clutter" -> "clutt".
+    for _ in range(2):
+        for suffix, replacement in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) + len(replacement) >= MIN_STEM:
+                word = word[: -len(suffix)] + replacement
+                if suffix in _VERBAL and word.endswith(_RESTORE_E):
+                    word += "e"
+                break
+        if word.endswith("ss"):
+            break
+    if len(word) > MIN_STEM + 1 and word[-1] == word[-2] and word[-1] not in "lsz":  # "debugg" -> "debug"
+        word = word[:-1]
+    return _final(word)
+
+
+def _final(word: str) -> str:
+    """Fold the endings left over ("organize"/"organ", "verify"/"verifi"), so both forms meet."""
+    for suffix, replacement in _FINAL:
+        if word.endswith(suffix) and len(word) - len(suffix) + len(replacement) >= MIN_STEM:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case stems of the content words of `text`, in order (stopwords and 1-letter words dropped)."""
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+
+
+# General-language synonym groups (any thesaurus has them). A query word also matches the other
+# members of its group, at SYNONYM_WEIGHT of an exact match, so "defect" finds a skill about bugs.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("bug", "defect", "fault", "error", "glitch", "crash", "exception", "failure", "broken"),
+    ("fix", "repair", "debug", "troubleshoot", "diagnose", "resolve"),
+    ("doc", "docs", "documentation", "readme", "manual"),
+    ("write", "draft", "compose", "author"),
+    ("paper", "article", "publication", "manuscript", "preprint"),
+    ("cost", "price", "budget", "expense", "spend", "cheap", "expensive", "afford"),
+    ("verify", "validate", "check", "confirm"),
+    ("review", "critique", "assess", "evaluate", "audit", "appraise"),
+    ("summarize", "synthesize", "consolidate", "integrate", "combine", "merge", "digest"),
+    ("repository", "repo", "codebase"),
+    ("convert", "transform", "translate", "export"),
+    ("statistics", "statistical", "stats"),
+    ("math", "maths", "mathematics", "mathematical", "proof", "theorem"),
+    ("vendor", "supplier", "seller", "manufacturer"),
+    ("estimate", "approximate", "ballpark", "rough"),
+    ("idea", "brainstorm", "ideation"),
+    ("organize", "tidy", "clean", "declutter", "arrange", "sort"),
+    ("improve", "enhance", "polish", "refine"),
+    ("simulate", "simulation", "model"),
+    ("cite", "citation", "reference", "source", "bibliography"),
+    ("folder", "directory"),
+    ("plan", "roadmap", "schedule", "milestone"),
+    ("coordinate", "orchestrate", "manage", "delegate"),
+    ("research", "investigate", "study", "literature"),
+    ("decision", "decide", "choice", "choose", "option", "tradeoff"),
+    ("requirement", "spec", "specification", "scope"),
+    ("test", "testing", "unittest", "pytest"),
+    ("prompt", "instruction", "system-prompt"),
+    ("conversation", "chat", "session", "transcript"),
+    ("slow", "performance", "speed", "fast", "latency"),
+    ("security", "vulnerability", "exploit", "secure"),
+    ("style", "voice", "tone"),
+    ("notebook", "jupyter", "ipynb"),
+    ("essay", "blog", "post"),
+    ("contradiction", "inconsistency", "mismatch", "disagree", "conflict"),
+)
+SYNONYM_WEIGHT = 0.5
+
+
+def _synonym_table(groups: tuple[tuple[str, ...], ...]) -> Mapping[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in groups:
+        stems = {stem(w) for w in group}
+        for s in stems:
+            table.setdefault(s, set()).update(stems - {s})
+    return {s: frozenset(others) for s, others in table.items()}
+
+
+SYNONYMS: Mapping[str, frozenset[str]] = _synonym_table(SYNONYM_GROUPS)
+
+
+# Negative triggers: the clause after one of these phrases names work the skill should NOT take.
+# "Do NOT read the code first" is about how to run a skill, not what to route to it, so only phrases
+# that speak of using the skill (or of what it is for) count.
+_NEGATIVE = re.compile(
+    r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]*?"
+    r"\b(?:for|when|to|on|with|if|in)\b"
+    r"|\bnot\s+(?:intended\s+|meant\s+|designed\s+|suitable\s+|appropriate\s+)?for\b"
+    r"|\bnot\s+when\b"
+    r"|\bwrong\s+(?:skill|tool|choice)\s+for\b"
+    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]*?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))",
+    re.I,
+)
+_CLAUSE_END = re.compile(r"[.;\n)]|\s-\s|\s—\s|—|\buse\s+(?:the\s+)?[a-z0-9:_-]+\s+instead\b", re.I)
+_MAX_CLAUSE = 200
+# A body section whose heading says when not to use the skill: every line under it is negative.
+_NEGATIVE_HEADING = re.compile(
+    r"^#{1,6}\s.*\b(?:when\s+not|not\s+to\s+use|don'?t\s+use|do\s+not\s+use|not\s+for|anti-?patterns?\s+for\s+use)\b",
+    re.I | re.M,
+)
+_HEADING = re.compile(r"^#{1,6}\s", re.M)
+
+
+def split_negative(text: str) -> tuple[str, list[str]]:
+    """Split `text` into what it claims (negative clauses removed) and its negative clauses."""
+    kept: list[str] = []
+    clauses: list[str] = []
+    position = 0
+    for match in _NEGATIVE.finditer(text):
+        if match.start() < position:
+            continue
+        end = _CLAUSE_END.search(text, match.end())
+        stop = min(end.start() if end else len(text), match.end() + _MAX_CLAUSE)
+        clause = text[match.end() : stop].strip()
+        if not tokenize(clause):
+            continue
+        kept.append(text[position : match.start()])
+        clauses.append(clause)
+        position = stop
+    kept.append(text[position:])
+    return " ".join(kept), clauses
+
+
+def split_negative_sections(body: str) -> tuple[str, list[str]]:
+    """Split a SKILL.md body into its positive text and the lines of its 'when not to use' sections."""
+    kept: list[str] = []
+    clauses: list[str] = []
+    position = 0
+    for match in _NEGATIVE_HEADING.finditer(body):
+        if match.start() < position:
+            continue
+        line_end = body.find("\n", match.end())
+        start = len(body) if line_end < 0 else line_end + 1
+        following = _HEADING.search(body, start)
+        stop = following.start() if following else len(body)
+        kept.append(body[position : match.start()])
+        clauses.extend(line.strip(" -*\t") for line in body[start:stop].splitlines() if tokenize(line))
+        position = stop
+    kept.append(body[position:])
+    positive, inline = split_negative("".join(kept))
+    return positive, clauses + inline

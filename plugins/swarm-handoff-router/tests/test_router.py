@@ -1,0 +1,150 @@
+"""The router scorer: relevance over name/description/body, negative triggers, explanations, no state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff.ranking import RankingRequest, rank
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff_router.router import Document, RouterScorer, read_body, route
+from swarm_handoff_router.text import split_negative, split_negative_sections, stem, tokenize
+
+
+def skill(name: str, description: str, path: str | None = None) -> SkillRecord:
+    return SkillRecord(name=name, scope="global", source="test", description=description, path=path)
+
+
+def request(prompt: str, candidates: tuple[SkillRecord, ...] = (), **fields: str) -> RankingRequest:
+    synthesis = parse_synthesis({"original_prompt": prompt, "problem_type": "research", **fields})
+    return RankingRequest(synthesis=synthesis, candidates=candidates)
+
+
+SKILLS = (
+    skill("economist", "Rough cost figures for competing options (not for exact vendor pricing)."),
+    skill("procurement", "Match equipment specifications to vendors and map lead times."),
+    skill("editor", "Improve prose and polish documents before archival."),
+    skill("troubleshooter", "Debug errors and unexpected behaviour systematically."),
+)
+
+
+def totals(prompt: str, skills: tuple[SkillRecord, ...] = SKILLS) -> dict[str, float]:
+    results = route(skills, request(prompt, skills).synthesis)
+    return {s.name: sum(c.points for c in contributions) for s, contributions in zip(skills, results, strict=True)}
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("debugging", "debugged", "debugger", "debug"),
+        ("validation", "validating", "validate"),
+        ("cluttered", "clutter"),
+    ],
+)
+def test_stemmer_joins_inflections_and_derivations(words: tuple[str, ...]) -> None:
+    assert len({stem(w) for w in words}) == 1
+
+
+def test_tokenize_drops_words_every_skill_uses_about_itself() -> None:
+    assert tokenize("Use this skill when the user needs help with invoices") == ["invoic"]
+
+
+def test_negative_clause_is_split_out_of_the_description() -> None:
+    kept, clauses = split_negative("Cost estimates (not for exact vendor pricing). Fast.")
+    assert clauses == ["exact vendor pricing"]
+    assert "quotes" not in kept
+    assert "Fast" in kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do not use for exact vendor pricing.",
+        "Don't use this skill when you need exact vendor pricing.",
+        "Never use it for exact vendor pricing.",
+        "Not intended for exact vendor pricing.",
+        "Estimates; for exact vendor pricing, use procurement.",
+    ],
+)
+def test_negative_trigger_forms(text: str) -> None:
+    _, clauses = split_negative(text)
+    assert clauses
+    assert "vendor" in clauses[0]
+
+
+def test_how_to_run_instruction_is_not_a_negative_trigger() -> None:
+    assert split_negative("Start it right away. Do NOT read the code first; let the run do that.")[1] == []
+
+
+def test_body_section_when_not_to_use_is_negative() -> None:
+    body = "# Tool\nCleans tables.\n\n## When not to use\n- drawing charts\n\n## Steps\nload the file\n"
+    positive, clauses = split_negative_sections(body)
+    assert clauses == ["drawing charts"]
+    assert "charts" not in positive
+    assert "load the file" in positive
+
+
+def test_negative_trigger_demotes_the_skill_that_refuses_the_request() -> None:
+    scores = totals("I need exact vendor pricing for a centrifuge")
+    assert scores["economist"] < 0 < scores["procurement"]
+    contributions = route(SKILLS, request("exact vendor pricing", SKILLS).synthesis)[0]
+    assert any(c.factor == f"not-for:{stem('vendor')}" and c.points < 0 for c in contributions)
+
+
+def test_without_the_negative_clause_the_same_words_would_count_for_it() -> None:
+    plain = (skill("economist", "Rough cost figures for competing options, exact vendor pricing."),)
+    assert totals("exact vendor pricing", plain + SKILLS[1:])["economist"] > 0
+
+
+def test_name_description_and_body_all_count(tmp_path: Path) -> None:
+    md = tmp_path / "charts" / "SKILL.md"
+    md.parent.mkdir()
+    md.write_text("---\nname: charts\ndescription: Draw figures.\n---\n# Charts\nPlot histograms with matplotlib.\n")
+    skills = (skill("charts", "Draw figures.", str(md)), *SKILLS)
+    assert totals("plot a histogram", skills)["charts"] > 0  # only the body says "histogram"
+    assert read_body(str(md)).strip().startswith("# Charts")
+
+
+def test_synonym_matches_at_reduced_weight() -> None:
+    contributions = route(SKILLS, request("find the defect", SKILLS).synthesis)[3]
+    assert [c.factor for c in contributions] == ["term:defect"]
+    assert "synonym" in contributions[0].reason
+
+
+def test_every_point_is_explained_and_the_explanation_sums_to_the_score() -> None:
+    synthesis_request = request("vendor quotes and a cost estimate", SKILLS)
+    result = rank(SKILLS, synthesis_request, scorer="router", explain=True)
+    for entry in result.ranked:
+        assert entry.total == pytest.approx(sum(c.points for c in entry.contributions))
+        assert all(c.reason for c in entry.contributions)
+    assert result.ranked[0].record.name in {"economist", "procurement"}
+
+
+def test_unmatched_skill_gets_one_zero_contribution_saying_why() -> None:
+    contributions = route(SKILLS, request("vendor quotes", SKILLS).synthesis)[2]
+    assert [(c.factor, c.points) for c in contributions] == [("router", 0)]
+
+
+def test_stateless_across_requests_score_equals_score_many() -> None:
+    scorer = RouterScorer()
+    first = request("debug an error", SKILLS)
+    other_skills = (skill("a", "debug errors"), skill("b", "debug errors"), skill("c", "write poems"))
+    second = request("debug an error", other_skills)
+    before = scorer.score_many(SKILLS, first)
+    scorer.score_many(other_skills, second)  # a different corpus in between
+    assert scorer.score_many(SKILLS, first) == before
+    assert [scorer.score(c, first) for c in SKILLS] == before
+    # The same skill scores differently against a different set of candidates (IDF is per request).
+    assert scorer.score(other_skills[0], second) != scorer.score(SKILLS[3], first)
+
+
+def test_request_fields_are_weighted_and_summary_counts() -> None:
+    synthesis = request("tidy up", SKILLS, synthesis_summary="polish the prose").synthesis
+    assert sum(c.points for c in route(SKILLS, synthesis)[2]) > 0
+
+
+def test_document_reads_declared_name_too() -> None:
+    record = SkillRecord(name="folder-x", declared_name="pdf-filler", scope="global", source="t")
+    assert "pdf" in Document.of(record, body="").fields["name"]
