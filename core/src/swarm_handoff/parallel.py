@@ -11,7 +11,9 @@ Forking is used only where it is safe and cheap: POSIX systems other than macOS 
 libraries are not fork-safe), and only while this process runs a single thread (forking a
 threaded process can deadlock the child on a lock another thread held). Elsewhere the work runs
 serially, with the same results. `SWARM_HANDOFF_JOBS=N` sets the number of processes (1 turns
-this off); by default it is the number of usable CPUs, at most `MAX_JOBS`.
+this off). By default it is the number of usable CPUs that are idle, at most `MAX_JOBS`: on a
+machine whose other cores are already busy (load average at or above the CPU count) a second
+process only competes with the first, so the scan stays serial (measured: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ T = TypeVar("T")
 
 ENV_JOBS = "SWARM_HANDOFF_JOBS"
 MAX_JOBS = 8
-# Below this many files to parse, one process is faster: measured in bench/bench_parallel.py (see
-# docs/performance.md, "Both cores"): a fork, the transfer and the reaping cost ~5 ms on a loaded
-# 2-CPU machine, which 300 SKILL.md files (~0.15 ms each over the C parser) pay back.
-MIN_PARALLEL = 300
+# Below this many files to parse, one process is faster. A fork, the transfer and the reaping cost
+# ~3-5 ms (measured on 2 CPUs, docs/performance.md "Both cores"); half of 200 SKILL.md files at
+# ~0.15 ms each over the C parser (0.6 ms over the pure one) pays that back with a margin of 3.
+MIN_PARALLEL = 200
 
 
 def usable_cpus() -> int:
@@ -39,11 +41,21 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def idle_cpus() -> int:
+    """Usable CPUs not already busy by the 1-minute load average (this process not counted yet), at least 1."""
+    cpus = usable_cpus()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average (Windows): assume the cores are ours
+        return cpus
+    return max(1, min(cpus, int(cpus - load + 1)))
+
+
 def jobs_from(env: Mapping[str, str]) -> int:
     """Processes to use, from `SWARM_HANDOFF_JOBS`; anything but a positive integer means 1 (serial is always right)."""
     value = env.get(ENV_JOBS, "").strip()
     if not value:
-        return min(usable_cpus(), MAX_JOBS)
+        return min(idle_cpus(), MAX_JOBS)
     try:
         return max(1, int(value))
     except ValueError:

@@ -88,8 +88,15 @@ def test_jobs_from_the_environment(value: str, expected: int) -> None:
     assert parallel.jobs_from({parallel.ENV_JOBS: value}) == expected
 
 
-def test_jobs_default_to_the_usable_cpus() -> None:
-    assert parallel.jobs_from({}) == min(parallel.usable_cpus(), parallel.MAX_JOBS)
+def test_jobs_default_to_the_idle_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert parallel.jobs_from({}) == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 0.0, 0.0))  # two cores busy elsewhere
+    assert parallel.jobs_from({}) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))  # a saturated machine: serial
+    assert parallel.jobs_from({}) == 1
+    assert parallel.jobs_from({parallel.ENV_JOBS: "3"}) == 3  # an explicit number is obeyed
 
 
 CRASH = r"""

@@ -70,7 +70,8 @@ def _print_version(verbose: bool) -> None:
         parser = parser_name()
         why = "ruamel.yaml.clib" if parser == "C" else "ruamel.yaml.clib is not installed: parsing is ~5x slower"
         jobs = jobs_from(os.environ)
-        when = f"from {MIN_PARALLEL} files to parse" if jobs > 1 else "off"
+        idle = "" if os.environ.get(ENV_JOBS) else ", no idle CPU now"
+        when = f"from {MIN_PARALLEL} files to parse" if jobs > 1 else f"off{idle}"
         print(f"python: {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
         print(f"yaml parser: {parser} ({why})")
         print(f"parallel scan: {jobs} job{'s' if jobs > 1 else ''} ({when}; {ENV_JOBS} sets it)")
