@@ -6,6 +6,7 @@ Regenerate after an intended change with `SWARM_HANDOFF_REGEN_GOLDEN=1 pytest te
 
 from __future__ import annotations
 
+import json
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -212,10 +213,11 @@ def sample_docs(make_swarm_host, use_workflows) -> dict[str, Any]:
 
 
 @pytest.fixture
-def rendered(sample_docs) -> dict[tuple[str, str], str]:
-    """Render every sample in every format with the formatters a user would get."""
+def rendered(sample_docs, monkeypatch) -> dict[tuple[str, str], str]:
+    """Render every sample in every format with the formatters a user would get (JSON as at a terminal)."""
     from swarm_handoff.plugins import get_host
 
+    monkeypatch.setenv("SWARM_HANDOFF_JSON_INDENT", "2")  # readable golden files; compact JSON is tested below
     formatters = {fmt: get_host().get(Kind.FORMATTER, fmt) for fmt in FORMATS}
     return {(name, fmt): formatters[fmt].render(doc) for name, doc in sample_docs.items() for fmt in FORMATS}
 
@@ -235,6 +237,18 @@ def test_every_document_matches_its_golden_file(rendered):
         if not _golden_path(name, fmt).is_file() or _golden_path(name, fmt).read_text(encoding="utf-8") != text
     ]
     assert not mismatched, f"output changed for {mismatched}; rerun with SWARM_HANDOFF_REGEN_GOLDEN=1 if intended"
+
+
+def test_json_is_compact_for_programs_and_carries_the_same_data(sample_docs, monkeypatch):
+    """Piped JSON (not a terminal) is one compact line from the C encoder, with the golden file's data."""
+    from swarm_handoff.plugins import get_host
+
+    monkeypatch.delenv("SWARM_HANDOFF_JSON_INDENT", raising=False)
+    formatter = get_host().get(Kind.FORMATTER, "json")
+    for name, doc in sample_docs.items():
+        text = formatter.render(doc)  # pytest captures stdout: not a terminal
+        assert text.count("\n") == 1, name
+        assert json.loads(text) == json.loads(_golden_path(name, "json").read_text(encoding="utf-8")), name
 
 
 def test_every_golden_file_belongs_to_a_sample(rendered):
@@ -261,7 +275,11 @@ def test_the_sample_set_covers_every_document_kind_the_formatters_lay_out(sample
 INTRO = """# Output formats
 
 Every command prints one *document*; `--format` picks how. `json` and `yaml` come from the core and
-carry the document's data exactly. `text` (for people) and `xml` (for agents) come from the
+carry the document's data exactly. JSON is indented (two spaces) when stdout is a terminal and
+compact (one line, no spaces after `,` and `:`) otherwise, for pipes and programs: compact JSON is
+written by Python's C encoder, several times faster on large answers; `SWARM_HANDOFF_JSON_INDENT=N`
+forces N spaces of indentation (`0`: compact) either way. The JSON examples below are shown indented.
+`text` (for people) and `xml` (for agents) come from the
 `swarm-handoff-formatters` plugin: each document kind has a layout of its own, and a kind without one
 (`workflow-check`, `workflow-graph`, and any kind a plugin adds) is rendered generically from its data.
 

@@ -98,3 +98,28 @@ def test_the_workflow_package_imports_its_parts_on_first_use(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["['swarm_handoff.workflow']", "False", "swarm_handoff.workflow.exhaustive"]
+
+
+PLUGIN_STACK = {"typer", "click", "pluggy", "attrs", "ruamel.yaml", "importlib_metadata"}
+
+
+def test_version_imports_no_plugin_stack(tmp_path: Path) -> None:
+    """`--version` is answered before typer, pluggy, attrs or YAML are imported (start-up is the whole cost)."""
+    modules, out = imported(tmp_path, "--version")
+    assert out == f"swarm-handoff {swarm_version()}\n"
+    assert not modules & PLUGIN_STACK, sorted(modules & PLUGIN_STACK)
+
+
+def test_version_verbose_says_which_yaml_parser_runs(tmp_path: Path) -> None:
+    """`--version --verbose` names the YAML parser discovery uses (C or pure) and the parallel scan's jobs."""
+    modules, out = imported(tmp_path, "--version", "--verbose")
+    kind = "C" if importlib.util.find_spec("_ruamel_yaml") is not None else "pure"
+    assert f"yaml parser: {kind} (" in out
+    assert "parallel scan: " in out
+    assert not modules & {"typer", "click", "pluggy", "attrs"}
+
+
+def swarm_version() -> str:
+    from swarm_handoff._version import __version__
+
+    return __version__

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import io
 import math
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from swarm_handoff import fastyaml, yamlio
+from swarm_handoff import fastyaml, yamlevents, yamlio
 from swarm_handoff.skillmd import plain
 
 
 @pytest.fixture(params=["C", "pure"])
 def parser(request, monkeypatch):
     if request.param == "pure":
-        monkeypatch.setitem(sys.modules, "_ruamel_yaml", None)  # import fails: the pure parser runs
+        # The C parser is looked up once per process: say it is missing, as a failed import would.
+        monkeypatch.setattr(yamlevents, "_c_parser", None)
     elif yamlio.loader_kind() != "C":
         pytest.skip("ruamel.yaml.clib is not installed")
     return request.param

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.yamlevents import feed_events
 from swarm_handoff.yamlio import (
     MAX_BYTES,
     MAX_DEPTH,
@@ -61,34 +62,6 @@ def _scalar(value: str, style: Any, tag: str | None) -> Any:
         if _FLOAT.match(value):
             return float(value.replace("_", "").lower().replace(".inf", "inf").replace(".nan", "nan"))
     return value
-
-
-def _run(text: str, builder: _Builder, *, pure: bool = False) -> None:
-    """Feed parser events to `builder`: the C parser when installed (and not `pure`), else the pure one."""
-    try:
-        from _ruamel_yaml import CParser  # type: ignore[import-not-found]
-    except ImportError:
-        CParser = None
-    if pure:
-        CParser = None
-    from ruamel.yaml.events import StreamEndEvent
-
-    if CParser is None:
-        from ruamel.yaml import YAML
-
-        for event in YAML(typ="safe", pure=True).parse(text):
-            builder.feed(event)
-        return
-    parser = CParser(text)
-    feed = builder.feed
-    try:
-        while True:
-            event = parser.get_event()
-            if event.__class__ is StreamEndEvent:
-                return
-            feed(event)
-    finally:
-        parser.dispose()
 
 
 def _line(event: Any, offset: int) -> tuple[int | None, int | None]:
@@ -255,5 +228,5 @@ def _build(text: str, path: str | None, offset: int, limit: int, *, pure: bool =
     if not _KINDS:
         _kinds()
     builder = _Builder(path, offset, limit)
-    _run(text, builder, pure=pure)
+    feed_events(text, builder.feed, pure=pure)
     return builder.root

@@ -91,11 +91,10 @@ def _yaml() -> Any:
 
 
 def loader_kind() -> str:
-    """Say which YAML loader runs here ("C" or "pure"), for benchmarks and bug reports."""
-    # ruamel.yaml.clib installs the top-level extension module `_ruamel_yaml`, not `ruamel.yaml.clib`.
-    import importlib.util
+    """Say which YAML parser discovery uses here ("C" or "pure"), for benchmarks and bug reports."""
+    from swarm_handoff.yamlevents import parser_name
 
-    return "C" if importlib.util.find_spec("_ruamel_yaml") is not None else "pure"
+    return parser_name()
 
 
 def check_nesting(text: str, *, path: str | None = None, limit: int = MAX_FLOW_DEPTH) -> None:
@@ -167,28 +166,6 @@ def is_long_number(value: str) -> bool:
     return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
 
 
-def _events(text: str, *, pure: bool) -> Any:
-    """Parser events of `text`: libyaml's when installed (and not `pure`), else the pure parser's."""
-    if not pure:
-        try:
-            from _ruamel_yaml import CParser  # type: ignore[import-not-found]
-        except ImportError:
-            pure = True
-    if pure:
-        from ruamel.yaml import YAML
-
-        yield from YAML(typ="safe", pure=True).parse(text)
-        return
-    parser = CParser(text)
-    try:
-        while (event := parser.get_event()) is not None:
-            yield event
-            if event.__class__.__name__ == "StreamEndEvent":
-                return
-    finally:
-        parser.dispose()
-
-
 def check_events(text: str, *, path: str | None = None, line_offset: int = 0) -> None:
     """Walk the parser's events (no recursion) to refuse deep nesting, unsafe tags and huge numbers.
 
@@ -197,33 +174,58 @@ def check_events(text: str, *, path: str | None = None, line_offset: int = 0) ->
     """
     from ruamel.yaml.error import MarkedYAMLError
 
+    from swarm_handoff.yamlevents import feed_events
+
     try:
-        _check_events(_events(text, pure=False), path, line_offset)
+        feed_events(text, _EventCheck(path, line_offset).feed)
     except MarkedYAMLError:
-        _check_events(_events(text, pure=True), path, line_offset)
+        feed_events(text, _EventCheck(path, line_offset).feed, pure=True)
 
 
-def _check_events(events: Any, path: str | None, line_offset: int) -> None:
-    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent, NodeEvent, ScalarEvent
+class _EventCheck:
+    """The limits of `check_events`, one event at a time (a dict lookup per event, no isinstance chain)."""
 
-    depth = 0
-    for event in events:
-        if isinstance(event, CollectionEndEvent):
-            depth -= 1
-            continue
-        if not isinstance(event, NodeEvent):
-            continue
-        mark = event.start_mark
-        line, column = mark.line + 1 + line_offset, mark.column + 1
-        tag = getattr(event, "tag", None)
+    def __init__(self, path: str | None, line_offset: int) -> None:
+        from ruamel.yaml import events
+
+        self.path, self.offset, self.depth = path, line_offset, 0
+        self.kinds = _event_kinds(events)
+
+    def feed(self, event: Any) -> None:
+        kind = self.kinds.get(event.__class__)
+        if kind is None or kind == "alias":  # an alias has no tag; its target was checked
+            return
+        if kind == "end":
+            self.depth -= 1
+            return
+        tag = event.tag
         if tag not in SAFE_TAGS:
-            raise unsafe_tag(str(tag), path, line, column)
-        if isinstance(event, CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise too_deep(path, line)
-        elif isinstance(event, ScalarEvent) and event.style in (None, "") and is_long_number(event.value):
-            raise long_number(event.value, path, line, column)
+            mark = event.start_mark
+            raise unsafe_tag(str(tag), self.path, mark.line + 1 + self.offset, mark.column + 1)
+        if kind == "start":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise too_deep(self.path, event.start_mark.line + 1 + self.offset)
+        elif (
+            kind == "scalar"
+            and len(event.value) > MAX_NUMBER_CHARS
+            and event.style in (None, "")
+            and is_long_number(event.value)
+        ):
+            mark = event.start_mark
+            raise long_number(event.value, self.path, mark.line + 1 + self.offset, mark.column + 1)
+
+
+_KIND_CACHE: dict[type, str] = {}
+
+
+def _event_kinds(events: Any) -> dict[type, str]:
+    if not _KIND_CACHE:
+        names = {"ScalarEvent": "scalar", "AliasEvent": "alias", "MappingStartEvent": "start"}  # fmt: skip
+        names.update(SequenceStartEvent="start", MappingEndEvent="end", SequenceEndEvent="end")
+        for name, kind in names.items():
+            _KIND_CACHE[getattr(events, name)] = kind
+    return _KIND_CACHE
 
 
 def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> Any:
@@ -234,7 +236,11 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
     check_nesting(text, path=path)
     try:
         check_events(text, path=path, line_offset=line_offset)
-        data = _yaml().load(text)
+        yaml = _yaml()
+        try:
+            data = yaml.load(text)
+        finally:
+            del yaml.doc_infos[:]  # the reused instance keeps one per load otherwise
     except DuplicateKeyError as exc:
         raise LoadError(
             _marked(exc, YAML_DUPLICATE_KEY, path, line_offset, "remove or rename the repeated key")

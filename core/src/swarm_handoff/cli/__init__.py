@@ -14,6 +14,9 @@ from typing import NoReturn
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `swarm-handoff` console script."""
     args = sys.argv[1:] if argv is None else argv
+    if args and "--version" in args and set(args) <= _VERSION_ARGS and not _strict():
+        _print_version("--verbose" in args)  # before typer, pluggy and attrs are imported
+        raise SystemExit(0)
     try:
         _main(args, replay=argv is None)
     except BrokenPipeError:
@@ -81,6 +84,38 @@ def _quiet_broken_pipe() -> NoReturn:
     except (OSError, ValueError):  # stdout is not a real file (a test's capture): nothing to flush
         pass
     raise SystemExit(1)
+
+
+_VERSION_ARGS = frozenset({"--version", "--verbose"})
+
+
+def _strict() -> bool:
+    """SWARM_HANDOFF_STRICT_PLUGINS (as `plugins.strict_requested` reads it): then even `--version` checks plugins."""
+    import os
+
+    return os.environ.get("SWARM_HANDOFF_STRICT_PLUGINS", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _print_version(verbose: bool) -> None:
+    """Say the version (and with `--verbose` what runs it), importing nothing of the plugin stack."""
+    from swarm_handoff._version import __version__
+
+    print(f"swarm-handoff {__version__}")
+    if verbose:
+        import os
+        import platform
+
+        from swarm_handoff.parallel import ENV_JOBS, MIN_PARALLEL, jobs_from
+        from swarm_handoff.yamlevents import parser_name
+
+        parser = parser_name()
+        why = "ruamel.yaml.clib" if parser == "C" else "ruamel.yaml.clib is not installed: parsing is ~5x slower"
+        jobs = jobs_from(os.environ)
+        idle = "" if os.environ.get(ENV_JOBS) else ", no idle CPU now"
+        when = f"from {MIN_PARALLEL} files to parse" if jobs > 1 else f"off{idle}"
+        print(f"python: {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
+        print(f"yaml parser: {parser} ({why})")
+        print(f"parallel scan: {jobs} job{'s' if jobs > 1 else ''} ({when}; {ENV_JOBS} sets it)")
 
 
 def _format_from(args: list[str]) -> str:

@@ -5,6 +5,11 @@ is skipped when it is the working directory; inside a submodule the superproject
 A folder reached twice (the working directory is the home directory, or a symbolic link points
 into another root) is scanned once, at its most local scope. Hidden folders are skipped. Every
 folder that holds (or should hold) a SKILL.md becomes a record, eligible or not, with its problems.
+
+With more than one job (`SWARM_HANDOFF_JOBS`, default: the usable CPUs), the SKILL.md files the
+parse index cannot answer are parsed after the walk, in forked processes when there are at least
+`MIN_PARALLEL` of them (`swarm_handoff.parallel`); the records keep their places, so the answer is
+the one a serial scan gives.
 """
 
 from __future__ import annotations
@@ -15,10 +20,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
+from swarm_handoff import parallel
 from swarm_handoff.cache import no_gc, record_from_row, record_to_row
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
@@ -129,6 +135,10 @@ class Scan:
     problems: list[Problem] = attrs.field(factory=list)
     inputs: list[tuple[str, int, int]] = attrs.field(factory=list)
     scanned: int = 0
+    jobs: int = 1  # above 1, parsing waits for `flush` (and may use that many processes)
+    min_parallel: int = parallel.MIN_PARALLEL
+    # Files still to parse: (place in `records`, skill name, scope, SKILL.md path, mtime_ns, size).
+    pending: list[tuple[int, str, Scope, str, int, int]] = attrs.field(factory=list)
 
     def root(self, root: Root) -> None:
         """Scan one skills folder; a missing folder is normal and says nothing."""
@@ -209,13 +219,43 @@ class Scan:
                 return
             except (TypeError, ValueError, IndexError):
                 pass  # a damaged entry: read the file again
+        if self.jobs > 1:  # parsed by `flush`, maybe in another process; the record keeps its place
+            self.pending.append((len(self.records), entry.name, scope, path, st.st_mtime_ns, st.st_size))
+            self.records.append(cast(SkillRecord, None))
+            return
         record = _record(entry.name, scope, path, load_skill_md(path))
         if index is not None:
             index.store(path, st.st_mtime_ns, st.st_size, record_to_row(record))
         self.records.append(record)
 
+    def flush(self) -> None:
+        """Parse the files `entry` left pending: in `jobs` processes when there are enough of them."""
+        pending, self.pending = self.pending, []
+        if not pending:
+            return
+        tasks = [(name, scope.value, path) for _, name, scope, path, _, _ in pending]
+        jobs = self.jobs if len(tasks) >= self.min_parallel else 1
+        rows = parallel.map_chunks(_parse_rows, tasks, jobs)
+        index = self.index
+        for (place, _, scope, path, mtime_ns, size), row in zip(pending, rows, strict=True):
+            self.records[place] = record_from_row(row, scope)
+            if index is not None:
+                index.store(path, mtime_ns, size, row)
+
     def _broken(self, name: str, scope: Scope, path: str, exc: OSError) -> SkillRecord:
         return _record(name, scope, path, Frontmatter(None, (stat_problem(path, exc),)))
+
+
+def _parse_rows(tasks: list[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
+    """Parse SKILL.md files into record rows (plain data: they cross a process boundary)."""
+    rows = []
+    for name, scope_value, path in tasks:
+        try:
+            front = load_skill_md(path)
+        except OSError as exc:  # as in `Scan.root`: whatever one file does, it costs that skill only
+            front = Frontmatter(None, (stat_problem(path, exc),))
+        rows.append(record_to_row(_record(name, Scope(scope_value), path, front)))
+    return rows
 
 
 def _record(name: str, scope: Scope, path: str, front: Frontmatter) -> SkillRecord:
@@ -232,12 +272,13 @@ class FrontmatterSource:
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Scan project, git root and global skills folders; a folder reached twice is read once."""
         roots, problems = skill_roots(context)
-        scan = Scan(index=getattr(context, "index", None))
+        scan = Scan(index=getattr(context, "index", None), jobs=parallel.jobs_from(context.env))
         scan.problems.extend(problems)
         scan.inputs.extend(_git_markers(context.cwd, roots))
         with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
             for root in roots:
                 scan.root(root)
+            scan.flush()
         return SourceResult(
             records=tuple(scan.records),
             problems=tuple(scan.problems),
@@ -272,10 +313,22 @@ class FrontmatterSource:
         return out
 
 
-def scan_folder(path: Path | str, scope: Scope | str = Scope.GLOBAL) -> SourceResult:
-    """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record."""
-    scan = Scan()
-    scan.root(Root(Scope(scope), Path(path)))
+def scan_folder(
+    path: Path | str,
+    scope: Scope | str = Scope.GLOBAL,
+    *,
+    jobs: int | None = None,
+    min_parallel: int = parallel.MIN_PARALLEL,
+) -> SourceResult:
+    """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record.
+
+    `jobs` defaults to `SWARM_HANDOFF_JOBS` (else the usable CPUs), as discovery has it.
+    """
+    jobs = parallel.jobs_from(os.environ) if jobs is None else jobs
+    scan = Scan(jobs=jobs, min_parallel=min_parallel)
+    with no_gc():
+        scan.root(Root(Scope(scope), Path(path)))
+        scan.flush()
     return SourceResult(
         records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned, inputs=tuple(scan.inputs)
     )
