@@ -274,3 +274,12 @@ def test_verify_passes_a_recent_payload_without_expires_at(tmp_path: Path, swarm
     data = swarm_cli("verify", str(recent), "--format", "json").json()
     assert data["ok"] is True
     assert data["expires_at_default"] is True
+
+
+def test_a_session_that_cannot_be_made_is_a_coded_error(tmp_path: Path):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    with pytest.raises(SwarmError) as caught:
+        new_session(not_a_folder)
+    assert caught.value.code == "SESSION_WRITE_FAILED"
+    assert str(not_a_folder) in caught.value.message

@@ -40,6 +40,7 @@ _MAX_ENTRIES = 100_000  # entries of the temporary folder looked at in one gc ru
 
 SESSION_UNACKNOWLEDGED = "SESSION_UNACKNOWLEDGED"
 SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+SESSION_WRITE_FAILED = "SESSION_WRITE_FAILED"  # the same code the session cache uses for a write it cannot do
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
@@ -114,13 +115,13 @@ def new_session(root: Path | None = None, now: dt.datetime | None = None) -> Pat
             continue
         except OSError as exc:
             raise SwarmError(
-                ErrorCode.USAGE,
+                SESSION_WRITE_FAILED,
                 f"cannot make a session folder in {root}: {exc.strerror or exc}",
                 hint="set TMPDIR to a writable folder",
             ) from None
         mark_created(folder, moment)
         return folder
-    raise SwarmError(ErrorCode.USAGE, f"cannot find a free session name in {root}", hint="run the command again")
+    raise SwarmError(SESSION_WRITE_FAILED, f"cannot find a free session name in {root}", hint="run the command again")
 
 
 def read_marker(folder: Path) -> dict[str, Any] | None:
