@@ -81,7 +81,8 @@ def test_ec01_points_only_at_things_that_exist(tmp_path, make_swarm_host, swarm_
     assert "references/handoff-schema.md" not in out.stdout
     assert "discover --all" in NONE_ACCEPT_MESSAGE
     for page in (ROOT / "docs").glob("*.md"):
-        assert "references/handoff-schema.md" not in page.read_text(encoding="utf-8"), page
+        if page.name != "seed-deviations.md":  # that page names the seed's link to say why it is gone
+            assert "references/handoff-schema.md" not in page.read_text(encoding="utf-8"), page
 
 
 # --- the replayed answer carries the stderr line -------------------------------------------------
