@@ -157,6 +157,10 @@ def prepare_session(folder: Path | None, parent: Path | None = None) -> Path:
     """Make the session folder: the synthesis and the perspective files a swarm would have left."""
     session = Path(tempfile.mkdtemp(prefix="swarm-session-", dir=parent)) if folder is None else folder
     session.mkdir(parents=True, exist_ok=True)
+    if folder is None:  # made here: `session gc` may remove it once closed or expired
+        from swarm_handoff.session_life import mark_created
+
+        mark_created(session)
     synthesis = session / SYNTHESIS_FILE
     if not synthesis.exists():  # never overwrite what a user put there
         synthesis.write_bytes(files("swarm_handoff").joinpath("data/demo-synthesis.yaml").read_bytes())

@@ -29,7 +29,12 @@ NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
 NONE_ACCEPT_MESSAGE = (
     "{scanned} skills found, none accept handoffs.\n"
     "To enable handoffs, add `handoff:` metadata to SKILL.md.\n"
-    "See: references/handoff-schema.md"
+    "See why each was skipped: swarm-handoff discover --all (and swarm-handoff lint PATH/SKILL.md)"
+)
+# EC-01 when only a filter left nothing: the workflows exist, the filter excluded them.
+FILTERED_MESSAGE = (
+    "No workflow matches {filter}: it excluded {excluded} workflow(s) that accept handoffs.\n"
+    "Run without the filter to see them."
 )
 
 
@@ -75,23 +80,44 @@ class DiscoveryResult:
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
     show_all: bool = False
+    # (skipped, shadowed) when the lists themselves are not kept (a session cache hit), else None
+    set_aside_counts: tuple[int, int] | None = None
+    # what `filtered` left out: a description of the filter and how many eligible workflows it excluded
+    filter_text: str | None = None
+    excluded: int = 0
+
+    @property
+    def skipped_count(self) -> int:
+        """How many skills were skipped as not eligible (listed by `discover --all`)."""
+        return self.set_aside_counts[0] if self.set_aside_counts is not None else len(self.ineligible)
+
+    @property
+    def shadowed_count(self) -> int:
+        """How many skills lost their name to a more local one (listed by `discover --all`)."""
+        return self.set_aside_counts[1] if self.set_aside_counts is not None else len(self.shadowed)
 
     @property
     def message(self) -> str | None:
-        """The EC-01 message when no workflow was found (two wordings), else None."""
+        """The EC-01 message when no workflow was found (two wordings, or what a filter excluded), else None."""
         if self.workflows:
             return None
+        if self.excluded and self.filter_text:
+            return FILTERED_MESSAGE.format(excluded=self.excluded, filter=self.filter_text)
         if self.scanned == 0:
             return NO_SKILLS_MESSAGE
         return NONE_ACCEPT_MESSAGE.format(scanned=self.scanned)
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form; the set-aside lists appear only with `show_all`."""
+        """Give the JSON-ready form; the set-aside lists appear only with `show_all`, their counts always."""
         data: dict[str, Any] = {
             "scanned": self.scanned,
             "workflows": [r.to_data() for r in self.workflows],
             "problems": [p.to_data() for p in self.problems],
+            "skipped_count": self.skipped_count,
+            "shadowed_count": self.shadowed_count,
         }
+        if self.filter_text:
+            data["filter"] = {"text": self.filter_text, "excluded": self.excluded}
         if self.message is not None:
             data["message"] = self.message
         if self.show_all:
@@ -112,11 +138,21 @@ class DiscoveryResult:
             in_scope = not scopes or record.scope.value in scopes
             return in_scope and (not categories or bool(set(categories) & set(record.categories)))
 
+        if not categories and not scopes:
+            return self
+        kept = tuple(r for r in self.workflows if keep(r))
+        ineligible = tuple(r for r in self.ineligible if keep(r))
+        shadowed = tuple(s for s in self.shadowed if keep(s.record))
+        words = [f"--category {c}" for c in categories] + [f"--scope {s}" for s in scopes]
         return attrs.evolve(
             self,
-            workflows=tuple(r for r in self.workflows if keep(r)),
-            ineligible=tuple(r for r in self.ineligible if keep(r)),
-            shadowed=tuple(s for s in self.shadowed if keep(s.record)),
+            workflows=kept,
+            ineligible=ineligible,
+            shadowed=shadowed,
+            # a session cache hit keeps only counts: they describe the whole scan, not the filter
+            set_aside_counts=None,
+            filter_text=" ".join(words),
+            excluded=self.excluded + len(self.workflows) - len(kept),
         )
 
     def to_state(self) -> dict[str, Any]:

@@ -313,6 +313,15 @@ class History:
             return self._select("ORDER BY id DESC LIMIT ?", (limit,))
         return self._select("WHERE source = ? OR target = ? ORDER BY id DESC LIMIT ?", (skill, skill, limit))
 
+    def from_session(self, session: str) -> tuple[HandoffRow, ...]:
+        """Hand-offs made from a session folder (by `source.session_path`, else by where the payload was written)."""
+        inside = session.rstrip(os.sep) + os.sep
+        return tuple(
+            self._select(
+                "WHERE session_path = ? OR substr(payload_path, 1, ?) = ? ORDER BY id", (session, len(inside), inside)
+            )
+        )
+
     def success_counts(self) -> dict[str, int]:
         """Per target skill, the number of hand-offs whose latest acknowledgment is `success`."""
         with self.guard():

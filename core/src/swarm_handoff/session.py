@@ -2,7 +2,8 @@
 
 The file holds `discovery: {timestamp, ttl_minutes: 30}` and `workflows:`, each with the seed's
 fields (`relevance_score: null`, filled in later by ranking) followed by the rest of the record.
-It is reused until the TTL runs out, `--refresh` is given, or any input changed: every scanned
+It is reused until the TTL runs out, `--refresh` is given, the session resumed from a checkpoint
+(`.swarm-checkpoint.json` changed, see session_life.py), or any input changed: every scanned
 SKILL.md, skills folder, registry file or installed pack, compared by (mtime, size). Those inputs
 live beside it in `.available-workflows.state.json`, so the YAML keeps exactly the seed's shape.
 A corrupt, foreign or stale file is ignored and rewritten; both files are written atomically.
@@ -23,6 +24,7 @@ from swarm_handoff.discovery import DiscoveryResult, discover_detailed, source_k
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
+from swarm_handoff.session_life import checkpoint_text
 
 SESSION_WRITE_FAILED = "SESSION_WRITE_FAILED"
 SESSION_FILE = "available-workflows.yaml"
@@ -97,6 +99,8 @@ def read_session(
         return None
     if state.get("key") != _state_key(context, host) or not isinstance(document, Mapping):
         return None
+    if state.get("checkpoint") != checkpoint_text(folder):
+        return None  # resumed from a checkpoint since (the seed's third invalidation rule)
     header = document.get("discovery")
     workflows = document.get("workflows")
     if not isinstance(header, Mapping) or not isinstance(workflows, list):
@@ -113,9 +117,13 @@ def read_session(
             return None
         records = tuple(record_from_data(entry) for entry in workflows)
         problems = tuple(problem_from_state(p) for p in state.get("problems", ()))
+        set_aside = state.get("set_aside")
+        counts = (int(set_aside[0]), int(set_aside[1])) if isinstance(set_aside, list) and len(set_aside) == 2 else None
     except (KeyError, TypeError, ValueError, IndexError):
         return None
-    return DiscoveryResult(workflows=records, problems=problems, scanned=int(state.get("scanned", 0)))
+    return DiscoveryResult(
+        workflows=records, problems=problems, scanned=int(state.get("scanned", 0)), set_aside_counts=counts
+    )
 
 
 def write_session(
@@ -135,6 +143,8 @@ def write_session(
         # None: a source failed or timed out, so the file is written but never reused.
         "inputs": None if inputs is None else [list(i) for i in inputs],
         "scanned": result.scanned,
+        "checkpoint": checkpoint_text(folder),
+        "set_aside": [result.skipped_count, result.shadowed_count],
         "problems": [list(problem_to_state(p)) for p in result.problems],
     }
     atomic_write(folder / STATE_FILE, json.dumps(state).encode("utf-8"))

@@ -32,7 +32,7 @@ def test_a_linear_step_lists_actions_and_one_command():
     text = render("work")
     assert text.startswith("text-demo: step 1 of 2 [build]: Work\n")
     assert "  1. Do it\n  2. Then check:\n     - twice\n" in text
-    assert text.endswith("NEXT:\n  swarm-handoff workflow step text-demo review\n")
+    assert text.endswith("NEXT (linear):\n  swarm-handoff workflow step text-demo review\n")
 
 
 def test_a_branch_lists_each_command_and_embeds_the_resource_as_one_block():
@@ -40,13 +40,18 @@ def test_a_branch_lists_each_command_and_embeds_the_resource_as_one_block():
     assert "DISPATCH TO: quality-reviewer" in text
     assert "convention:severity (from the package: swarm_handoff.workflow.conventions/severity.md):\n```\n" in text
     assert text.count("```") == 2
-    assert "NEXT: run exactly one of these\n  if-pass (verdict reported):\n    (the workflow is complete)\n" in text
+    assert (
+        "NEXT (branch): run exactly one of these\n  if-pass (verdict reported):\n    (the workflow is complete)\n"
+        in text
+    )
     assert "  if-fail (verdict reported):\n    swarm-handoff workflow step text-demo work --state" in text
 
 
 def test_a_terminal_step_says_the_workflow_is_complete():
     done = Workflow("done-demo", StepDef("only", "Only", ["Finish"], next={Outcome.OK: None}))
-    assert TextFormatter().render(render_step(done, "only")).endswith("NEXT: none, the workflow is complete.\n")
+    assert (
+        TextFormatter().render(render_step(done, "only")).endswith("NEXT (terminal): none, the workflow is complete.\n")
+    )
 
 
 def test_list_and_show_have_their_own_layouts(swarm_cli, use_workflows, make_swarm_host):

@@ -69,7 +69,7 @@ def _walk(swarm_cli, tmp_path, verdicts):
         visited.append(doc["step"])
         if not doc["next"]:
             break
-        if doc["routing"] == "branch":
+        if doc["routing"]["type"] == "branch":
             verdict = answers.pop(0)
             [chosen] = [n for n in doc["next"] if n["when"]["verdict"] == [verdict]]
             command = chosen["command"]
@@ -81,7 +81,7 @@ def _walk(swarm_cli, tmp_path, verdicts):
 def test_the_pass_path_runs_to_the_terminal_step(swarm_cli, tmp_path):
     visited, doc = _walk(swarm_cli, tmp_path, ["pass"])
     assert visited == ["plan", "implement", "review", "finish"]
-    assert doc["routing"] == "terminal"
+    assert doc["routing"]["type"] == "terminal"
     assert doc["state"]["qr_status"] == "pass"
 
 
@@ -95,7 +95,7 @@ def test_a_review_that_never_passes_stops_and_asks_the_user(swarm_cli, tmp_path)
     visited, doc = _walk(swarm_cli, tmp_path, ["fail"] * DEFAULT_ITERATION_LIMIT)
     assert visited.count("review") == DEFAULT_ITERATION_LIMIT
     assert visited[-1] == "ask-user"
-    assert doc["routing"] == "terminal"
+    assert doc["routing"]["type"] == "terminal"
     assert doc["state"]["qr_iteration"] == DEFAULT_ITERATION_LIMIT
 
 

@@ -23,6 +23,7 @@ from swarm_handoff.cli import (
     discovery_commands,
     handoff_commands,
     rank_commands,
+    session_commands,
     skills_commands,
     workflow_commands,
 )
@@ -148,6 +149,7 @@ def build_app() -> typer.Typer:
     handoff_commands.register(core)
     workflow_commands.register(core)
     skills_commands.register(core)
+    session_commands.register(core)
     demo_commands.register(core)
     if strict_requested(os.environ):
         get_host()  # strict: a plugin failure is an error before any command runs (`main` reports it)

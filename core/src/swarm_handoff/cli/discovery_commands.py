@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,6 +12,9 @@ from swarm_handoff.components import Document
 from swarm_handoff.errors import UsageError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import Scope
+
+if TYPE_CHECKING:
+    from swarm_handoff.discovery import DiscoveryResult
 
 _SCOPES = [s.value for s in Scope]
 
@@ -21,11 +25,36 @@ _CATEGORY = typer.Option([], "--category", help="Only workflows in this category
 _SCOPE = typer.Option([], "--scope", help=f"Only these scopes: {', '.join(_SCOPES)} (repeatable).")
 _ALL = typer.Option(False, "--all", help="Also list skipped skills (with reason) and shadowed ones.")
 _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan again.")
+_RESUME = typer.Option(
+    False, "--resume", help="The session resumes from a checkpoint: record it and rebuild its cache (needs --session)."
+)
 _NAME = typer.Argument(..., help="The skill's name (its folder name).")
 _PATHS = typer.Argument(..., help="SKILL.md files, skill folders, or folders of skills (each skill inside).")
 _STRICT_SPEC = typer.Option(
     False, "--strict-spec", help="Agent Skills spec findings (and this project's extensions) are errors."
 )
+
+
+def set_aside_note(skipped: int, shadowed: int) -> str | None:
+    """The one stderr line plain `discover` prints about what it did not list, or None when nothing was."""
+    if not skipped and not shadowed:
+        return None
+    from swarm_handoff.demo import command_name
+
+    return (
+        f"note: {skipped} skipped and {shadowed} shadowed skill(s) not listed;"
+        f" `{command_name()} discover --all` shows them with the reason"
+    )
+
+
+def _note_set_aside(result: DiscoveryResult) -> None:
+    """Print the set-aside line on stderr; the replayed-answer cache stores it with the answer."""
+    from swarm_handoff.cli import answers
+
+    line = set_aside_note(result.skipped_count, result.shadowed_count)
+    if line is not None:
+        typer.echo(line, err=True)
+        answers.printed(f"{line}\n", err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -39,6 +68,7 @@ def register(app: typer.Typer) -> None:
         scope: list[str] = _SCOPE,
         show_all: bool = _ALL,
         refresh: bool = _REFRESH,
+        resume: bool = _RESUME,
         fmt: str = format_option(),
     ) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
@@ -51,16 +81,25 @@ def register(app: typer.Typer) -> None:
             bad = [s for s in scope if s not in _SCOPES]
             if bad:
                 raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(_SCOPES)}")
+            if resume and session is None:
+                raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
             context = make_context(cwd, refresh=refresh)
             if session is not None:
                 from swarm_handoff.session import discover_with_session
 
+                if resume:
+                    from swarm_handoff.session_life import write_checkpoint
+
+                    write_checkpoint(session)
                 result = discover_with_session(context, host, session, show_all=show_all)
             else:
                 result, inputs = discover_detailed(context, host, show_all=show_all)
                 given = str(cwd) if cwd is not None else "."
                 answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
-            return result.filtered(tuple(category), tuple(scope))
+            result = result.filtered(tuple(category), tuple(scope))
+            if not show_all:
+                _note_set_aside(result)
+            return result
 
         run(fmt, action)
 

@@ -44,6 +44,12 @@ def __getattr__(name: str) -> Any:
 _PROJECT_OPTION: Any = typer.Option(Path("."), "--project", help="Project whose .claude/conventions override.")
 _PARAM_OPTION: Any = typer.Option(None, "--param", help="A workflow parameter, key=value (repeat).")
 _STATE_OPTION: Any = typer.Option(None, "--state", help="Carried state, key=value (repeat).")
+# The skills-system step contract, accepted as aliases (see cli/step_contract.py).
+_STEP_N: Any = typer.Option(None, "--step", help="The step by position, 1 to the number of steps.")
+_TOTAL_STEPS: Any = typer.Option(None, "--total-steps", help="With --step: the workflow's number of steps (checked).")
+_QR_ITERATION: Any = typer.Option(None, "--qr-iteration", help="Alias of --state <qr>_iteration=N.")
+_QR_FAIL: Any = typer.Option(False, "--qr-fail", help="Alias of --state <qr>_failed=true.")
+_QR_STATUS: Any = typer.Option(None, "--qr-status", help="Alias of --state <qr>_status=pass|fail.")
 
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
@@ -232,15 +238,26 @@ def register(app: typer.Typer) -> None:
     @group.command("step")
     def step(
         name: str = typer.Argument(..., help="The workflow's name."),
-        step_id: str = typer.Argument(..., help="The step to show."),
+        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N)."),
         param: list[str] | None = _PARAM_OPTION,
         state: list[str] | None = _STATE_OPTION,
         project: Path = _PROJECT_OPTION,
+        position: int | None = _STEP_N,
+        total_steps: int | None = _TOTAL_STEPS,
+        qr_iteration: int | None = _QR_ITERATION,
+        qr_fail: bool = _QR_FAIL,
+        qr_status: str | None = _QR_STATUS,
         fmt: str = format_option(),
     ) -> None:
-        """Print one step (title, actions) and the exact command(s) to run next."""
+        """Print one step (title, actions) and the exact command(s) to run next.
+
+        The skills-system contract is accepted as an alternative front end: `--step N
+        --total-steps M` name the step by position, and `--qr-iteration N --qr-fail --qr-status
+        pass|fail` stand for `--state qr_iteration=N --state qr_failed=true --state qr_status=...`.
+        """
 
         def action(host: PluginHost) -> Document:
+            from swarm_handoff.cli.step_contract import contract_state, contract_step
             from swarm_handoff.workflow.params import coerce_state
             from swarm_handoff.workflow.protocol import render_step
             from swarm_handoff.workflow.registry import get_registry
@@ -248,11 +265,14 @@ def register(app: typer.Typer) -> None:
 
             registry = get_registry()
             workflow = registry.get(name)
+            chosen = contract_step(workflow, step_id, position, total_steps)
             params = parse_assignments(param, "--param")
-            carried: Mapping[str, Any] = {k: coerce_state(v) for k, v in parse_assignments(state, "--state").items()}
+            given = parse_assignments(state, "--state")
+            given.update(contract_state(workflow, given, qr_iteration, qr_fail, qr_status))
+            carried: Mapping[str, Any] = {k: coerce_state(v) for k, v in given.items()}
             provider = SessionResources(project, find_workflow=registry.get)
             carry_fmt = None if fmt == DEFAULT_FORMAT else fmt
-            return render_step(workflow, step_id, params, carried, resources=provider, fmt=carry_fmt)
+            return render_step(workflow, chosen, params, carried, resources=provider, fmt=carry_fmt)
 
         run(fmt, action)
 

@@ -272,7 +272,9 @@ class RulesValidator:
                             PERSPECTIVES_MISMATCH,
                             "handoff.meta.perspectives_completed",
                             f"says {stated} but {session / 'perspectives'} holds {actual} file(s)",
-                            "rebuild the payload from the session, or restore the missing perspective files",
+                            f"perspectives_completed comes from the synthesis: put one file per perspective into"
+                            f" {session / 'perspectives'} (hand off from the swarm's own session folder), or"
+                            " correct perspectives_completed in the synthesis",
                         )
                     )
         target = _get(payload, "handoff", "target", "skill")

@@ -103,7 +103,10 @@ class ValidationReport:
             code,
             message,
             details=details,
-            hint="fix the fields named in details and validate again",
+            # one problem that knows its own remedy says it; several keep the general advice
+            hint=self.errors[0].hint
+            if len(self.errors) == 1 and self.errors[0].hint
+            else "fix the fields named in details and validate again",
             recoverable=True,
             payload_preserved=preserved,
             problems=self.errors,

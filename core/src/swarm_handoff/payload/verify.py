@@ -19,6 +19,11 @@ from swarm_handoff.errors import ErrorCode, SwarmError
 INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
 PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
 SIGNATURE_INVALID = "SIGNATURE_INVALID"
+DEFAULT_EXPIRY = dt.timedelta(hours=1)  # handoff-schema-v2's default for an absent `expires_at`
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @attrs.frozen(kw_only=True)
@@ -34,6 +39,7 @@ class VerifyReport:
     computed_size: int
     expires_at: Any
     expired: bool
+    expires_at_default: bool = False  # True: absent from the payload, so timestamp + 1 h (the seed's default)
     checked_at: str
     mismatches: tuple[str, ...] = ()
     signature: str = "absent"
@@ -77,6 +83,11 @@ def verify_file(
     moment = now or dt.datetime.now(dt.timezone.utc)
     expires_raw = handoff.get("expires_at")
     expires = parse_time(expires_raw)
+    defaulted = False
+    if expires_raw is None:  # the seed's default: `expires_at` absent means timestamp + 1 hour
+        created = parse_time(handoff.get("timestamp"))
+        if created is not None:
+            expires, defaulted = created + DEFAULT_EXPIRY, True
     mismatches = findings.problems
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
@@ -90,7 +101,8 @@ def verify_file(
         computed_hash=integrity.computed_hash,
         payload_size_bytes=integrity.stated_size,
         computed_size=integrity.computed_size,
-        expires_at=expires_raw,
+        expires_at=_stamp(expires) if defaulted and expires is not None else expires_raw,
+        expires_at_default=defaulted,
         expired=expires is not None and expires <= moment,
         checked_at=moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         mismatches=tuple(mismatches),
@@ -101,7 +113,8 @@ def verify_file(
         return report
     problems = [*mismatches]
     if report.expired:
-        problems.append(f"expired at {expires_raw} (checked at {report.checked_at})")
+        how = " (no expires_at: timestamp + 1 h, the default)" if defaulted else ""
+        problems.append(f"expired at {report.expires_at}{how} (checked at {report.checked_at})")
     signature_only = (findings.signature.status == INVALID and mismatches == [findings.signature.reason]) or (
         unsigned and len(mismatches) == 1
     )

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.workflow.protocol import NextCommand, StepDocument
+from swarm_handoff.workflow.routing import Routing
 
 
 @attrs.frozen
@@ -27,8 +28,13 @@ class DispatchDocument:
     total: int
     dispatch: Mapping[str, Any]
     context: Mapping[str, Any]
-    routing: str
+    routing: Routing  # a type name ("linear", ...) is accepted and typed from `next`
     next: tuple[NextCommand, ...]
+
+    def __attrs_post_init__(self) -> None:
+        from swarm_handoff.workflow.routing import routing_from
+
+        object.__setattr__(self, "routing", routing_from(self.routing, self.next))
 
     @classmethod
     def from_step(cls, document: StepDocument) -> DispatchDocument:
@@ -56,6 +62,6 @@ class DispatchDocument:
             "total": self.total,
             "dispatch": dict(self.dispatch),
             "context": dict(self.context),
-            "routing": self.routing,
+            "routing": self.routing.to_data(),
             "next": [n.to_data() for n in self.next],
         }

@@ -22,7 +22,8 @@ from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
 from swarm_handoff.workflow.relay import QUESTION_RELAY_HANDLER
 from swarm_handoff.workflow.resources import Resource, ResourceProvider, SessionResources, embed
-from swarm_handoff.workflow.types import Dispatch, StepContext
+from swarm_handoff.workflow.routing import BranchOutcome, BranchRouting, LinearRouting, Routing, TerminalRouting
+from swarm_handoff.workflow.types import AgentRole, Dispatch, StepContext
 
 PROGRAM = "swarm-handoff"
 
@@ -61,7 +62,7 @@ class StepDocument:
     total: int
     title: str
     actions: tuple[str, ...]
-    routing: str
+    routing: Routing  # a type name ("linear", ...) is accepted and typed from `next`
     next: tuple[NextCommand, ...]
     phase: str | None = None
     params: Mapping[str, Any] = attrs.field(factory=dict)
@@ -72,6 +73,11 @@ class StepDocument:
     qr: Mapping[str, Any] | None = None
     forbidden: tuple[str, ...] = ()
     expected: tuple[str, ...] = ()
+
+    def __attrs_post_init__(self) -> None:
+        from swarm_handoff.workflow.routing import routing_from
+
+        object.__setattr__(self, "routing", routing_from(self.routing, self.next))
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form; `next` is empty exactly when the workflow ends here.
@@ -87,7 +93,7 @@ class StepDocument:
             "title": self.title,
             "phase": self.phase,
             "actions": list(self.actions),
-            "routing": self.routing,
+            "routing": self.routing.to_data(),
             "next": [n.to_data() for n in self.next],
             "params": dict(self.params),
             "state": dict(self.state),
@@ -227,6 +233,20 @@ def qr_checkpoint(gate: str, name: str, state: Mapping[str, Any], prefix: str) -
     return dict(checkpoint(name=name, state=state, prefix=prefix))
 
 
+def orchestrator_action(nexts: Sequence[NextCommand]) -> str:
+    """The block a quality reviewer ends its report with, so the orchestrator routes before fixing.
+
+    After a sub-agent returns, the orchestrator acts on the sub-agent's output and no longer
+    re-reads this step (skills-system.md, "Invisible knowledge" 3): the reminder has to travel in
+    the reviewer's own output, so the dispatch asks the reviewer to end with it word for word.
+    """
+    lines = ["<orchestrator_action>", "Do not fix anything yet. Run the command for the verdict above first:"]
+    for option in nexts:
+        lines.append(f"{option.label}: {option.command or '(the workflow is complete)'}")
+    lines.append("</orchestrator_action>")
+    return "\n".join(lines)
+
+
 def render_step(
     workflow: Workflow,
     step_id: str,
@@ -293,10 +313,19 @@ def render_step(
                 else None,
             )
         )
+    routing: Routing
     if all(n.command is None for n in nexts):
-        routing, nexts = "terminal", []
+        routing, nexts = TerminalRouting(), []
+    elif len(nexts) == 1:
+        routing = LinearRouting(step=str(nexts[0].step), index=int(nexts[0].index or 0))
     else:
-        routing = "linear" if len(nexts) == 1 else "branch"
+        routing = BranchRouting(tuple(BranchOutcome(n.label, n.when, n.outcome, n.step, n.index) for n in nexts))
+    if dispatch is not None and isinstance(step.handler, Dispatch) and step.handler.agent is AgentRole.QUALITY_REVIEWER:
+        block = orchestrator_action(nexts)
+        prompt = dispatch.get("prompt")
+        if prompt:  # the reviewer's output must carry it: ask for it in the prompt the reviewer reads
+            prompt = f"{prompt}\nEnd your report with this block, word for word:\n{block}"
+        dispatch = {**dispatch, "prompt": prompt, "orchestrator_action": block}
     return StepDocument(
         workflow=workflow.name,
         step=step.id,

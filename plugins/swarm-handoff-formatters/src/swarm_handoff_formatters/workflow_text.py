@@ -9,6 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def _routing_type(value: Any) -> str:
+    """The routing's name: the typed mapping's `type`, or the plain string older cores wrote."""
+    return str(value.get("type", "")) if isinstance(value, dict) else str(value)
+
+
 def workflow_step(data: dict[str, Any]) -> str:
     """Render a `workflow-step` document for a person or an agent reading plain text."""
     phase = f" [{data['phase']}]" if data.get("phase") else ""
@@ -49,12 +54,13 @@ def workflow_step(data: dict[str, Any]) -> str:
 
 def _next_lines(data: dict[str, Any]) -> list[str]:
     lines: list[str] = []
+    kind = _routing_type(data["routing"])  # typed routing: the heading names it
     if not data["next"]:
-        lines.append("NEXT: none, the workflow is complete.")
-    elif data["routing"] == "linear":
-        lines += ["NEXT:", f"  {data['next'][0]['command']}"]
+        lines.append("NEXT (terminal): none, the workflow is complete.")
+    elif kind == "linear":
+        lines += ["NEXT (linear):", f"  {data['next'][0]['command']}"]
     else:
-        lines.append("NEXT: run exactly one of these")
+        lines.append("NEXT (branch): run exactly one of these")
         for option in data["next"]:
             where = option["command"] or "(the workflow is complete)"
             about = f" ({', '.join(option['when'])} reported)" if option.get("when") else ""
@@ -69,6 +75,9 @@ def _dispatch_lines(info: dict[str, Any]) -> list[str]:
         lines.append(f"  script: {info['script']}")
     if info.get("prompt"):
         lines += ["  prompt:"] + [f"    {line}" for line in str(info["prompt"]).splitlines()]
+    elif info.get("orchestrator_action"):  # script mode: no prompt carries it, so show it here
+        lines += ["  the reviewer ends its report with:"]
+        lines += [f"    {line}" for line in str(info["orchestrator_action"]).splitlines()]
     return lines
 
 

@@ -21,8 +21,13 @@ from swarm_handoff_formatters.xml import XmlWriter
 Layout = Callable[[XmlWriter, dict[str, Any]], None]
 
 
+def _routing_type(value: Any) -> str:
+    """The routing's name: the typed mapping's `type`, or the plain string older cores wrote."""
+    return str(value.get("type", "")) if isinstance(value, dict) else str(value)
+
+
 def _routing(w: XmlWriter, data: dict[str, Any], tag: str) -> None:
-    routing = data["routing"]
+    routing = _routing_type(data["routing"])  # the typed routing's name: linear, branch or terminal
     nexts = data["next"]
     if routing == "terminal" or not nexts:
         w.open(tag, routing="terminal")
@@ -64,6 +69,8 @@ def _dispatch(w: XmlWriter, dispatch: dict[str, Any], **extra: Any) -> None:
         w.text("script", dispatch["script"])
     if dispatch.get("prompt") is not None:
         w.text("prompt", dispatch["prompt"])
+    elif dispatch.get("orchestrator_action"):  # script mode: no prompt carries the reviewer's closing block
+        w.text("reviewer_ends_with", dispatch["orchestrator_action"])
     w.close("subagent_dispatch")
 
 
