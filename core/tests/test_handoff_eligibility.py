@@ -206,3 +206,73 @@ def test_missing_required_path_fails_naming_it_and_keeps_the_payload(swarm_cli, 
 def test_present_requirement_passes_and_missing_optional_is_a_note(world):
     result = hand_off(options(world, "v3-any"))
     assert any("context.focus_areas" in note and "optional_consumes" in note for note in result.notes)
+
+
+# ---- 1. the registry seed's Step 4 queries on discover and rank --------------------------------------
+
+
+def test_discover_accepts_from_leaves_out_targets_and_all_lists_why(swarm_cli, world):
+    data = swarm_cli("discover", "--accepts-from", "programming-pm", "--format", "json").json()
+    names = [w["skill"] for w in data["workflows"]]
+    assert "editor-only" not in names
+    assert "legacy-any" in names  # accepts_handoff: true counts as "*"
+    assert "excluded" not in data
+    full = swarm_cli("discover", "--accepts-from", "programming-pm", "--all", "--format", "json").json()
+    [left] = [e for e in full["excluded"] if e["skill"] == "editor-only"]
+    assert "accepts_from: skill-editor" in left["excluded_because"][0]
+    text = swarm_cli("discover", "--accepts-from", "programming-pm", "--all").stdout
+    assert "left out by the query:" in text
+    assert "editor-only" in text
+
+
+def test_discover_schema_version_and_input_combine_with_category(swarm_cli, world):
+    data = swarm_cli("discover", "--schema-version", "3.0", "--category", "implementation", "--format", "json").json()
+    names = {w["skill"] for w in data["workflows"]}
+    assert "pm-internal" not in names  # reads 1.2: a 3.0 payload is "no"
+    assert "legacy-any" not in names  # reads 2.0: a 3.0 payload is only partial
+    assert "v3-any" in names
+    none = swarm_cli("discover", "--input", "specification", "--format", "json").json()
+    assert none["workflows"] == []
+
+
+def test_rank_takes_the_queries_and_shows_compatibility_and_duration(swarm_cli, world):
+    result = swarm_cli(
+        "rank",
+        "--synthesis",
+        str(world["synthesis"]),
+        "--accepts-from",
+        "programming-pm",
+        "--all",
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.output
+    data = result.json()
+    shown = {w["skill"]: w for w in data["workflows"]}
+    assert "editor-only" not in shown
+    assert [e["skill"] for e in data["excluded"]] == ["editor-only"]
+    assert shown["legacy-any"]["compatibility"]["status"] == "yes"
+    assert shown["pm-internal"]["compatibility"] == {
+        "target_version": "1.2",
+        "payload_version": None,
+        "status": "no",
+        "note": "programming-pm internal schema (incompatible)",
+    }
+    partial = swarm_cli("rank", "--synthesis", str(world["synthesis"]), "--schema-version", "3.0", "--format", "json")
+    assert all(w["compatibility"]["status"] == "yes" for w in partial.json()["workflows"])
+
+
+def test_estimated_duration_is_read_from_meta_and_metadata():
+    from swarm_handoff.eligibility import estimated_duration
+
+    assert estimated_duration(_skill("a", meta={"estimated_duration": "hours"})) == "hours"
+    assert estimated_duration(_skill("b", meta={"metadata": {"estimated_duration": "days"}})) == "days"
+    assert estimated_duration(_skill("c")) is None
+
+
+def test_python_api_query_and_rank():
+    from swarm_handoff.eligibility import Query, split
+
+    kept, left = split(RECORDS, Query(accepts_from="programming-pm", inputs=()))
+    assert "editor-only" not in [r.name for r in kept]
+    assert left[0].record.name == "editor-only"

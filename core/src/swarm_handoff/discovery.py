@@ -75,6 +75,7 @@ class DiscoveryResult:
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
     show_all: bool = False
+    excluded: tuple[Any, ...] = ()  # `eligibility.Excluded`: left out by a query (--accepts-from, ...)
 
     @property
     def message(self) -> str | None:
@@ -97,6 +98,7 @@ class DiscoveryResult:
         if self.show_all:
             data["ineligible"] = [r.to_data() for r in self.ineligible]
             data["shadowed"] = [s.to_data() for s in self.shadowed]
+            data["excluded"] = [e.to_data() for e in self.excluded]
         return data
 
     def to_text(self) -> str:
@@ -118,6 +120,13 @@ class DiscoveryResult:
             ineligible=tuple(r for r in self.ineligible if keep(r)),
             shadowed=tuple(s for s in self.shadowed if keep(s.record)),
         )
+
+    def queried(self, query: Any) -> DiscoveryResult:
+        """Keep the workflows matching an `eligibility.Query`; the rest go to `excluded` with reasons."""
+        from swarm_handoff.eligibility import split
+
+        kept, left = split(self.workflows, query)
+        return attrs.evolve(self, workflows=kept, excluded=(*self.excluded, *left))
 
     def to_state(self) -> dict[str, Any]:
         """Everything needed to rebuild this result (for the user-level result cache)."""

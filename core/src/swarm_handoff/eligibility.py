@@ -94,13 +94,17 @@ def _nested(value: Any) -> Any:
     return value.get("estimated_duration") if isinstance(value, Mapping) else None
 
 
+def _strings(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(values)
+
+
 @attrs.frozen(kw_only=True)
 class Query:
     """The registry seed's Step 4 query: accepts a source, reads a schema version, takes an input."""
 
     accepts_from: str | None = None
     schema_version: str | None = None
-    inputs: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    inputs: tuple[str, ...] = attrs.field(default=(), converter=_strings)
 
     def __bool__(self) -> bool:
         return bool(self.accepts_from or self.schema_version or self.inputs)

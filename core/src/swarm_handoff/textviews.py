@@ -45,6 +45,10 @@ def discovery_text(result: DiscoveryResult) -> str:
             for s in result.shadowed:
                 lines.append(f"  {s.record.name}  [{s.record.scope.value}] {s.record.path or s.record.source}")
                 lines.append(f"    by [{s.winner.scope.value}] {s.winner.path or s.winner.source}")
+        if result.excluded:
+            lines += ["", "left out by the query:"]
+            for e in result.excluded:
+                lines.append(f"  {e.record.name}  [{e.record.scope.value}]  {'; '.join(e.reasons)}")
     if result.problems:
         lines += ["", "problems:"]
         for p in result.problems:

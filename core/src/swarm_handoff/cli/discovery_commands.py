@@ -21,6 +21,9 @@ _CATEGORY = typer.Option([], "--category", help="Only workflows in this category
 _SCOPE = typer.Option([], "--scope", help=f"Only these scopes: {', '.join(_SCOPES)} (repeatable).")
 _ALL = typer.Option(False, "--all", help="Also list skipped skills (with reason) and shadowed ones.")
 _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan again.")
+_ACCEPTS_FROM = typer.Option(None, "--accepts-from", help="Only targets that accept a hand-off from SKILL.")
+_SCHEMA_VERSION = typer.Option(None, "--schema-version", help="Only targets a payload of version V suits.")
+_INPUT = typer.Option([], "--input", help="Only targets listing REQ in input_requirements (repeatable).")
 _NAME = typer.Argument(..., help="The skill's name (its folder name).")
 _PATHS = typer.Argument(..., help="SKILL.md files or skill folders.")
 
@@ -36,6 +39,9 @@ def register(app: typer.Typer) -> None:
         scope: list[str] = _SCOPE,
         show_all: bool = _ALL,
         refresh: bool = _REFRESH,
+        accepts_from: str | None = _ACCEPTS_FROM,
+        schema_version: str | None = _SCHEMA_VERSION,
+        input_types: list[str] = _INPUT,
         fmt: str = format_option(),
     ) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
@@ -57,7 +63,10 @@ def register(app: typer.Typer) -> None:
                 result, inputs = discover_detailed(context, host, show_all=show_all)
                 given = str(cwd) if cwd is not None else "."
                 answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
-            return result.filtered(tuple(category), tuple(scope))
+            from swarm_handoff.eligibility import Query
+
+            query = Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(input_types))
+            return result.filtered(tuple(category), tuple(scope)).queried(query)
 
         run(fmt, action)
 
