@@ -276,3 +276,12 @@ def test_python_api_query_and_rank():
     kept, left = split(RECORDS, Query(accepts_from="programming-pm", inputs=()))
     assert "editor-only" not in [r.name for r in kept]
     assert left[0].record.name == "editor-only"
+
+
+def test_frontmatter_metadata_block_reaches_the_menu_duration():
+    from swarm_handoff.eligibility import estimated_duration
+    from swarm_handoff.metadata import record_from_frontmatter
+
+    data = {"description": "d", "handoff": {"accepts_from": ["*"]}, "metadata": {"estimated_duration": "hours"}}
+    record = record_from_frontmatter(data, name="p", scope="project", source="t", path=None)
+    assert estimated_duration(record) == "hours"
