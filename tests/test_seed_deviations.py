@@ -22,7 +22,7 @@ def test_every_row_has_every_column_and_a_seed_that_exists():
     rows = _rows()
     assert rows
     seeds = {"workflow-discovery.md", "handoff-schema-v2.md", "handoff-registry.md", "skills-system.md"}
-    seeds |= {"workflow-framework.md"}
+    seeds |= {"workflow-framework.md", "handoff-payload-v2.0.schema.json", "handoff-payload-v3.0.schema.json"}
     for row in rows:
         assert len(row) == len(HEADER), row
         assert all(row), row

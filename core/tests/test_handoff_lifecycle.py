@@ -231,8 +231,10 @@ def test_v3_handoff_is_written_under_handoffs_with_the_source_name(swarm_cli, wo
     assert Path(again["payload_path"]).is_file()
 
 
-def test_source_is_refused_for_v2(swarm_cli, world):
-    result = handoff(swarm_cli, world, "lit-pm", "--source", "programming-pm")
+def test_source_is_refused_for_forced_v2(swarm_cli, world):
+    # Issue 17 changed the default: without --schema a v3.0 source is down-converted for a v2.0
+    # target (test_handoff_eligibility.py); forcing --schema 2.0 with a --source is still refused.
+    result = handoff(swarm_cli, world, "lit-pm", "--schema", "2.0", "--source", "programming-pm")
     assert result.exit_code == 2
 
 

@@ -56,11 +56,26 @@ def test_category_match_adds_3_for_each_mapped_category(problem_type, categories
         assert delta(before, after) == {"category_match": 3}
 
 
+def test_every_problem_type_the_synthesis_accepts_has_a_category_mapping():
+    # issue 17: the v3.0 types (research, implementation, verification) used to score every skill 0
+    from swarm_handoff.synthesis import PROBLEM_TYPES, PROBLEM_TYPES_V3
+
+    assert set(SWARM_V2_CATEGORY_MAP) == {*PROBLEM_TYPES, *PROBLEM_TYPES_V3}
+
+
 @pytest.mark.parametrize("problem_type", ["implementation", "research", "verification"])
-def test_v3_problem_types_have_no_category_mapping(problem_type):
+def test_v3_problem_types_match_their_own_category(problem_type):
     req = request(problem_type=problem_type)
-    skill = attrs.evolve(BASE_SKILL, categories=(problem_type, "research", "analysis"))
+    skill = attrs.evolve(BASE_SKILL, categories=(problem_type,))
     [contribution] = [c for c in SwarmV2Scorer().score(skill, req) if c.factor == "category_match"]
+    assert contribution.points == 3
+    assert f"problem_type {problem_type} maps to {problem_type}" == contribution.reason
+
+
+def test_an_unknown_problem_type_still_says_it_has_no_mapping():
+    req = request(problem_type="decision")
+    req = attrs.evolve(req, synthesis=attrs.evolve(req.synthesis, problem_type="astrology"))
+    [contribution] = [c for c in SwarmV2Scorer().score(BASE_SKILL, req) if c.factor == "category_match"]
     assert contribution.points == 0
     assert "no category mapping" in contribution.reason
 

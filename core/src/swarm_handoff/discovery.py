@@ -84,7 +84,7 @@ class DiscoveryResult:
     set_aside_counts: tuple[int, int] | None = None
     # what `filtered` left out: a description of the filter and how many eligible workflows it excluded
     filter_text: str | None = None
-    excluded: int = 0
+    filtered_out: int = 0
 
     @property
     def skipped_count(self) -> int:
@@ -96,13 +96,15 @@ class DiscoveryResult:
         """How many skills lost their name to a more local one (listed by `discover --all`)."""
         return self.set_aside_counts[1] if self.set_aside_counts is not None else len(self.shadowed)
 
+    excluded: tuple[Any, ...] = ()  # `eligibility.Excluded`: left out by a query (--accepts-from, ...)
+
     @property
     def message(self) -> str | None:
         """The EC-01 message when no workflow was found (two wordings, or what a filter excluded), else None."""
         if self.workflows:
             return None
-        if self.excluded and self.filter_text:
-            return FILTERED_MESSAGE.format(excluded=self.excluded, filter=self.filter_text)
+        if self.filtered_out and self.filter_text:
+            return FILTERED_MESSAGE.format(excluded=self.filtered_out, filter=self.filter_text)
         if self.scanned == 0:
             return NO_SKILLS_MESSAGE
         return NONE_ACCEPT_MESSAGE.format(scanned=self.scanned)
@@ -117,12 +119,13 @@ class DiscoveryResult:
             "shadowed_count": self.shadowed_count,
         }
         if self.filter_text:
-            data["filter"] = {"text": self.filter_text, "excluded": self.excluded}
+            data["filter"] = {"text": self.filter_text, "excluded": self.filtered_out}
         if self.message is not None:
             data["message"] = self.message
         if self.show_all:
             data["ineligible"] = [r.to_data() for r in self.ineligible]
             data["shadowed"] = [s.to_data() for s in self.shadowed]
+            data["excluded"] = [e.to_data() for e in self.excluded]
         return data
 
     def to_text(self) -> str:
@@ -152,8 +155,15 @@ class DiscoveryResult:
             # a session cache hit keeps only counts: they describe the whole scan, not the filter
             set_aside_counts=None,
             filter_text=" ".join(words),
-            excluded=self.excluded + len(self.workflows) - len(kept),
+            filtered_out=self.filtered_out + len(self.workflows) - len(kept),
         )
+
+    def queried(self, query: Any) -> DiscoveryResult:
+        """Keep the workflows matching an `eligibility.Query`; the rest go to `excluded` with reasons."""
+        from swarm_handoff.eligibility import split
+
+        kept, left = split(self.workflows, query)
+        return attrs.evolve(self, workflows=kept, excluded=(*self.excluded, *left))
 
     def to_state(self) -> dict[str, Any]:
         """Everything needed to rebuild this result (for the user-level result cache)."""

@@ -31,7 +31,7 @@ ACK_STATUSES = ("received", "processed", "success", "failure")
 # How long a command waits for another process's lock before giving up with HISTORY_BUSY.
 BUSY_TIMEOUT_MS = 15_000
 ENV_TIMEOUT = "SWARM_HANDOFF_HISTORY_TIMEOUT"  # seconds; overrides BUSY_TIMEOUT_MS
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: eligibility_override column
 
 HISTORY_BUSY = "HISTORY_BUSY"
 HISTORY_CORRUPT = "HISTORY_CORRUPT"
@@ -162,6 +162,7 @@ class HandoffRow:
     session_path: str | None
     status: str
     updated_at: str
+    eligibility_override: str | None = None  # "SOURCE (accepts_from: ...)" when handed off with the override
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
@@ -254,7 +255,7 @@ class History:
         version = handoff.get("version")
         cursor = db.execute(
             "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
-            " session_path, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " session_path, status, updated_at, eligibility_override) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 now,
                 str(payload_path),
@@ -266,6 +267,7 @@ class History:
                 part("source", "session_path"),
                 status,
                 now,
+                _override_of(meta),
             ),
         )
         return int(cursor.lastrowid or 0)
@@ -331,6 +333,19 @@ class History:
         return {str(target): int(count) for target, count in rows}
 
 
+# Columns added after the first release: (name, SQL type). Added inside the schema transaction,
+# after looking, so two first users racing never add one twice.
+_LATER_COLUMNS = (("eligibility_override", "TEXT"),)
+
+
+def _add_columns(connection: sqlite3.Connection) -> None:
+    """Add the columns a history made by an earlier version lacks."""
+    have = {row[1] for row in connection.execute("PRAGMA table_info(handoffs)")}
+    for name, kind in _LATER_COLUMNS:
+        if name not in have:
+            connection.execute(f"ALTER TABLE handoffs ADD COLUMN {name} {kind}")
+
+
 def _connect(path: Path, timeout_ms: int) -> sqlite3.Connection:
     connection = sqlite3.connect(str(path), timeout=timeout_ms / 1000, isolation_level=None)
     try:
@@ -342,7 +357,13 @@ def _connect(path: Path, timeout_ms: int) -> sqlite3.Connection:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version < SCHEMA_VERSION:
             # one script, one transaction: two first users racing both succeed (IF NOT EXISTS)
-            connection.executescript(f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;")
+            connection.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
+            _add_columns(connection)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute("COMMIT")
     except BaseException:
         connection.close()
         raise
@@ -420,6 +441,16 @@ def open_history(config_dir: Path, *, timeout_ms: int | None = None) -> History:
         except sqlite3.Error as again:
             raise _failure(again, path, timeout_ms) from None
     return History(connection, path, tuple(problems), timeout_ms=timeout_ms)
+
+
+def _override_of(meta: Any) -> str | None:
+    """The eligibility override a payload records, as one line for the history."""
+    override = meta.get("eligibility_override") if isinstance(meta, Mapping) else None
+    if not isinstance(override, Mapping):
+        return None
+    allowed = override.get("accepts_from")
+    allowed_text = ", ".join(str(a) for a in allowed) if isinstance(allowed, list) else "?"
+    return f"{override.get('source')} (accepts_from: {allowed_text}) via {override.get('option')}"[:500]
 
 
 def outcome_counts(config_dir: Path) -> dict[str, tuple[int, int]]:

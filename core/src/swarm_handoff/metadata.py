@@ -83,6 +83,8 @@ def record_from_frontmatter(
     meta = {key: data[key] for key in _META_KEYS if key in data}
     if isinstance(data.get("meta"), Mapping):
         meta.update(data["meta"])
+    if isinstance(data.get("metadata"), Mapping):  # the Agent Skills spec's free-form block (packs use it)
+        meta["metadata"] = dict(data["metadata"])
     base: dict[str, Any] = {
         "name": name,
         "scope": scope,

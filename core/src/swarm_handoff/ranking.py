@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind
+from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.errors import Problem, SwarmError, UsageError
 from swarm_handoff.plugin_checks import BadResult, check_contributions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
@@ -130,6 +131,7 @@ class RankedCandidate:
     record: SkillRecord
     total: float
     contributions: tuple[Contribution, ...]
+    source_version: str | None = None  # the payload version asked about (--schema-version), else the default
 
     def to_data(self) -> dict[str, Any]:
         """Give the menu entry with the full breakdown (JSON always carries it)."""
@@ -143,17 +145,17 @@ class RankedCandidate:
             "description": self.record.description,
             "categories": list(self.record.categories),
             "estimated_duration": estimated_duration(self.record),
+            "compatibility": menu_compatibility(self.record, self.source_version).to_data(),
             "path": self.record.path,
             "breakdown": [c.to_data() for c in self.contributions],
         }
 
 
 def estimated_duration(record: SkillRecord) -> str | None:
-    """Return `meta.estimated_duration` as text, or None when the skill does not say."""
-    value = record.meta.get("estimated_duration")
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    return str(value)
+    """Return `meta.estimated_duration` (or `metadata.estimated_duration`) as text, or None."""
+    from swarm_handoff.eligibility import estimated_duration as read
+
+    return read(record)
 
 
 @attrs.frozen(kw_only=True)
@@ -169,6 +171,9 @@ class RankingResult:
     explain: bool = False
     problems: tuple[Problem, ...] = ()
     session: Mapping[str, Any] | None = attrs.field(default=None, eq=False, hash=False)
+    query: Any = None  # an `eligibility.Query`, when the menu was narrowed by one
+    excluded: tuple[Any, ...] = ()  # `eligibility.Excluded` entries, listed with `show_all`
+    show_all: bool = False
 
     @property
     def shown(self) -> tuple[RankedCandidate, ...]:
@@ -189,6 +194,10 @@ class RankingResult:
         }
         if self.session is not None:
             data["session"] = dict(self.session)
+        if self.query:
+            data["query"] = self.query.to_data()
+        if self.show_all:
+            data["excluded"] = [e.to_data() for e in self.excluded]
         return data
 
 
@@ -278,15 +287,31 @@ def rank(
     explain: bool = False,
     host: PluginHost | None = None,
     problems: Sequence[Problem] = (),
+    query: Query | None = None,
+    show_all: bool = False,
 ) -> RankingResult:
-    """Rank `records` for `request` with the named scorer, labelling the menu from C."""
+    """Rank `records` for `request` with the named scorer, labelling the menu from C.
+
+    With a `query` (a known source, a schema version, an input) the targets it rules out are left
+    out of the menu and kept, with their reasons, for `show_all`.
+    """
     host = host or get_host()
+    excluded: tuple[Excluded, ...] = ()
+    if query:
+        records, excluded = split(records, query)
     if top < 1:
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
     request = attrs.evolve(request, candidates=tuple(records))
     scored = sorted(score_all(records, request, scorer, host), key=sort_key)
     entries = tuple(
-        RankedCandidate(rank=index + 1, label=label, record=record, total=total, contributions=contributions)
+        RankedCandidate(
+            rank=index + 1,
+            label=label,
+            record=record,
+            total=total,
+            contributions=contributions,
+            source_version=query.schema_version if query else None,
+        )
         for index, ((record, total, contributions), label) in enumerate(zip(scored, labels(len(scored)), strict=True))
     )
     return RankingResult(
@@ -297,4 +322,7 @@ def rank(
         top=top,
         explain=explain,
         problems=tuple(problems),
+        query=query,
+        excluded=excluded,
+        show_all=show_all,
     )

@@ -48,6 +48,10 @@ def discovery_text(result: DiscoveryResult) -> str:
                 record, winner = s.record, s.winner
                 lines.append(f"  {esc(record.name)}  [{record.scope.value}] {esc(record.path or record.source)}")
                 lines.append(f"    by [{winner.scope.value}] {esc(winner.path or winner.source)}")
+        if result.excluded:
+            lines += ["", "left out by the query:"]
+            for e in result.excluded:
+                lines.append(f"  {esc(e.record.name)}  [{e.record.scope.value}]  {esc('; '.join(e.reasons))}")
     if result.problems:
         lines += ["", "problems:"]
         for p in result.problems:

@@ -60,9 +60,9 @@ def test_the_menu_is_labelled_from_c_with_score_scope_and_duration(ranked_cli):
     lines = result.stdout.splitlines()
     assert lines[0] == "Hand-off targets (problem_type decision), ranked by swarm-v2 (2 of 3 shown)"
     assert "(C) [research, literature] lit-pm - Literature review" in lines
-    assert "    score 7 | global | est. 4-24 hours" in lines
+    assert "    score 7 | global | est. 4-24 hours | schema 2.0: yes" in lines  # issue 17: compatibility shown
     assert "(D) [writing] notes - N" in lines
-    assert "    score 1 | project" in lines
+    assert "    score 1 | project | schema 2.0: yes" in lines
     assert not any(line.startswith("(E)") for line in lines)
     assert "category_match" not in result.stdout
 

@@ -16,13 +16,17 @@ from swarm_handoff.records import Contribution, Scope, SkillRecord
 
 # ---- swarm-v2: the five factors of the discovery seed -----------------------------------------
 
-# problem_type -> categories that earn the category point; v3 problem types have no entry, so they
-# earn nothing here (registry-v3 scores them).
+# problem_type -> categories that earn the category point. The seed maps its four v2.0 types; the
+# three the synthesis also accepts (v3.0's) are mapped here too, each to its own category first, so a
+# `research` synthesis does not score every skill 0 (docs/scorers/swarm-v2.md, docs/seed-deviations.md).
 SWARM_V2_CATEGORY_MAP: Mapping[str, tuple[str, ...]] = {
     "strategic": ("research", "analysis", "architecture"),
     "analytical": ("analysis", "research", "verification"),
     "creative": ("creative", "research", "analysis"),
     "decision": ("research", "analysis", "verification"),
+    "implementation": ("implementation", "architecture"),
+    "research": ("research", "analysis"),
+    "verification": ("verification", "analysis"),
 }
 # Matched as substrings of the lower-cased summary, as the seed does ("code" also matches "decode").
 IMPLEMENTATION_KEYWORDS: tuple[str, ...] = ("build", "implement", "create", "develop", "code", "software")

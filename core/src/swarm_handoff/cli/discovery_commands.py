@@ -28,6 +28,9 @@ _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan ag
 _RESUME = typer.Option(
     False, "--resume", help="The session resumes from a checkpoint: record it and rebuild its cache (needs --session)."
 )
+_ACCEPTS_FROM = typer.Option(None, "--accepts-from", help="Only targets that accept a hand-off from SKILL.")
+_SCHEMA_VERSION = typer.Option(None, "--schema-version", help="Only targets a payload of version V suits.")
+_INPUT = typer.Option([], "--input", help="Only targets listing REQ in input_requirements (repeatable).")
 _NAME = typer.Argument(..., help="The skill's name (its folder name).")
 _PATHS = typer.Argument(..., help="SKILL.md files, skill folders, or folders of skills (each skill inside).")
 _STRICT_SPEC = typer.Option(
@@ -69,6 +72,9 @@ def register(app: typer.Typer) -> None:
         show_all: bool = _ALL,
         refresh: bool = _REFRESH,
         resume: bool = _RESUME,
+        accepts_from: str | None = _ACCEPTS_FROM,
+        schema_version: str | None = _SCHEMA_VERSION,
+        input_types: list[str] = _INPUT,
         fmt: str = format_option(),
     ) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
@@ -96,7 +102,10 @@ def register(app: typer.Typer) -> None:
                 result, inputs = discover_detailed(context, host, show_all=show_all)
                 given = str(cwd) if cwd is not None else "."
                 answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
-            result = result.filtered(tuple(category), tuple(scope))
+            from swarm_handoff.eligibility import Query
+
+            query = Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(input_types))
+            result = result.filtered(tuple(category), tuple(scope)).queried(query)
             if not show_all:
                 _note_set_aside(result)
             return result

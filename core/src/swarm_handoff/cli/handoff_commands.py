@@ -94,7 +94,10 @@ def register(app: typer.Typer) -> None:
         session: Annotated[
             str, typer.Option("--session", help="The session folder the payload is written into (must exist).")
         ],
-        schema: Annotated[str, typer.Option("--schema", help="Payload version: 2.0 or 3.0.")] = "2.0",
+        schema: Annotated[
+            str | None,
+            typer.Option("--schema", help="Force the payload version (2.0 or 3.0); default: the target's version."),
+        ] = None,
         source: Annotated[str | None, typer.Option("--source", help="The handing-off skill (v3.0 only).")] = None,
         reason: Annotated[str, typer.Option("--reason", help="Why this hand-off (meta.handoff_reason).")] = "",
         feedback: Annotated[
@@ -109,6 +112,13 @@ def register(app: typer.Typer) -> None:
         yes: Annotated[bool, typer.Option("--yes", "-y", help="Confirm loop and long-chain questions.")] = False,
         sign: Annotated[
             bool, typer.Option("--sign", help="Add an HMAC signature with your key (made on first use).")
+        ] = False,
+        override_accepts_from: Annotated[
+            bool,
+            typer.Option(
+                "--override-accepts-from",
+                help="Hand off although the target's accepts_from does not list the source (recorded).",
+            ),
         ] = False,
         fmt: str = format_option(),
     ) -> None:
@@ -129,9 +139,12 @@ def register(app: typer.Typer) -> None:
                 chain=_chain(chain),
                 health_check=health_check,
                 sign=sign,
+                override_accepts_from=override_accepts_from,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)
+            for dropped in result.dropped:
+                typer.echo(f"warning: dropped {dropped} (down-converted to v{result.version})", err=True)
             return result
 
         run(fmt, action)

@@ -97,12 +97,30 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         explain: Annotated[bool, typer.Option("--explain", help="Show every factor's points and reason.")] = False,
+        category: Annotated[
+            list[str] | None, typer.Option("--category", help="Only targets in this category (repeatable).")
+        ] = None,
+        accepts_from: Annotated[
+            str | None, typer.Option("--accepts-from", help="Only targets that accept a hand-off from SKILL.")
+        ] = None,
+        schema_version: Annotated[
+            str | None,
+            typer.Option("--schema-version", help="Only targets a payload of version V suits (and show its fit)."),
+        ] = None,
+        inputs: Annotated[
+            list[str] | None,
+            typer.Option("--input", help="Only targets listing REQ in input_requirements (repeatable)."),
+        ] = None,
+        show_all: Annotated[
+            bool, typer.Option("--all", help="Also list the targets the query left out, with the reason.")
+        ] = False,
         fmt: str = format_option(),
     ) -> None:
         """Rank the discovered hand-off targets for a synthesis and print the menu (C, D, E, ...)."""
 
         def action(host: PluginHost) -> RankingResult:
             from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.eligibility import Query, by_category
             from swarm_handoff.ranking import RankingRequest, rank
             from swarm_handoff.synthesis import load_synthesis
 
@@ -119,6 +137,7 @@ def register(app: typer.Typer) -> None:
             else:
                 found = discover(make_context(cwd), host)
                 records, problems = found.workflows, found.problems
+            records = by_category(records, category or [])
             result = rank(
                 records,
                 request,
@@ -127,6 +146,8 @@ def register(app: typer.Typer) -> None:
                 explain=explain,
                 host=host,
                 problems=problems,
+                query=Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs or [])),
+                show_all=show_all,
             )
             if session is not None:
                 from swarm_handoff.session_scores import write_scores

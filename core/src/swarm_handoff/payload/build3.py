@@ -4,8 +4,10 @@ The synthesis is spread over the tiers the universal schema defines: the short `
 at most 500 characters), `payload.working` (what the target needs first), `payload.session` (the
 structured insights and the perspective files) and `payload.references` (paths only). When the
 estimate is over the cap, optional fields are dropped first, then session content is moved into a
-file beside the payload and referenced by path; when even that is not enough, building fails with
-the sizes, never by cutting the user's prompt.
+file beside the payload and referenced by path, then every tier but `working` joins it, then the long
+texts of `working` are summarised, each cut marked and the full text kept in that file; when even
+that is not enough, building fails with the sizes. Nothing is lost: what leaves the payload is in
+the side file, whose checksum the payload's hash covers.
 """
 
 from __future__ import annotations
@@ -198,8 +200,85 @@ def _count(payload: dict[str, Any]) -> int:
     return int(meta["token_count"])
 
 
+SUMMARISED = "[summarised by swarm-handoff: {kept} of {total} characters kept; full text in {file}]"
+# Long texts are cut to these lengths in turn until the payload fits; below the last, building fails.
+SUMMARY_STEPS = (1000, 500, 250, 120)
+_PLACEHOLDER = "sha256:" + "0" * 64  # same length as the real checksum, so counting before it is known is exact
+
+
+class _MovedOut:
+    """Content moved out of the payload into one side file, and the reference that points to it."""
+
+    def __init__(self, tiers: dict[str, Any], path: Path) -> None:
+        self.tiers = tiers
+        self.path = path
+        self.content: dict[str, Any] = {}
+        self.entry: dict[str, Any] | None = None
+
+    def add(self, key: str, value: Any) -> None:
+        """Move `value` into the side file under `key`, referencing the file once from the payload."""
+        self.content[key] = value
+        if self.entry is None:
+            self.entry = {
+                "path": str(self.path),
+                "description": "payload content moved out of the payload to fit the budget",
+                "relevance": "important",
+                "checksum": _PLACEHOLDER,
+            }
+            if key == "session":  # the wording older readers know
+                self.entry["description"] = (
+                    "session content (artifacts and state), moved out of the payload to fit the budget"
+                )
+            self.tiers.setdefault("references", {}).setdefault("files", []).append(self.entry)
+
+    def files(self) -> list[tuple[Path, Any]]:
+        """The side file to write (none when nothing moved), its checksum now filled in."""
+        if self.entry is None:
+            return []
+        # The file's bytes as they will be written: the payload's hash then covers the file.
+        self.entry["checksum"] = text_checksum(dump_payload(self.content, self.path))
+        return [(self.path, self.content)]
+
+
+def _working_only(tiers: dict[str, Any], moved: _MovedOut) -> list[str]:
+    """Repair step 3a: every tier but `working` goes to the side file; one reference to it stays."""
+    references = tiers.get("references", {})
+    others = [f for f in references.get("files", []) if f is not moved.entry]
+    rest = {key: tiers.pop(key) for key in list(tiers) if key not in ("working", "references")}
+    if others or references.get("urls"):
+        rest["references"] = {k: v for k, v in (("files", others), ("urls", references.get("urls"))) if v}
+    if not rest:
+        return []
+    tiers.pop("references", None)
+    if moved.entry is not None:  # the reference to the side file is the one that stays
+        tiers["references"] = {"files": [moved.entry]}
+    moved.add("payload", rest)
+    return [f"kept payload.working only; the other tiers and references moved to {moved.path}"]
+
+
+def _summarise_working(payload: dict[str, Any], moved: _MovedOut, cap: int) -> list[str]:
+    """Repair step 3b: cut long texts in `working` step by step, each marked, the full text kept aside."""
+    working = payload["handoff"]["payload"]["working"]
+    originals = {k: v for k, v in working.items() if isinstance(v, str) and len(v) > SUMMARY_STEPS[-1]}
+    if not originals:
+        return []
+    moved.add("working", dict(working))
+    cut: list[str] = []
+    for limit in SUMMARY_STEPS:
+        for key, text in originals.items():
+            if len(text) > limit:
+                marker = SUMMARISED.format(kept=limit, total=len(text), file=moved.path.name)
+                working[key] = f"{shorten(text, limit)} {marker}"
+                if key not in cut:
+                    cut.append(key)
+        if _count(payload) <= cap:
+            break
+    return [f"summarised payload.working.{key} (marked; full text in {moved.path})" for key in cut]
+
+
 def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -> Built:
-    """Bring `payload` under `cap` tokens: drop optional fields, then move session content out."""
+    """Bring `payload` under `cap` tokens: drop optional fields, move session content out, keep working only
+    (the rest moved out), then summarise working's long texts with a marker; else fail with the sizes."""
     payload = copy.deepcopy(payload)
     notes: list[str] = []
     side_files: list[tuple[Path, Any]] = []
@@ -216,27 +295,23 @@ def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -
                 if _count(payload) <= cap:
                     break
     tiers = handoff["payload"]
+    moved = _MovedOut(tiers, side_path)
     if _count(payload) > cap and "session" in tiers:
-        content = {"session": tiers.pop("session")}
-        side_files.append((side_path, content))
-        files = tiers.setdefault("references", {}).setdefault("files", [])
-        files.append(
-            {
-                "path": str(side_path),
-                "description": "session content (artifacts and state), moved out of the payload to fit the budget",
-                "relevance": "important",
-                # The file's bytes as they will be written: the payload's hash then covers the file.
-                "checksum": text_checksum(dump_payload(content, side_path)),
-            }
-        )
+        moved.add("session", tiers.pop("session"))
         notes.append(f"moved payload.session to {side_path} to fit {cap} tokens")
+    if _count(payload) > cap:
+        notes.extend(_working_only(tiers, moved))
+    if _count(payload) > cap:
+        notes.extend(_summarise_working(payload, moved, cap))
+    side_files.extend(moved.files())
     tokens = _count(payload)
     if tokens > cap:
         raise PayloadTooLarge(
             payload,
             ErrorCode.VALIDATION_FAILED,
             f"the v3.0 payload is about {tokens} tokens, over the {cap}-token cap even after dropping optional "
-            f"fields and moving session content to references (it started at {start})",
+            f"fields, moving session content to references, keeping payload.working only and summarising its "
+            f"long texts (it started at {start})",
             details={
                 "missing_fields": [],
                 "validation_errors": [f"handoff: about {tokens} tokens, {cap} at most", *notes],

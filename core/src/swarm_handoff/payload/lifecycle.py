@@ -24,8 +24,9 @@ import attrs
 from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.payload import targeting
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, file_stamp, v3_path
-from swarm_handoff.payload.canonical import check_integrity
+from swarm_handoff.payload.canonical import check_integrity, seal
 from swarm_handoff.payload.health import HealthResult, declared_env, health_error, run_health_check
 from swarm_handoff.payload.io import dump_payload, write_new
 from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, invocation_for, utc_now
@@ -50,13 +51,14 @@ class HandoffOptions:
     target: str
     synthesis: Path
     session: Path
-    schema: str = "2.0"
+    schema: str | None = None  # None: the target's schema version decides (docs/payloads.md)
     source: str | None = None
     reason: str = ""
     feedback: str | None = None
     chain: tuple[str, ...] = ()
     health_check: bool = False
     sign: bool = False
+    override_accepts_from: bool = False  # hand off although the target does not accept the source
 
 
 @attrs.frozen(kw_only=True)
@@ -70,6 +72,7 @@ class HandoffResult:
     invocation: str
     payload_hash: str
     payload_size_bytes: int
+    dropped: tuple[str, ...] = ()
     kept_earlier: str | None = None
     side_files: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -86,6 +89,7 @@ class HandoffResult:
             "invocation": self.invocation,
             "payload_hash": self.payload_hash,
             "payload_size_bytes": self.payload_size_bytes,
+            "dropped": list(self.dropped),
             "kept_earlier": self.kept_earlier,
             "side_files": list(self.side_files),
             "notes": list(self.notes),
@@ -200,11 +204,12 @@ class _Run:
         self.session = options.session.expanduser()
         self.config = context.config_dir
         self.payload: Any = None
+        self.version = options.schema or "3.0"  # until the target's version is known
 
     def fail(self, error: SwarmError) -> SwarmError:
         """Preserve the payload (when there is one) and name it in `error`."""
         if self.payload is not None and error.payload_preserved is None:
-            kept = preserve(self.payload, self.session, self.options.schema, self.config)
+            kept = preserve(self.payload, self.session, self.version, self.config)
             error.payload_preserved = kept
             if kept:
                 error.message += f" (payload preserved at {kept})"
@@ -268,7 +273,7 @@ def _hand_off(
     now: dt.datetime | None,
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
-    if options.schema not in SCHEMAS:
+    if options.schema is not None and options.schema not in SCHEMAS:
         raise UsageError(f"unknown schema {options.schema!r}", hint="use --schema 2.0 or --schema 3.0")
     if options.schema == "2.0" and options.source not in (None, SOURCE_SKILL):
         raise UsageError("--source is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
@@ -280,20 +285,31 @@ def _hand_off(
     record = found.named(options.target)
     if record is None:
         raise _not_found(options.target, [r.name for r in found.workflows], [r.name for r in found.ineligible])
-    if options.schema == "3.0" and not SAFE_NAME.match(record.name):
+    source = options.source or SOURCE_SKILL
+    override = targeting.check_source(record, source, override=options.override_accepts_from)
+    choice = targeting.choose_version(
+        record,
+        forced=options.schema,
+        source_is_v3=source != SOURCE_SKILL,
+        problem_type=synthesis.problem_type,
+        synthesis_path=synthesis.source_path,
+    )
+    run.version = version = choice.version
+    build_v3_first = version == "3.0" or choice.downconvert
+    if build_v3_first and not SAFE_NAME.match(record.name):
         raise SwarmError(
             UNSAFE_NAME,
             f"the skill name {record.name!r} cannot be part of a file name, so no v3.0 payload is written for it",
             details={"target_skill": record.name, "skill_path": record.path},
             hint="rename the skill (letters, digits, '.', '_' and '-'), or hand off with --schema 2.0",
         )
-    source = options.source or SOURCE_SKILL
     chain = options.chain or (source,)
     moment = now or utc_now()
     notes: list[str] = []
     side_files: tuple[tuple[Path, Any], ...] = ()
+    dropped: tuple[str, ...] = ()
     try:
-        if options.schema == "2.0":
+        if not build_v3_first:
             run.payload = build_v2(
                 synthesis,
                 record,
@@ -322,6 +338,14 @@ def _hand_off(
     except PayloadTooLarge as exc:
         run.payload = exc.payload
         raise run.fail(exc) from None
+    if choice.downconvert:
+        run.payload, dropped = _downconvert(run.payload)
+        notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
+        side_files = ()  # v2.0 carries no references, so no side file is written
+    if override is not None:  # said in the payload, so the target and the history both see it
+        run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
+        run.payload = seal(run.payload)
+        notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
     if options.sign:
         from swarm_handoff.payload.signing import sign
 
@@ -341,6 +365,10 @@ def _hand_off(
     report = validate_payload(run.payload, host)
     if not report.valid:
         raise run.fail(report.to_error(target=options.target))
+    missing, optional = targeting.requirements(record, run.payload)
+    if missing:
+        raise run.fail(targeting.requirements_error(record, missing, version))
+    notes.extend(optional)
     if options.target in chain and not ask(loop_message(options.target, chain)):
         raise run.fail(
             SwarmError(
@@ -363,7 +391,8 @@ def _hand_off(
                 raise run.fail(health_error(options.target, health, None))
         else:
             notes.append(f"{options.target} declares no health_check; nothing to run")
-    return _write(run, record, report.warnings, notes, side_files, health)
+    warnings = (*choice.warnings, *report.warnings)
+    return _write(run, record, warnings, notes, side_files, health, dropped)
 
 
 def _write(
@@ -373,12 +402,13 @@ def _write(
     notes: list[str],
     side_files: tuple[tuple[Path, Any], ...],
     health: HealthResult | None,
+    dropped: tuple[str, ...] = (),
 ) -> HandoffResult:
     payload = run.payload
     handoff = payload["handoff"]
     warnings = (*warnings, *session_warnings(run.session))
     try:
-        if run.options.schema == "2.0":
+        if run.version == "2.0":
             wanted = run.session / FILE_NAME
         else:
             moment = dt.datetime.strptime(handoff["timestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
@@ -405,11 +435,12 @@ def _write(
     integrity = check_integrity(payload)
     return HandoffResult(
         target=record.name,
-        version=run.options.schema,
+        version=run.version,
         payload_path=str(path),
         invocation=substitute(record, path),
         payload_hash=integrity.computed_hash,
         payload_size_bytes=integrity.computed_size,
+        dropped=dropped,
         kept_earlier=None,  # nothing is moved aside any more; kept in the document for its readers
         side_files=tuple(str(p) for p, _ in side_files),
         notes=tuple(notes),
@@ -417,6 +448,16 @@ def _write(
         health_check=health,
         history_id=history_id,
     )
+
+
+def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Turn the built v3.0 payload into v2.0 with the registered adapter, marked as converted."""
+    from swarm_handoff.payload.adapters import Downgrade
+
+    result = Downgrade().convert(payload)
+    converted = result.payload
+    converted["handoff"].setdefault("meta", {})["converted_from"] = "3.0"
+    return seal(converted), result.dropped
 
 
 def _own_folder(folder: Path) -> None:

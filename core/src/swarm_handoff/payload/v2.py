@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import Arr, Num, Obj, Str, check, problem
@@ -218,7 +220,20 @@ class SchemaValidator:
 
     def validate(self, payload: Mapping[str, Any]) -> list[Problem]:
         """Return every shape problem of `payload`."""
-        return check(SCHEMA, payload)
+        found = check(SCHEMA, payload)
+        if _get(payload, "handoff", "meta", "converted_from") != "3.0":
+            return found
+        # A v3.0 hand-off down-converted for a v2.0 target keeps its real source: saying
+        # perspective-swarm would be false. Warn instead of refusing (docs/seed-deviations.md).
+        return [
+            attrs.evolve(p, severity=Severity.WARNING, hint=CONVERTED_SOURCE_HINT)
+            if p.message.startswith("handoff.source.skill:")
+            else p
+            for p in found
+        ]
+
+
+CONVERTED_SOURCE_HINT = "down-converted from v3.0 (meta.converted_from): the source is the real v3.0 source skill"
 
 
 def _get(data: Any, *keys: str) -> Any:

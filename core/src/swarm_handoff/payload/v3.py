@@ -2,19 +2,21 @@
 
 The shape is checked with the same declarative checker as v2.0, but closed: the root and the
 `handoff` mapping accept no field the version does not name. `v3-rules` adds the cross-field rules:
-the 2,000-token budget (estimated as characters / 4 of the canonical form), no hand-off to oneself,
+the 2,000-token budget (characters / 4 of the indented JSON form; `meta.token_count` within 30 %
+of it), no hand-off to oneself,
 a reason to re-enter a skill already in the chain, approval past five hops and never past ten,
 `source.skill` first in the chain, and `timestamp` before `expires_at`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.payload.canonical import canonical_bytes
+from swarm_handoff.payload.canonical import strip_integrity
 from swarm_handoff.payload.schema import Arr, Bool, Num, Obj, Str, check, parse_time, problem
 from swarm_handoff.payload.v2 import HASH_PATTERN, loop_warning
 
@@ -31,6 +33,8 @@ EVENT_TYPES = ("created", "validated", "transmitted", "received", "processed", "
 V3_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$"
 
 TOKEN_BUDGET = "PAYLOAD_TOKEN_BUDGET"
+TOKEN_COUNT_OFF = "PAYLOAD_TOKEN_COUNT_OFF"
+TOKEN_COUNT_TOLERANCE = 0.30
 SELF_HANDOFF = "PAYLOAD_SELF_HANDOFF"
 REENTRY_NEEDS_REASON = "PAYLOAD_REENTRY_NEEDS_REASON"
 CHAIN_NEEDS_APPROVAL = "PAYLOAD_CHAIN_NEEDS_APPROVAL"
@@ -163,8 +167,28 @@ SCHEMA = Obj(
 
 
 def estimate_tokens(payload: Mapping[str, Any]) -> int:
-    """Estimate a payload's tokens as the characters of its canonical form divided by 4, rounded up."""
-    return math.ceil(len(canonical_bytes(payload).decode("utf-8", "surrogatepass")) / 4)
+    """Estimate tokens as real writers count them: characters of the 2-space-indented JSON / 4, rounded up.
+
+    The integrity fields (`payload_hash`, `payload_size_bytes`, `signature`) are left out, so sealing
+    a payload never changes its estimate; everything else counts, whitespace of the indentation too.
+    """
+    text = json.dumps(strip_integrity(payload), indent=2, ensure_ascii=False, allow_nan=True)
+    return math.ceil(len(text) / 4)
+
+
+def token_count_problem(payload: Mapping[str, Any], estimate: int) -> Problem | None:
+    """A declared `meta.token_count` more than 30 % away from the estimate: the budget cannot be trusted."""
+    declared = _section(_section(payload, "handoff"), "meta").get("token_count")
+    if isinstance(declared, bool) or not isinstance(declared, int) or estimate <= 0:
+        return None  # a missing or mistyped count is the schema's to report
+    if abs(declared - estimate) <= TOKEN_COUNT_TOLERANCE * estimate:
+        return None
+    return problem(
+        TOKEN_COUNT_OFF,
+        "handoff.meta.token_count",
+        f"is {declared}, but the payload is about {estimate} tokens; more than {TOKEN_COUNT_TOLERANCE:.0%} apart",
+        "set token_count to the length of the payload written as 2-space-indented JSON, divided by 4",
+    )
 
 
 class SchemaValidator:
@@ -197,6 +221,9 @@ class RulesValidator:
         chain = meta.get("handoff_chain")
         chain = [c for c in chain if isinstance(c, str)] if isinstance(chain, list) else None
         tokens = estimate_tokens(payload)
+        off = token_count_problem(payload, tokens)
+        if off is not None:
+            found.append(off)
         if tokens > TOKEN_CAP:
             found.append(
                 problem(

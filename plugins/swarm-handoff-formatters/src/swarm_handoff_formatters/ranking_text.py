@@ -38,12 +38,19 @@ def render_ranking(data: dict[str, Any]) -> str:
         details = [f"score {_number(entry['score'])}", entry["scope"]]
         if entry.get("estimated_duration"):
             details.append(f"est. {entry['estimated_duration']}")
+        compatibility = entry.get("compatibility")
+        if compatibility:
+            details.append(f"schema {compatibility['target_version']}: {compatibility['status']}")
         lines.append("    " + " | ".join(details))
         if data.get("explain"):
             factor_width = max((len(c["factor"]) for c in entry["breakdown"]), default=0)
             for contribution in entry["breakdown"]:
                 points = _signed(contribution["points"]).rjust(5)
                 lines.append(f"    {points}  {contribution['factor'].ljust(factor_width)}  {contribution['reason']}")
+    if "excluded" in data:
+        lines += ["", "left out:"] if data["excluded"] else []
+        for entry in data["excluded"]:
+            lines.append(f"  {entry['skill']}: {'; '.join(entry['excluded_because'])}")
     for problem in data.get("problems", []):
         where = f"{problem['path']}: " if problem.get("path") else ""
         lines.append(f"{problem['severity']}: {where}{problem['code']}: {problem['message']}")
