@@ -2,8 +2,8 @@
 
 Each test starts its processes, lets every one of them finish importing, then releases them all
 at the same moment (a "go" file), so their writes really overlap. Figures (for docs/security.md):
-50 v2.0 and 50 v3.0 hand-offs into one session, and 60 `ack`s on 11 payloads at once (ten of them
-on a payload the history never saw).
+50 v2.0 and 50 v3.0 hand-offs into one session, 60 `ack`s on 11 payloads at once (ten of them
+on a payload the history never saw), and 10 `skills link` then 10 `skills unlink` into one project.
 """
 
 from __future__ import annotations
@@ -217,3 +217,32 @@ def test_an_ack_storm_records_every_acknowledgment_once(world):
     assert all(acks[handoff_rows[p]] == len(statuses) for p in paths)
     assert acks[handoff_rows[unseen_path]] == 10
     assert sum(acks.values()) == len(commands)
+
+
+PACK_SKILLS = ("evidence-review", "implement-change", "think-through")  # the example packs this session installs
+
+
+def _manifest(project: object) -> dict[str, object]:
+    path = Path(str(project)) / ".claude" / "skills" / ".swarm-handoff-links.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def test_ten_links_then_ten_unlinks_at_once_leave_a_true_manifest(world):
+    """10 `skills link` at once, then 10 `skills unlink`: the manifest always says what is on disk."""
+    skills = Path(str(world["project"])) / ".claude" / "skills"
+    names = [PACK_SKILLS[i % len(PACK_SKILLS)] for i in range(10)]
+    for run in storm(world, [["skills", "link", name, "--format", "json"] for name in names]):
+        assert run.returncode in (0, 1), run.stderr  # a second link of one skill may be refused, never crash
+        assert "Traceback" not in run.stderr
+    recorded = _manifest(world["project"])
+    text = json.dumps(recorded)
+    for name in PACK_SKILLS:  # each linked once, and recorded: no run lost another's entry
+        assert (skills / name / "SKILL.md").is_file(), name
+        assert name in text, name
+    for run in storm(world, [["skills", "unlink", name, "--format", "json"] for name in names]):
+        assert run.returncode in (0, 1), run.stderr
+        assert "Traceback" not in run.stderr
+    for name in PACK_SKILLS:
+        assert not os.path.lexists(skills / name), name
+        assert name not in json.dumps(_manifest(world["project"])), name
+    assert (skills / "summarise" / "SKILL.md").is_file()  # the project's own skill is never touched
