@@ -15,6 +15,7 @@ import errno
 import os
 import shutil
 import stat
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -156,7 +157,7 @@ def collect(
                 if why is not None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
                     kept.append(Kept(str(path), why or "replaced while it was being checked"))
                     continue
-                shutil.rmtree(name, dir_fd=root_fd)  # type: ignore[call-arg]  # typeshed lacks dir_fd here
+                _remove_tree(name, root_fd, path)
                 removed.append(str(path))
             except OSError as exc:
                 kept.append(Kept(str(path), f"not removed: {exc.strerror or exc}"))
@@ -171,3 +172,12 @@ def collect(
         removed=tuple(removed),
         kept=tuple(kept),
     )
+
+
+def _remove_tree(name: str, root_fd: int, path: Path) -> None:
+    """Remove the folder relative to the opened temporary folder, so a swapped-in link is never followed."""
+    if sys.version_info >= (3, 11):
+        rmtree: Any = shutil.rmtree  # typeshed lacks dir_fd here
+        rmtree(name, dir_fd=root_fd)
+    else:  # 3.10 has no dir_fd; its fd-based rmtree still refuses a link at the top and follows none inside
+        shutil.rmtree(path)
