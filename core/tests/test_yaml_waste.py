@@ -110,3 +110,17 @@ def test_no_reference_cycles_per_document(parser, action):
     _garbage_after(3, run)  # first use: parser objects built once, imports done
     small, large = _garbage_after(10, run), _garbage_after(200, run)
     assert large <= small, f"{large} objects in cycles after 200 documents, {small} after 10"
+
+
+def test_a_yaml_11_directive_does_not_stick_to_the_reused_parser(tmp_path):
+    # ruamel's scanner keeps the last `%YAML` version it saw; a reused parser must forget it, or one
+    # file saying `%YAML 1.1` changes how every later file on the thread reads.
+    from swarm_handoff.payload.io import parse_payload_text
+
+    later = "questions: [What breaks first?]\n"  # `?` inside a flow scalar is YAML 1.2 only
+    yamlio.parse_yaml("%YAML 1.1\n---\nanswer: yes\n")
+    assert yamlio.parse_yaml(later) == {"questions": ["What breaks first?"]}
+    parse_payload_text("%YAML 1.1\n---\nanswer: yes\n")
+    assert parse_payload_text(later) == {"questions": ["What breaks first?"]}
+    yamlevents.feed_events("%YAML 1.1\n---\nanswer: yes\n", lambda event: None, pure=True)
+    yamlio.check_events(later)  # the pure pre-scan reads it as 1.2 too

@@ -37,6 +37,21 @@ def parser_name() -> str:
     return "C" if c_parser() is not None else "pure"
 
 
+def forget_version(yaml: Any) -> Any:
+    """Make a reused `YAML` read YAML 1.2 again: a `%YAML 1.1` directive sticks to its scanner otherwise.
+
+    ruamel keeps the version of the last directive it met (on the loader and its scanner), so without
+    this one file starting with `%YAML 1.1` would change how every later file on the thread reads
+    (`[a?]`, `yes`, `0777`).
+    """
+    if getattr(yaml, "version", None) is not None:
+        yaml.version = None  # the directive's version, copied onto the loader (the resolver follows it)
+    scanner = getattr(yaml, "_scanner", None)
+    if scanner is not None:
+        scanner.yaml_version = None
+    return yaml
+
+
 def _pure_yaml() -> Any:
     """This thread's pure-parser `YAML`, or a new one while it is busy (a parse inside a parse)."""
     yaml = getattr(_local, "yaml", None)
@@ -49,7 +64,7 @@ def _pure_yaml() -> Any:
         from ruamel.yaml import YAML
 
         return YAML(typ="safe", pure=True)
-    return yaml
+    return forget_version(yaml)
 
 
 def feed_events(text: str, feed: Callable[[Any], None], *, pure: bool = False) -> None:

@@ -87,7 +87,9 @@ def _yaml() -> Any:
         # rejects some valid YAML, and a file must mean the same with or without the `fast` extra.
         yaml = YAML(typ="safe", pure=True)
         _local.yaml = yaml
-    return yaml
+    from swarm_handoff.yamlevents import forget_version
+
+    return forget_version(yaml)  # a `%YAML 1.1` of an earlier file must not stick
 
 
 def loader_kind() -> str:

@@ -52,7 +52,9 @@ def _yaml() -> Any:
         yaml = YAML(typ="safe", pure=True)
         yaml.Constructor = _TimesAsText
         _local.yaml = yaml
-    return yaml
+    from swarm_handoff.yamlevents import forget_version
+
+    return forget_version(yaml)  # a `%YAML 1.1` of an earlier file must not stick
 
 
 def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = False) -> Any:
