@@ -52,6 +52,13 @@ def forget_version(yaml: Any) -> Any:
     return yaml
 
 
+def forget_documents(yaml: Any) -> None:
+    """Drop the `DocInfo` a reused `YAML` keeps per parse (ruamel 0.18.0 has no such list)."""
+    infos = getattr(yaml, "doc_infos", None)
+    if infos is not None:
+        del infos[:]
+
+
 def _pure_yaml() -> Any:
     """This thread's pure-parser `YAML`, or a new one while it is busy (a parse inside a parse)."""
     yaml = getattr(_local, "yaml", None)
@@ -99,7 +106,7 @@ def feed_events(text: str, feed: Callable[[Any], None], *, pure: bool = False) -
             feed(event)
     finally:
         events.close()  # resets the reader and scanner now, not when the generator is collected
-        del yaml.doc_infos[:]  # one `DocInfo` per parse would pile up on a reused instance
+        forget_documents(yaml)
         yaml.tags = {}
         if mine:
             _local.busy = False

@@ -242,7 +242,9 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
         try:
             data = yaml.load(text)
         finally:
-            del yaml.doc_infos[:]  # the reused instance keeps one per load otherwise
+            from swarm_handoff.yamlevents import forget_documents
+
+            forget_documents(yaml)  # the reused instance keeps one per load otherwise
     except DuplicateKeyError as exc:
         raise LoadError(
             _marked(exc, YAML_DUPLICATE_KEY, path, line_offset, "remove or rename the repeated key")
