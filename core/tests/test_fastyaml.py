@@ -118,3 +118,9 @@ def test_deep_flow_nesting_is_refused_with_its_line():
     with pytest.raises(yamlio.LoadError) as caught:
         fastyaml.load("name: x\ndescription: " + "{a: " * 300 + "1" + "}" * 300 + "\n")
     assert (caught.value.problem.code, caught.value.problem.line) == (yamlio.YAML_TOO_DEEP, 2)
+
+
+def test_a_c_parser_misread_before_its_own_error_gets_the_pure_verdict(parser):
+    # libyaml hands out `0` for the plain key `0?` (a duplicate of '0') before it fails on the `?`;
+    # the pure parser reads the key as `0?`. The duplicate must not be reported: the pure verdict wins.
+    assert fastyaml.load("{'0': null, 0?: null}\n") == {"0": None, "0?": None}

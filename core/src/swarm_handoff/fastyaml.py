@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlevents import feed_events
+from swarm_handoff.yamlevents import c_parser, feed_events
 from swarm_handoff.yamlio import (
     MAX_BYTES,
     MAX_DEPTH,
@@ -81,10 +81,14 @@ def load(text: str, *, path: str | None = None, line_offset: int = 0, limit: int
     try:
         try:
             return _build(text, path, line_offset, limit)
-        except MarkedYAMLError:
+        except (MarkedYAMLError, LoadError):
+            if c_parser() is None:
+                raise  # that was the pure parser already
             # libyaml (the C parser) rejects some documents the pure parser accepts, such as `[a?]`
-            # in a flow sequence. The pure parser is the reference: a skill must not become invalid
-            # because `ruamel.yaml.clib` happens to be installed. Only failures pay for the re-parse.
+            # in a flow sequence, and may first hand out events the pure parser would not (`0?` read
+            # as `0`, a duplicate key before its own syntax error). The pure parser is the reference:
+            # a skill must not become invalid because `ruamel.yaml.clib` happens to be installed.
+            # Only failures pay for the re-parse.
             return _build(text, path, line_offset, limit, pure=True)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
