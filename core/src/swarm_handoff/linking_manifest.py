@@ -6,7 +6,6 @@ The manifest (`.swarm-handoff-links.json` in the skills folder) records, per ski
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.safefs import locked as locked  # re-exported: the one folder lock every writer takes
 
 MANIFEST_NAME = ".swarm-handoff-links.json"
 MANIFEST_VERSION = 1
@@ -125,33 +125,6 @@ def read_manifest(folder: Path) -> Manifest:
             )
         )
     return Manifest(good, invalid=invalid, problems=tuple(problems))
-
-
-@contextlib.contextmanager
-def locked(folder: Path) -> Iterator[None]:
-    """Hold `folder` exclusively while its manifest is read, changed and written.
-
-    Two `skills link` (or `unlink`) runs at once would otherwise each write a manifest that lacks
-    the other's entries, and a folder that link created would no longer be recorded as its own.
-    The lock is an advisory `flock` on the folder itself, so it leaves no file behind and is
-    released when the process ends, however it ends. Where `fcntl` does not exist (Windows),
-    runs are not serialised. A folder that does not exist has no manifest to protect.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except FileNotFoundError:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # waits for the other run to finish
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _manifest_error(path: Path, why: str) -> SwarmError:

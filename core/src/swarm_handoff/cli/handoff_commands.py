@@ -68,22 +68,6 @@ def _warn(problems: Any) -> None:
             warn(f"{problem.code}: {problem.message}")
 
 
-def _check_integrity(path: Path, data: Any, config: Path) -> None:
-    """Refuse to record an acknowledgment for a payload that is not what was handed off."""
-    from swarm_handoff.payload.integrity import examine
-    from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
-
-    problems = examine(data, path, config).problems
-    if problems:
-        raise SwarmError(
-            INTEGRITY_MISMATCH,
-            f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
-            details={"missing_fields": [], "validation_errors": problems},
-            hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
-            recoverable=False,
-        )
-
-
 def register(app: typer.Typer) -> None:
     """Add the hand-off commands to `app`."""
 
@@ -218,6 +202,7 @@ def register(app: typer.Typer) -> None:
         """Record the target's acknowledgment of a hand-off in the history."""
         from swarm_handoff.discovery import config_dir
         from swarm_handoff.history import ACK_STATUSES, open_history
+        from swarm_handoff.payload.integrity import require_intact
         from swarm_handoff.payload.validate import load_payload
 
         def action(host: PluginHost) -> Document:
@@ -228,7 +213,7 @@ def register(app: typer.Typer) -> None:
             data = load_payload(payload)
             if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
                 raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-            _check_integrity(payload, data, config_dir())
+            require_intact(payload, data, config_dir())
             with open_history(config_dir()) as history:
                 row = history.acknowledge(payload.resolve(), data, status)
                 _warn(history.problems)

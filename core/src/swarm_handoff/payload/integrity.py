@@ -147,3 +147,19 @@ class Findings:
 def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
     """Check everything that says `payload` is what was written; never raises for a bad payload."""
     return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
+
+
+def require_intact(path: Path, data: Any, config: Path) -> None:
+    """Refuse to record an acknowledgment for a payload that is not what was handed off."""
+    from swarm_handoff.errors import SwarmError
+    from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
+
+    problems = examine(data, path, config).problems
+    if problems:
+        raise SwarmError(
+            INTEGRITY_MISMATCH,
+            f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
+            details={"missing_fields": [], "validation_errors": problems},
+            hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
+            recoverable=False,
+        )

@@ -257,16 +257,17 @@ def _validate(call: Call) -> Document:
 
 
 def _ack(call: Call) -> Document:
-    from swarm_handoff.cli.handoff_commands import AckReport, _check_integrity
+    from swarm_handoff.cli.handoff_commands import AckReport
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import open_history
+    from swarm_handoff.payload.integrity import require_intact
     from swarm_handoff.payload.validate import load_payload
 
     payload = Path(call.args["path"])
     data = load_payload(payload)
     if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
         raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-    _check_integrity(payload, data, config_dir())
+    require_intact(payload, data, config_dir())
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, call.args["status"])
         return AckReport(handoff=row, problems=history.problems)

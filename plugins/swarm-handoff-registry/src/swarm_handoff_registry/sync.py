@@ -107,7 +107,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
     The read-change-write runs under an exclusive lock on the registry's folder (the one `skills
     link` uses for its manifest), so two syncs at once each keep the other's entries.
     """
-    from swarm_handoff.linking_manifest import locked
+    from swarm_handoff.safefs import locked
 
     path.parent.mkdir(parents=True, exist_ok=True)  # the lock is taken on this folder
     with locked(path.parent):
