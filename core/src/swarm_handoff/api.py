@@ -1,0 +1,219 @@
+"""The one module a plugin or skill-pack author imports: hooks, records, errors, protocols, operations.
+
+Everything a distribution outside the core may rely on is named here, and only here; the rest of
+`swarm_handoff` is the core's own business and may change in any release (a test fails when a
+distribution in this repository imports anything else; tests may also use `swarm_handoff.testing`).
+
+Names are looked up lazily (PEP 562): importing this module costs nothing, and a plugin that uses
+only `hookimpl` and the records never imports the payload, history or workflow machinery. For type
+checkers every name is imported for real below.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing alone costs start-up time
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pluggy
+
+    from swarm_handoff.cli.handoff_commands import AckReport as AckReport
+    from swarm_handoff.cli.output import check_cwd as check_cwd
+    from swarm_handoff.cli.output import format_option as format_option
+    from swarm_handoff.cli.output import run as run
+    from swarm_handoff.cli.rank_commands import recorded_history as recorded_history
+    from swarm_handoff.components import DiscoverySource as DiscoverySource
+    from swarm_handoff.components import Document as Document
+    from swarm_handoff.components import Formatter as Formatter
+    from swarm_handoff.components import Kind as Kind
+    from swarm_handoff.components import PayloadValidator as PayloadValidator
+    from swarm_handoff.components import Register as Register
+    from swarm_handoff.components import SchemaAdapter as SchemaAdapter
+    from swarm_handoff.components import Scorer as Scorer
+    from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
+    from swarm_handoff.discovery import config_dir as config_dir
+    from swarm_handoff.discovery import discover as discover
+    from swarm_handoff.discovery import make_context as make_context
+    from swarm_handoff.errors import ErrorCode as ErrorCode
+    from swarm_handoff.errors import ErrorDocument as ErrorDocument
+    from swarm_handoff.errors import Problem as Problem
+    from swarm_handoff.errors import Severity as Severity
+    from swarm_handoff.errors import SwarmError as SwarmError
+    from swarm_handoff.errors import UsageError as UsageError
+    from swarm_handoff.explain import Location as Location
+    from swarm_handoff.explain import explain as explain
+    from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
+    from swarm_handoff.history import HistoryReport as HistoryReport
+    from swarm_handoff.history import open_history as open_history
+    from swarm_handoff.lint import lint as lint
+    from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
+    from swarm_handoff.payload.integrity import require_intact as require_intact
+    from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
+    from swarm_handoff.payload.lifecycle import check_session as check_session
+    from swarm_handoff.payload.lifecycle import hand_off as hand_off
+    from swarm_handoff.payload.validate import load_payload as load_payload
+    from swarm_handoff.payload.validate import validate_file as validate_file
+    from swarm_handoff.payload.verify import verify_file as verify_file
+    from swarm_handoff.payload_summary import PayloadSummary as PayloadSummary
+    from swarm_handoff.plugins import PluginHost as PluginHost
+    from swarm_handoff.plugins import get_host as get_host
+    from swarm_handoff.ranking import RankedCandidate as RankedCandidate
+    from swarm_handoff.ranking import RankingRequest as RankingRequest
+    from swarm_handoff.ranking import RankingResult as RankingResult
+    from swarm_handoff.ranking import rank as rank
+    from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
+    from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
+    from swarm_handoff.records import Contribution as Contribution
+    from swarm_handoff.records import DiscoveryContext as DiscoveryContext
+    from swarm_handoff.records import Scope as Scope
+    from swarm_handoff.records import SkillRecord as SkillRecord
+    from swarm_handoff.records import SourceResult as SourceResult
+    from swarm_handoff.render import plain_text as plain_text
+    from swarm_handoff.render import render as render
+    from swarm_handoff.safefs import atomic_write as atomic_write
+    from swarm_handoff.safefs import locked as locked
+    from swarm_handoff.skillmd import Frontmatter as Frontmatter
+    from swarm_handoff.skillmd import load_skill_md as load_skill_md
+    from swarm_handoff.skillmd import plain as plain
+    from swarm_handoff.synthesis import load_synthesis as load_synthesis
+    from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
+    from swarm_handoff.termsafe import escape_controls as escape_controls
+    from swarm_handoff.termsafe import escape_data as escape_data
+    from swarm_handoff.workflow import AgentRole as AgentRole
+    from swarm_handoff.workflow import Arg as Arg
+    from swarm_handoff.workflow import Dispatch as Dispatch
+    from swarm_handoff.workflow import Outcome as Outcome
+    from swarm_handoff.workflow import StepContext as StepContext
+    from swarm_handoff.workflow import StepDef as StepDef
+    from swarm_handoff.workflow import Workflow as Workflow
+    from swarm_handoff.workflow.params import coerce_state as coerce_state
+    from swarm_handoff.workflow.protocol import render_step as render_step
+    from swarm_handoff.workflow.protocol import step_command as step_command
+    from swarm_handoff.workflow.registry import get_registry as get_registry
+    from swarm_handoff.workflow.resources import SessionResources as SessionResources
+    from swarm_handoff.workflow.types import FAIL as FAIL
+    from swarm_handoff.workflow.types import PASS as PASS
+    from swarm_handoff.workflow.types import StepResult as StepResult
+    from swarm_handoff.yamlio import LoadError as LoadError
+    from swarm_handoff.yamlio import check_events as check_events
+    from swarm_handoff.yamlio import check_nesting as check_nesting
+    from swarm_handoff.yamlio import load_file as load_file
+    from swarm_handoff.yamlio import read_regular as read_regular
+    from swarm_handoff.yamlout import portable_yaml as portable_yaml
+
+    hookimpl: pluggy.HookimplMarker
+
+# name -> the module that defines it. Grouped as docs/hooks.md presents them.
+_EXPORTS: dict[str, str] = {
+    # writing a plugin: the marker, the component kinds and what each kind provides
+    "hookimpl": "swarm_handoff",
+    "Kind": "swarm_handoff.components",
+    "Register": "swarm_handoff.components",
+    "Document": "swarm_handoff.components",
+    "DiscoverySource": "swarm_handoff.components",
+    "Scorer": "swarm_handoff.components",
+    "PayloadValidator": "swarm_handoff.components",
+    "SchemaAdapter": "swarm_handoff.components",
+    "Formatter": "swarm_handoff.components",
+    "PluginHost": "swarm_handoff.plugins",
+    "get_host": "swarm_handoff.plugins",
+    # records that flow from discovery to ranking to the hand-off
+    "SkillRecord": "swarm_handoff.records",
+    "Scope": "swarm_handoff.records",
+    "DiscoveryContext": "swarm_handoff.records",
+    "SourceResult": "swarm_handoff.records",
+    "Contribution": "swarm_handoff.records",
+    "Location": "swarm_handoff.explain",
+    # errors
+    "Problem": "swarm_handoff.errors",
+    "Severity": "swarm_handoff.errors",
+    "ErrorCode": "swarm_handoff.errors",
+    "ErrorDocument": "swarm_handoff.errors",
+    "SwarmError": "swarm_handoff.errors",
+    "UsageError": "swarm_handoff.errors",
+    # reading skills and YAML safely (limits, located errors)
+    "Frontmatter": "swarm_handoff.skillmd",
+    "load_skill_md": "swarm_handoff.skillmd",
+    "plain": "swarm_handoff.skillmd",
+    "record_from_frontmatter": "swarm_handoff.metadata",
+    "LoadError": "swarm_handoff.yamlio",
+    "check_events": "swarm_handoff.yamlio",
+    "check_nesting": "swarm_handoff.yamlio",
+    "load_file": "swarm_handoff.yamlio",
+    "read_regular": "swarm_handoff.yamlio",
+    "portable_yaml": "swarm_handoff.yamlout",
+    # writing files safely and printing untrusted text
+    "atomic_write": "swarm_handoff.safefs",
+    "locked": "swarm_handoff.safefs",
+    "escape_controls": "swarm_handoff.termsafe",
+    "escape_data": "swarm_handoff.termsafe",
+    # operations: the Python API that the CLI and the MCP server share
+    "discover": "swarm_handoff.discovery",
+    "make_context": "swarm_handoff.discovery",
+    "config_dir": "swarm_handoff.discovery",
+    "DiscoveryResult": "swarm_handoff.discovery",
+    "explain": "swarm_handoff.explain",
+    "lint": "swarm_handoff.lint",
+    "rank": "swarm_handoff.ranking",
+    "RankingRequest": "swarm_handoff.ranking",
+    "RankingResult": "swarm_handoff.ranking",
+    "RankedCandidate": "swarm_handoff.ranking",
+    "DEFAULT_SCORER": "swarm_handoff.ranking_options",
+    "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "load_synthesis": "swarm_handoff.synthesis",
+    "parse_synthesis": "swarm_handoff.synthesis",
+    "hand_off": "swarm_handoff.payload.lifecycle",
+    "HandoffOptions": "swarm_handoff.payload.lifecycle",
+    "check_session": "swarm_handoff.payload.lifecycle",
+    "require_intact": "swarm_handoff.payload.integrity",
+    "load_payload": "swarm_handoff.payload.validate",
+    "validate_file": "swarm_handoff.payload.validate",
+    "verify_file": "swarm_handoff.payload.verify",
+    "PayloadSummary": "swarm_handoff.payload_summary",
+    "open_history": "swarm_handoff.history",
+    "HistoryReport": "swarm_handoff.history",
+    "ACK_STATUSES": "swarm_handoff.history",
+    "render": "swarm_handoff.render",
+    "plain_text": "swarm_handoff.render",
+    # workflows as data
+    "Workflow": "swarm_handoff.workflow",
+    "StepDef": "swarm_handoff.workflow",
+    "StepContext": "swarm_handoff.workflow",
+    "Outcome": "swarm_handoff.workflow",
+    "Arg": "swarm_handoff.workflow",
+    "AgentRole": "swarm_handoff.workflow",
+    "Dispatch": "swarm_handoff.workflow",
+    "StepResult": "swarm_handoff.workflow.types",
+    "PASS": "swarm_handoff.workflow.types",
+    "FAIL": "swarm_handoff.workflow.types",
+    "coerce_state": "swarm_handoff.workflow.params",
+    "render_step": "swarm_handoff.workflow.protocol",
+    "step_command": "swarm_handoff.workflow.protocol",
+    "get_registry": "swarm_handoff.workflow.registry",
+    "SessionResources": "swarm_handoff.workflow.resources",
+    # CLI extensions: the helpers core commands use, so a plugin's commands behave the same
+    "run": "swarm_handoff.cli.output",
+    "format_option": "swarm_handoff.cli.output",
+    "check_cwd": "swarm_handoff.cli.output",
+    "recorded_history": "swarm_handoff.cli.rank_commands",
+    "AckReport": "swarm_handoff.cli.handoff_commands",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Import a name's home module on first use, so a plugin pays only for what it touches."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """List the public names, for completion in editors and `help()`."""
+    return __all__
