@@ -184,7 +184,8 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
             app.add_typer(extra, name="omega")
 
     register_plugin(Adds(), "adds")
-    listed = [line.split()[0] for line in swarm_cli("--help").stdout.split("Commands:")[1].splitlines() if line.strip()]
+    commands = swarm_cli("--help").stdout.split("Commands:")[1].split("\n\n")[0]  # up to the epilog
+    listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
     assert listed.index("demo") < listed.index("zeta") < listed.index("un-named") < listed.index("workflow")
     assert listed[-1] == "omega"
     assert swarm_cli("zeta").stdout == "zeta ran\n"

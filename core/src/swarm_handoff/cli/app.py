@@ -22,6 +22,7 @@ from swarm_handoff.cli import (
     demo_commands,
     discovery_commands,
     handoff_commands,
+    help_text,
     rank_commands,
     session_commands,
     skills_commands,
@@ -106,8 +107,10 @@ class LazyCommandsGroup(TyperGroup):
             self._convert_all()  # an unknown name: typer's suggestions read every command
             return None
         kind, value = entry
-        self.commands[cmd_name] = value if kind == "converted" else _convert(**{kind: [value]})[cmd_name]
-        return self.commands[cmd_name]
+        command = value if kind == "converted" else _convert(**{kind: [value]})[cmd_name]
+        help_text.finish(command, cmd_name)
+        self.commands[cmd_name] = command
+        return command
 
     def list_commands(self, ctx: Any) -> list[str]:
         """List every command name, plugin commands included, in typer's order."""
@@ -130,9 +133,15 @@ def build_app() -> typer.Typer:
     app = typer.Typer(
         name="swarm-handoff",
         help="Discover agent skills that accept a hand-off, rank them, and hand work over.",
+        epilog=(
+            "\b\nStart with: swarm-handoff demo\n"
+            "More: docs/cli.md (repository docs); completion: docs/cli.md#help-and-shell-completion"
+        ),
         no_args_is_help=True,
         cls=_Root,
-        **_SETTINGS,
+        # -h as well as --help, inherited by every command (click passes help names down to subcontexts)
+        context_settings={"help_option_names": ["-h", "--help"]},
+        **{**_SETTINGS, "add_completion": True},  # --install-completion / --show-completion, root only
     )
 
     @app.callback()

@@ -1,0 +1,77 @@
+"""Help pages a newcomer can use: -h, readable usage lines, examples and a docs pointer, completion."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+import typer
+
+from swarm_handoff.cli import help_text
+from swarm_handoff.cli.app import build_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _core_commands():
+    """Every core command path (groups and their subcommands), from the app itself."""
+    group = typer.main.get_command(build_app())
+    ctx = click.Context(group)
+    paths = []
+
+    def walk(command, path):
+        paths.append(path)
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                walk(command.get_command(ctx, name), f"{path} {name}")
+
+    for name in group.list_commands(ctx):
+        walk(group.get_command(ctx, name), name)
+    return paths
+
+
+def test_short_help_option_on_the_root_and_on_subcommands(swarm_cli):
+    for args in (("-h",), ("discover", "-h"), ("workflow", "step", "-h")):
+        result = swarm_cli(*args)
+        assert result.exit_code == 0, args
+        assert "Usage: swarm-handoff" in result.stdout
+
+
+def test_usage_lines_name_arguments_in_capitals(swarm_cli):
+    usage = swarm_cli("workflow", "step", "--help").stdout.splitlines()[0]
+    assert usage == "Usage: swarm-handoff workflow step [OPTIONS] NAME [STEP_ID]"
+    assert "{" not in swarm_cli("handoff", "--help").stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("path", list(help_text.EXAMPLES))
+def test_every_example_names_a_real_command_and_parses(path):
+    group = typer.main.get_command(build_app())
+    for line in help_text.EXAMPLES[path][0]:
+        words = shlex.split(line)[1:]
+        # resilient parsing: options and argument counts are checked, nothing runs
+        ctx = group.make_context("swarm-handoff", list(words), resilient_parsing=True)
+        command, sub = group, ctx
+        while isinstance(command, click.Group) and sub.protected_args + sub.args:
+            rest = [*sub.protected_args, *sub.args]
+            found = command.get_command(sub, rest[0])
+            assert found is not None, f"{line!r}: no command {rest[0]!r}"
+            sub = found.make_context(rest[0], rest[1:], parent=sub)
+            command = found
+        assert (ROOT / help_text.EXAMPLES[path][1]).is_file(), f"{path}: docs page missing"
+
+
+def test_every_core_command_has_examples_and_a_docs_pointer(swarm_cli):
+    plugin_groups = {"registry", "mcp"}  # their distributions write their own help
+    missing = [p for p in _core_commands() if p.split()[0] not in plugin_groups and p not in help_text.EXAMPLES]
+    assert missing == []
+    page = swarm_cli("rank", "--help").stdout
+    assert "Examples:\n    swarm-handoff rank --synthesis synthesis.yaml\n" in page
+    assert "More: docs/rank.md" in page
+
+
+def test_completion_script_for_bash(swarm_cli):
+    result = swarm_cli("--show-completion", "bash")
+    assert result.exit_code == 0
+    assert "_SWARM_HANDOFF_COMPLETE" in result.stdout
