@@ -23,6 +23,9 @@ _MISSING_FIELD = {HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION, HANDOFF_NO_ACCE
 _NOT_ELIGIBLE = {"HANDOFF_ABSENT", "HANDOFF_NOT_ACCEPTED", "HANDOFF_NOT_MAPPING", "HANDOFF_BAD_FIELD"}
 
 
+NOT_FOUND = "not found in any discovery location"  # the verdict `why` exits 1 on
+
+
 @attrs.frozen
 class Location:
     """One place a source looks for a skill of a given name; `note` says why it was not searched."""
@@ -130,7 +133,7 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
     elif any(step["status"] != "not present" and not step["status"].startswith("skipped") for step in steps):
         verdict = "found, but no copy accepts hand-offs"
     else:
-        verdict = "not found in any discovery location"
+        verdict = NOT_FOUND
     if alias:
         verdict = f"{alias}; {verdict}"
     return WhyReport(skill=name, verdict=verdict, looked=tuple(steps))

@@ -184,3 +184,24 @@ def test_an_unreadable_skills_folder_is_a_warning(tmp_path, monkeypatch):
     (tmp_path / ".claude" / "skills").mkdir(parents=True)
     result = scan.scan_folder(tmp_path / ".claude" / "skills")
     assert [p.code for p in result.problems] == [scan.SKILLS_DIR_UNREADABLE]
+
+
+def test_why_outside_a_repository_names_no_template_placeholder(tmp_path, swarm_cli):
+    # `why` outside any git repository once printed a literal "{git_root}" as the place looked at.
+    env = {"GIT_CEILING_DIRECTORIES": str(tmp_path.parent), "HOME": str(tmp_path / "home")}
+    result = swarm_cli("why", "anything", "--cwd", str(tmp_path), "--format", "json", env=env)
+    git_steps = [s for s in result.json()["looked"] if s["scope"] == "git-root"]
+    assert git_steps
+    assert all("{" not in step["where"] for step in git_steps)
+
+
+def test_why_of_a_name_found_nowhere_fails_and_suggests_close_names(tmp_path, swarm_cli):
+    tree = SkillTree(tmp_path)
+    tree.add_handoff("code-review")
+    env = {"GIT_CEILING_DIRECTORIES": str(tmp_path.parent), "HOME": str(tmp_path / "home")}
+    missed = swarm_cli("why", "code-reveiw", "--cwd", str(tree.root), env=env)
+    assert missed.exit_code == 1
+    assert "not found in any discovery location" in missed.stdout  # the report still says where it looked
+    assert missed.stderr.startswith("did you mean: code-review")
+    found = swarm_cli("why", "code-review", "--cwd", str(tree.root), env=env)
+    assert found.exit_code == 0

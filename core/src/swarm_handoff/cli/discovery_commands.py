@@ -120,14 +120,25 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Say every place NAME was looked for and what happened there."""
 
+        suggestions: list[str] | None = None
+
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.discovery import make_context
-            from swarm_handoff.explain import explain
+            nonlocal suggestions
+            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.explain import NOT_FOUND, explain
 
             check_cwd(cwd)
-            return explain(name, make_context(cwd), host)
+            context = make_context(cwd)
+            report = explain(name, context, host)
+            if report.verdict.endswith(NOT_FOUND):
+                suggestions = _close_names(name, discover(context, host, show_all=True))
+            return report
 
         run(fmt, action)
+        if suggestions is not None:  # a name found nowhere: the report is printed, and the run failed
+            if suggestions:
+                typer.echo(f"did you mean: {', '.join(suggestions)}?", err=True)
+            raise typer.Exit(1)
 
     @app.command("lint")
     def lint_command(
@@ -149,3 +160,11 @@ def register(app: typer.Typer) -> None:
         run(fmt, action)
         if errors:
             raise typer.Exit(1)
+
+
+def _close_names(name: str, result: DiscoveryResult) -> list[str]:
+    """Names discovery knows that look like `name`, for the user who mistyped one."""
+    import difflib
+
+    known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
+    return difflib.get_close_matches(name, sorted(known), n=3)

@@ -300,7 +300,7 @@ class FrontmatterSource:
         seen: dict[str, Scope] = {}
         for root in roots:
             if root.note is not None:
-                where = str(root.path / name / "SKILL.md") if str(root.path) != "." else "{git_root}"
+                where = str(root.path / name / "SKILL.md") if str(root.path) != "." else "(no git root)"
                 out.append(Location(root.scope, where, root.note))
                 continue
             real = os.path.realpath(root.path)
