@@ -92,3 +92,44 @@ def test_a_file_without_a_workflows_list_is_an_error(tmp_path, text):
     with pytest.raises(SwarmError) as caught:
         load_workflows(path)
     assert caught.value.code == "VALIDATION_FAILED"
+
+
+def test_two_rank_runs_at_once_keep_both_runs_scores(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    from swarm_handoff import hookimpl, plugins, session_scores
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_scorers(self, register):
+            class Flat:
+                def score(self, candidate, request):
+                    return [Contribution("flat", 1.0, "flat")]
+
+            register("flat", Flat)
+
+    host = plugins.build_host({plugins.ENV_LOAD: ""})
+    host.add_plugin(Plugin(), "flat")
+
+    def ranked(names):
+        records = [SkillRecord(name=n, scope="global", source="t", categories=("x",)) for n in names]
+        return rank(records, RankingRequest(synthesis=SYNTHESIS), scorer="flat", host=host)
+
+    first, second = ranked(["a1", "a2"]), ranked(["b1", "b2"])
+    real_load = session_scores._load
+
+    def slow_load(path):  # widen the read-modify-write window so the two runs overlap
+        data = real_load(path)
+        time.sleep(0.2)
+        return data
+
+    monkeypatch.setattr(session_scores, "_load", slow_load)
+    write_scores(tmp_path, ranked(["seed"]))  # the file exists: both runs read, then write it
+    threads = [threading.Thread(target=write_scores, args=(tmp_path, r)) for r in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    data = YAML(typ="safe").load((tmp_path / "available-workflows.yaml").read_text())
+    assert {w["skill"] for w in data["workflows"]} == {"seed", "a1", "a2", "b1", "b2"}

@@ -127,7 +127,15 @@ def write_scores(session: Path | str, result: RankingResult, *, now: _dt.datetim
             details={"path": str(folder)},
             hint="pass the perspective-swarm session folder (it holds the session's YAML files)",
         )
-    path = folder / WORKFLOWS_FILE
+    from swarm_handoff import safefs
+
+    # Read, change and replace under the session folder's lock: two `rank --session` runs at once
+    # (a swarm ranks in parallel) would otherwise each write its own scores over the other's.
+    with safefs.locked(folder):
+        return _update(folder, folder / WORKFLOWS_FILE, result, now)
+
+
+def _update(folder: Path, path: Path, result: RankingResult, now: _dt.datetime | None) -> dict[str, Any]:
     data = _load(path) if path.exists() else None
     created = data is None
     if data is None:
