@@ -109,3 +109,23 @@ def test_step_data_round_trips_and_defaults_to_empty(provider):
     assert provider.step_data("design") == {"options": ["a", "b"], "chosen": None}
     with pytest.raises(SwarmError):
         provider.save_step_data("../up", {})
+
+
+def test_hostile_session_files_are_coded_errors_not_hangs_or_tracebacks(provider, tmp_path):
+    import os
+
+    session = provider.session_dir
+    (session / "steps").mkdir(parents=True)
+    os.mkfifo(session / "pipe.txt")  # reading a FIFO would block forever
+    with pytest.raises(SwarmError) as caught:
+        provider.read_file("pipe.txt")
+    assert caught.value.code == "RESOURCE_INVALID"
+    (session / "steps" / "dup.json").write_text('{"a": 1, "a": 2}')
+    with pytest.raises(SwarmError) as caught:
+        provider.step_data("dup")
+    assert caught.value.code == "RESOURCE_INVALID"
+    assert "dup.json" in caught.value.message
+    (session / "steps" / "big.json").write_bytes(b"[" + b"0," * 3_000_000 + b"0]")
+    with pytest.raises(SwarmError) as caught:
+        provider.step_data("big")
+    assert caught.value.code == "RESOURCE_INVALID"

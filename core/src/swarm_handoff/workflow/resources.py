@@ -26,6 +26,7 @@ from swarm_handoff.errors import ErrorCode, SwarmError
 
 if TYPE_CHECKING:
     from swarm_handoff.workflow.model import Workflow
+    from swarm_handoff.yamlio import LoadError
 
 DEFAULT_CONVENTIONS_PACKAGE = "swarm_handoff.workflow.conventions"
 PROJECT_CONVENTIONS_DIR = Path(".claude") / "conventions"
@@ -77,6 +78,34 @@ def _not_found(message: str, **details: Any) -> SwarmError:
     return SwarmError(ErrorCode.RESOURCE_NOT_FOUND, message, details=details)
 
 
+def _invalid(exc: LoadError) -> SwarmError:
+    problem = exc.problem
+    return SwarmError(
+        ErrorCode.RESOURCE_INVALID,
+        f"{problem.path}: {problem.message}",
+        details={"path": problem.path, "code": str(problem.code), "line": problem.line},
+        hint=problem.hint or "fix or remove the file",
+        problems=(problem,),
+    )
+
+
+def _read(path: Path) -> str:
+    """Read a session or project file as bounded UTF-8 text: a FIFO, a device or a huge file is refused."""
+    from swarm_handoff.yamlio import LoadError, read_text
+
+    try:
+        return read_text(path)
+    except LoadError as exc:
+        raise _invalid(exc) from None
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace a session file at once (another step or agent may be reading it), never through a symlink."""
+    from swarm_handoff import safefs
+
+    safefs.atomic_write(path, text.encode("utf-8"))
+
+
 def _check_name(kind: str, name: str) -> None:
     if not _NAME_RE.match(name) or ".." in name:
         raise _not_found(f"{kind} name {name!r} must be a plain name (letters, digits, '.', '_', '-')", name=name)
@@ -103,7 +132,7 @@ class SessionResources:
         _check_name("convention", name)
         local = self.project / PROJECT_CONVENTIONS_DIR / f"{name}.md"
         if local.is_file():
-            return Resource(f"convention:{name}", local.read_text(encoding="utf-8"), "project", str(local))
+            return Resource(f"convention:{name}", _read(local), "project", str(local))
         try:
             packaged = self.package_resource(self.conventions_package, f"{name}.md")
         except SwarmError:
@@ -132,15 +161,14 @@ class SessionResources:
     def read_file(self, relative: str) -> str:
         """Read a text file inside the session directory."""
         path = self._inside(relative)
-        if not path.is_file():
+        if not path.exists():
             raise _not_found(f"no session file {relative!r} in {self.session_dir}", path=relative)
-        return path.read_text(encoding="utf-8")
+        return _read(path)  # a folder, FIFO or device is RESOURCE_INVALID, never read (or waited on)
 
     def write_file(self, relative: str, text: str) -> Path:
         """Write a text file inside the session directory and return its path."""
         path = self._inside(relative)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        _write(path, text)
         return path
 
     # 3. packaged resources --------------------------------------------------------------------
@@ -180,16 +208,21 @@ class SessionResources:
     def step_data(self, step_id: str) -> Mapping[str, Any]:
         """Return what `save_step_data` stored for `step_id` in this session ({} when nothing)."""
         path = self._step_path(step_id)
-        if not path.is_file():
+        if not path.exists():
             return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from swarm_handoff import jsonio
+        from swarm_handoff.yamlio import LoadError
+
+        try:
+            data = jsonio.loads(_read(path), path=str(path))
+        except LoadError as exc:
+            raise _invalid(exc) from None
         return data if isinstance(data, dict) else {"value": data}
 
     def save_step_data(self, step_id: str, data: Mapping[str, Any]) -> Path:
         """Store JSON-ready data for `step_id` so a later step (or a restarted agent) can read it."""
         path = self._step_path(step_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(dict(data), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _write(path, json.dumps(dict(data), indent=2, ensure_ascii=False) + "\n")
         return path
 
 
