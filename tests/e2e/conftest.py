@@ -19,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH_PACK = "skills-examples/swarm-pack-research"
 IMPLEMENTATION_PACK = "skills-examples/swarm-pack-implementation"
-CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in ("frontmatter", "registry", "formatters", "qr"))]
+DEFAULTS = ("frontmatter", "registry", "formatters", "qr", "link")  # the meta-distribution's plugins
+CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in DEFAULTS)]
 
 
 class Env:
