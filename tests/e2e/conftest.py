@@ -93,6 +93,16 @@ def e2e_env(tmp_path_factory: pytest.TempPathFactory) -> Env:
     return env
 
 
+@pytest.fixture(scope="session")
+def core_env(tmp_path_factory: pytest.TempPathFactory) -> Env:
+    """A venv with the core alone and the research pack (a pack needs no plugin: packs are a built-in source)."""
+    path = tmp_path_factory.mktemp("core-alone") / "venv"
+    venv.EnvBuilder(with_pip=True).create(path)
+    env = Env(path)
+    env.install("core", RESEARCH_PACK)
+    return env
+
+
 def pytest_collection_modifyitems(items: Sequence[pytest.Item]) -> None:
     """Mark every test in this folder `e2e`, so one `-m "not e2e"` skips them all."""
     for item in items:

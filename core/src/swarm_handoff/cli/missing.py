@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
+# Not click itself: typer 0.28 ships its own copy, and click may not be installed at all.
+import typer
 
 from swarm_handoff.errors import ErrorCode, SwarmError
 
@@ -40,23 +41,19 @@ def not_installed(name: str) -> CommandNotInstalled:
     )
 
 
-def missing_command(name: str) -> click.Command | None:
-    """A stand-in for `name` when a known plugin adds it, else None (click then says "No such command")."""
+def missing_command(name: str) -> Any:
+    """A stand-in command for `name` when a known plugin adds it, else None (click then says "No such command")."""
     if name not in OPTIONAL_COMMANDS:
         return None
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    # Every argument and option is accepted, `--help` included: whatever was typed, say what to install.
+    settings = {"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []}
 
-    def report(args: tuple[str, ...]) -> None:
+    @app.command(name, context_settings=settings, add_help_option=False, hidden=True)
+    def report(ctx: typer.Context) -> None:
         from swarm_handoff.cli import _format_from
         from swarm_handoff.cli.output import fail
 
-        fail(not_installed(name), _format_from(list(args)))
+        fail(not_installed(name), _format_from(list(ctx.args)))
 
-    settings: dict[str, Any] = {"ignore_unknown_options": True, "allow_extra_args": True}
-    return click.Command(
-        name,
-        callback=report,
-        params=[click.Argument(["args"], nargs=-1, type=click.UNPROCESSED)],
-        context_settings=settings,
-        add_help_option=False,  # `skills --help` too must say what to install, not print an empty usage
-        hidden=True,
-    )
+    return typer.main.get_command(app)
