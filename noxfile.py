@@ -92,7 +92,13 @@ DEFAULT_PLUGINS = [
     p
     for p in PLUGINS
     if p.rsplit("/", 1)[-1]
-    in {"swarm-handoff-frontmatter", "swarm-handoff-registry", "swarm-handoff-formatters", "swarm-handoff-qr"}
+    in {
+        "swarm-handoff-frontmatter",
+        "swarm-handoff-registry",
+        "swarm-handoff-formatters",
+        "swarm-handoff-qr",
+        "swarm-handoff-link",
+    }
 ]
 # Each plugin or pack is tested with the core and the default plugins it may rely on at run time.
 EXTENSIONS = PLUGINS + PACKS + EXAMPLES

@@ -17,7 +17,7 @@ MODULE = "from importlib.resources import files\nSKILL_MD = files(__name__) / 'S
 
 @pytest.fixture
 def project(make_swarm_host, fake_distributions, tmp_path):
-    make_swarm_host(["formatters", "qr"], packs=[])
+    make_swarm_host(["formatters", "qr", "link"], packs=[])
     fake_distributions.install(
         "fmt-pack",
         modules={"fmtpack.alpha.__init__": MODULE},

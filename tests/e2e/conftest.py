@@ -19,7 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH_PACK = "skills-examples/swarm-pack-research"
 IMPLEMENTATION_PACK = "skills-examples/swarm-pack-implementation"
-CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in ("frontmatter", "registry", "formatters", "qr"))]
+DEFAULTS = ("frontmatter", "registry", "formatters", "qr", "link")  # the meta-distribution's plugins
+CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in DEFAULTS)]
 
 
 class Env:
@@ -89,6 +90,16 @@ def e2e_env(tmp_path_factory: pytest.TempPathFactory) -> Env:
     venv.EnvBuilder(with_pip=True).create(path)
     env = Env(path)
     env.install(*CORE_AND_DEFAULTS, RESEARCH_PACK, IMPLEMENTATION_PACK)
+    return env
+
+
+@pytest.fixture(scope="session")
+def core_env(tmp_path_factory: pytest.TempPathFactory) -> Env:
+    """A venv with the core alone and the research pack (a pack needs no plugin: packs are a built-in source)."""
+    path = tmp_path_factory.mktemp("core-alone") / "venv"
+    venv.EnvBuilder(with_pip=True).create(path)
+    env = Env(path)
+    env.install("core", RESEARCH_PACK)
     return env
 
 

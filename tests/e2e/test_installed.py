@@ -19,7 +19,7 @@ def test_every_default_plugin_loads_from_a_regular_install(e2e_env):
     data = e2e_env.json("plugins", env={"SWARM_HANDOFF_STRICT_PLUGINS": "1"})
     names = {p["name"]: p["distribution"] for p in data["plugins"]}
     assert names["formatters"] == "swarm-handoff-formatters"
-    assert {"frontmatter", "registry", "qr", "core-formatters"} <= set(names)
+    assert {"frontmatter", "registry", "qr", "link", "core-formatters"} <= set(names)
     assert data["failures"] == []
 
 

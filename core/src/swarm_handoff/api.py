@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from swarm_handoff.history import open_history as open_history
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
+    from swarm_handoff.pack_files import InstalledPackSkill as InstalledPackSkill
+    from swarm_handoff.pack_files import installed_pack_skills as installed_pack_skills
     from swarm_handoff.payload.integrity import require_intact as require_intact
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
+    from swarm_handoff.textviews import problem_line as problem_line
     from swarm_handoff.workflow import AgentRole as AgentRole
     from swarm_handoff.workflow import Arg as Arg
     from swarm_handoff.workflow import Dispatch as Dispatch
@@ -101,6 +104,7 @@ if TYPE_CHECKING:
     from swarm_handoff.yamlio import check_nesting as check_nesting
     from swarm_handoff.yamlio import load_file as load_file
     from swarm_handoff.yamlio import read_regular as read_regular
+    from swarm_handoff.yamlio import read_text as read_text
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
 
     hookimpl: pluggy.HookimplMarker
@@ -138,17 +142,21 @@ _EXPORTS: dict[str, str] = {
     "load_skill_md": "swarm_handoff.skillmd",
     "plain": "swarm_handoff.skillmd",
     "record_from_frontmatter": "swarm_handoff.metadata",
+    "installed_pack_skills": "swarm_handoff.pack_files",
+    "InstalledPackSkill": "swarm_handoff.pack_files",
     "LoadError": "swarm_handoff.yamlio",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
     "load_file": "swarm_handoff.yamlio",
     "read_regular": "swarm_handoff.yamlio",
+    "read_text": "swarm_handoff.yamlio",
     "portable_yaml": "swarm_handoff.yamlout",
     # writing files safely and printing untrusted text
     "atomic_write": "swarm_handoff.safefs",
     "locked": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
+    "problem_line": "swarm_handoff.textviews",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",

@@ -28,6 +28,7 @@ class ErrorCode(str, enum.Enum):
     COMPONENT_FAILED = "COMPONENT_FAILED"
     # Command line
     USAGE = "USAGE"
+    COMMAND_NOT_INSTALLED = "COMMAND_NOT_INSTALLED"  # a plugin's command, and that plugin did not load
     OUTPUT_TOO_DEEP = "OUTPUT_TOO_DEEP"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # Hand-off errors named by the hand-off seed (error response format)

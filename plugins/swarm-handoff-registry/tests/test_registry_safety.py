@@ -44,7 +44,7 @@ def names(path):
 
 @posix_only
 def test_a_second_sync_waits_for_the_first_instead_of_losing_its_entries(tmp_path, monkeypatch):
-    from swarm_handoff.linking_manifest import locked
+    from swarm_handoff.api import locked
 
     path = tmp_path / REGISTRY_FILE
     sync(path, (record("first", tmp_path),))

@@ -25,7 +25,6 @@ from swarm_handoff.cli import (
     help_text,
     rank_commands,
     session_commands,
-    skills_commands,
     workflow_commands,
 )
 from swarm_handoff.plugins import get_host, strict_requested
@@ -104,6 +103,11 @@ class LazyCommandsGroup(TyperGroup):
             return found
         entry = self._entries().get(cmd_name)
         if entry is None:
+            from swarm_handoff.cli.missing import missing_command
+
+            stand_in = missing_command(cmd_name)  # a known plugin's command: say what to install
+            if stand_in is not None:
+                return stand_in
             self._convert_all()  # an unknown name: typer's suggestions read every command
             return None
         kind, value = entry
@@ -157,7 +161,6 @@ def build_app() -> typer.Typer:
     rank_commands.register(core)
     handoff_commands.register(core)
     workflow_commands.register(core)
-    skills_commands.register(core)
     session_commands.register(core)
     demo_commands.register(core)
     if strict_requested(os.environ):

@@ -12,8 +12,8 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.errors import Problem
-from swarm_handoff.linking_manifest import walk_files
+from swarm_handoff.api import Problem
+from swarm_handoff_link.manifest import walk_files
 
 
 @attrs.frozen
@@ -31,30 +31,17 @@ class PackSkill:
 
 def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, with the problems of packs that did not load."""
-    from swarm_handoff.entrypoints import dist_of
-    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, entry_points, skill_resource
+    from swarm_handoff.api import installed_pack_skills
 
+    found, problems = installed_pack_skills()
     skills: list[PackSkill] = []
-    problems: list[Problem] = []
-    for ep in entry_points():
-        distribution, version = dist_of(ep)
-        try:
-            obj = ep.load()
-        except (Exception, SystemExit) as exc:
-            message = f"entry point {ep.name!r} ({distribution} {version}) failed to load: {type(exc).__name__}: {exc}"
-            problems.append(Problem(PACK_LOAD_FAILED, message, hint=f"fix or uninstall {distribution}"))
+    for pack in found:
+        base = PackSkill(pack.name, pack.distribution, pack.version, pack.entry_point)
+        value = pack.skill_md
+        if value is None:  # a metadata mapping: reported as having no SKILL.md to show
+            skills.append(base)
             continue
-        found = skill_resource(obj)
-        if found is None:
-            continue  # a workflow-only entry point has no skill to show
-        base = {"name": ep.name, "distribution": distribution, "version": version, "entry_point": ep.value}
-        kind, value = found
-        if kind != "file":
-            skills.append(PackSkill(**base))
-            continue
-        if isinstance(value, (str, os.PathLike)):
-            value = Path(value)  # so that a copy can read it like a Traversable
-        real = _real_path(value)
+        real = pack.real_path
         folder: Any = None
         real_folder = None
         if real is not None and os.path.basename(real) == "SKILL.md":
@@ -62,7 +49,7 @@ def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
             folder = real_folder
         elif real is None and os.path.basename(str(getattr(value, "name", ""))) == "SKILL.md":
             folder = getattr(value, "parent", None)  # zipfile.Path has one; other Traversables may not
-        skills.append(PackSkill(**base, skill_md=value, folder=folder, real_folder=real_folder))
+        skills.append(attrs.evolve(base, skill_md=value, folder=folder, real_folder=real_folder))
     return skills, problems
 
 

@@ -14,8 +14,8 @@ import threading
 
 import pytest
 
-from swarm_handoff import linking
-from swarm_handoff.linking import MANIFEST_NAME, read_manifest, unlink_skills
+from swarm_handoff_link import linking
+from swarm_handoff_link.linking import MANIFEST_NAME, read_manifest, unlink_skills
 
 
 def write_manifest(folder, entries):

@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.errors import Problem, Severity, SwarmError
-from swarm_handoff.linking_manifest import (
+from swarm_handoff.api import Problem, Severity, SwarmError
+from swarm_handoff_link.manifest import (
     LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
     MANIFEST_NAME,
@@ -38,8 +38,8 @@ from swarm_handoff.linking_manifest import (
     still_created,
     write_manifest,
 )
-from swarm_handoff.linking_packs import PackSkill, installed_skills, source_files
-from swarm_handoff.linking_report import LinkEntry, SkillsLinkReport
+from swarm_handoff_link.packs import PackSkill, installed_skills, source_files
+from swarm_handoff_link.report import LinkEntry, SkillsLinkReport
 
 __all__ = [  # the manifest helpers are re-exported: callers need only this module
     "LINK_MANIFEST_ENTRY_INVALID",
@@ -57,7 +57,7 @@ __all__ = [  # the manifest helpers are re-exported: callers need only this modu
 ]
 
 
-# Stable problem codes (module constants, like packs.py's).
+# Stable problem codes (module constants, as the core keeps its own).
 LINK_EXISTS = "LINK_EXISTS"  # a folder of that name exists and swarm-handoff did not create it
 LINK_MODIFIED = "LINK_MODIFIED"  # what swarm-handoff created was changed since; left alone
 LINK_UNKNOWN_SKILL = "LINK_UNKNOWN_SKILL"  # no installed pack provides that skill
@@ -83,7 +83,7 @@ class LinkScope(str, enum.Enum):
 
 def skills_dir(scope: LinkScope | str, cwd: Path | str | None = None, env: Mapping[str, str] | None = None) -> Path:
     """The folder agents read for `scope`: `{cwd}/.claude/skills`, or the user config folder's `skills`."""
-    from swarm_handoff.discovery import config_dir
+    from swarm_handoff.api import config_dir
 
     if LinkScope(scope) is LinkScope.GLOBAL:
         return config_dir(env) / "skills"

@@ -9,9 +9,10 @@ import zipfile
 
 import pytest
 
-from swarm_handoff import linking
-from swarm_handoff.linking import MANIFEST_NAME, link_skills, read_manifest, skills_dir, unlink_skills
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
+from swarm_handoff_link import linking
+from swarm_handoff_link.linking import MANIFEST_NAME, link_skills, read_manifest, skills_dir, unlink_skills
+
+SKILLS_ENTRY_POINT_GROUP = "swarm_handoff.skills"  # the pack group, as pack authors spell it
 
 SKILL_MD = "---\nname: review\ndescription: Review code.\n---\n# Review\n"
 MODULE = "from importlib.resources import files\nSKILL_MD = files(__name__) / 'SKILL.md'\n"
@@ -374,7 +375,7 @@ def test_a_skill_file_with_another_name_is_copied_as_skill_md(fake_distributions
 def test_a_second_run_waits_for_the_first_instead_of_losing_its_manifest_entries(packs, folder, monkeypatch):
     import threading
 
-    from swarm_handoff.linking_manifest import locked
+    from swarm_handoff_link.manifest import locked
 
     reading = threading.Event()
     real_read = linking.read_manifest

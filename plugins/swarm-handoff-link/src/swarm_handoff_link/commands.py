@@ -6,10 +6,7 @@ from pathlib import Path
 
 import typer
 
-from swarm_handoff.cli.output import check_cwd, format_option, run
-from swarm_handoff.components import Document
-from swarm_handoff.errors import UsageError
-from swarm_handoff.plugins import PluginHost
+from swarm_handoff.api import Document, PluginHost, UsageError, check_cwd, format_option, run
 
 _SCOPE = typer.Option("project", "--scope", help="project: {cwd}/.claude/skills; global: the user's skills folder.")
 _CWD = typer.Option(None, "--cwd", help="The project folder for --scope project (default: the current directory).")
@@ -21,7 +18,7 @@ _UNLINK_NAMES = typer.Argument(
 
 
 def _folder(scope: str, cwd: Path | None) -> Path:
-    from swarm_handoff.linking import LinkScope, skills_dir
+    from swarm_handoff_link.linking import LinkScope, skills_dir
 
     if scope not in {s.value for s in LinkScope}:
         raise UsageError(f"unknown scope {scope!r}", hint="use project or global")
@@ -29,8 +26,8 @@ def _folder(scope: str, cwd: Path | None) -> Path:
     return skills_dir(scope, cwd)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the `skills` command group to `app`."""
+def skills_app() -> typer.Typer:
+    """Build the `skills` command group the plugin adds to the CLI."""
     group = typer.Typer(
         name="skills",
         help="Show installed packs' skills to agents that read .claude/skills folders.",
@@ -49,7 +46,7 @@ def register(app: typer.Typer) -> None:
         """Put each installed pack skill in .claude/skills/<name>/ (a symlink, else a copy); never overwrite."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.linking import link_skills
+            from swarm_handoff_link.linking import link_skills
 
             return link_skills(_folder(scope, cwd), names or (), scope=scope, copy=copy)
 
@@ -65,10 +62,10 @@ def register(app: typer.Typer) -> None:
         """Remove what `skills link` created here, unless it was changed since (then keep it and say so)."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.linking import unlink_skills
+            from swarm_handoff_link.linking import unlink_skills
 
             return unlink_skills(_folder(scope, cwd), names or (), scope=scope)
 
         run(fmt, action)
 
-    app.add_typer(group, name="skills")
+    return group
