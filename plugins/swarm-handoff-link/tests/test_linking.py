@@ -394,3 +394,17 @@ def test_a_second_run_waits_for_the_first_instead_of_losing_its_manifest_entries
     worker.join()
     assert reading.is_set()
     assert set(read_manifest(folder)) == {"mine", "plan"}  # neither run's entry was lost
+
+
+def test_a_mistyped_name_fails_the_run_with_did_you_mean(packs, swarm_cli, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    result = swarm_cli("skills", "link", "reveiw", "plan", "--cwd", str(project), "--format", "json")
+    assert result.exit_code == 1
+    data = result.json()
+    assert [e["name"] for e in data["linked"]] == ["plan"]  # the good name still acts
+    assert data["skipped"][0]["hint"] == "did you mean: review?"
+    result = swarm_cli("skills", "unlink", "pln", "--cwd", str(project), "--format", "json")
+    assert result.exit_code == 1
+    assert result.json()["skipped"][0]["hint"] == "did you mean: plan?"
+    assert swarm_cli("skills", "unlink", "plan", "--cwd", str(project)).exit_code == 0

@@ -45,12 +45,18 @@ def skills_app() -> typer.Typer:
     ) -> None:
         """Put each installed pack skill in .claude/skills/<name>/ (a symlink, else a copy); never overwrite."""
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff_link.linking import link_skills
+        unknown: list[str] = []
 
-            return link_skills(_folder(scope, cwd), names or (), scope=scope, copy=copy)
+        def action(host: PluginHost) -> Document:
+            from swarm_handoff_link.linking import link_skills, unknown_names
+
+            report = link_skills(_folder(scope, cwd), names or (), scope=scope, copy=copy)
+            unknown.extend(unknown_names(report))
+            return report
 
         run(fmt, action)
+        if unknown:  # the others were linked; a name that matched nothing still fails the run
+            raise typer.Exit(1)
 
     @group.command("unlink")
     def unlink_command(
@@ -61,11 +67,17 @@ def skills_app() -> typer.Typer:
     ) -> None:
         """Remove what `skills link` created here, unless it was changed since (then keep it and say so)."""
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff_link.linking import unlink_skills
+        unknown: list[str] = []
 
-            return unlink_skills(_folder(scope, cwd), names or (), scope=scope)
+        def action(host: PluginHost) -> Document:
+            from swarm_handoff_link.linking import unknown_names, unlink_skills
+
+            report = unlink_skills(_folder(scope, cwd), names or (), scope=scope)
+            unknown.extend(unknown_names(report))
+            return report
 
         run(fmt, action)
+        if unknown:
+            raise typer.Exit(1)
 
     return group

@@ -147,7 +147,7 @@ def _link_all(
                     folder,
                     LINK_UNKNOWN_SKILL,
                     f"no installed skill pack provides {name!r}",
-                    "see `swarm-handoff discover --scope installed` for the names",
+                    _did_you_mean(name, by_name) or "see `swarm-handoff discover --scope installed` for the names",
                 )
             )
             continue
@@ -171,6 +171,22 @@ def _stale(folder: Path, manifest: Mapping[str, Any], installed: Mapping[str, Pa
         for name in sorted(manifest)
         if name not in installed
     ]
+
+
+UNKNOWN_NAME_CODES = frozenset({LINK_UNKNOWN_SKILL, LINK_NOT_RECORDED})  # a name given that nothing matched
+
+
+def _did_you_mean(name: str, known: Mapping[str, Any]) -> str | None:
+    """A hint naming the closest known names, for a mistyped one (None when nothing is close)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=3)
+    return f"did you mean: {', '.join(close)}?" if close else None
+
+
+def unknown_names(report: SkillsLinkReport) -> list[str]:
+    """The names the user gave that no pack provides (link) or that link never made here (unlink)."""
+    return [e.name for e in report.entries if e.problem is not None and e.problem.code in UNKNOWN_NAME_CODES]
 
 
 def _skip(name: str, folder: Path, code: str, message: str, hint: str, **extra: Any) -> LinkEntry:
@@ -319,7 +335,8 @@ def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -
                     folder,
                     LINK_NOT_RECORDED,
                     f"swarm-handoff did not create {name!r} here",
-                    "only folders `skills link` made are removed; remove others yourself",
+                    _did_you_mean(name, manifest)
+                    or "only folders `skills link` made are removed; remove others yourself",
                 )
             )
             continue
