@@ -77,12 +77,14 @@ def test_the_plugin_allow_list_leaves_packs_out_unless_the_pack_alias_names_them
 
 
 def test_packs_follow_the_hosts_environment_not_the_process_one(three_packs, monkeypatch, tmp_path):
-    monkeypatch.setenv(loader.ENV_LOAD_PACKS, "")  # the process hides every pack ...
+    monkeypatch.setenv(loader.ENV_LOAD_PACKS, "")  # the process (and its host) hides every pack ...
     host = plugins.build_host({loader.ENV_LOAD: "", loader.ENV_LOAD_PACKS: "review"})  # ... this host admits one
-    plugins.set_host(host)
+    assert plugins.get_host() is not host
     result = discover(make_context(tmp_path, {"HOME": str(tmp_path)}), host, cache=False)
     assert [r.name for r in result.workflows] == ["review"]
-    assert packs.PackSource().cache_key(make_context(tmp_path, {})) == loader.policy_key(loader.PACKS, host.env)
+    source = host.get(Kind.SOURCE, "packs")
+    assert source.cache_key(make_context(tmp_path, {})) == loader.policy_key(loader.PACKS, host.env)
+    assert discover(make_context(tmp_path, {"HOME": str(tmp_path)}), cache=False).workflows == ()
 
 
 def test_plugins_lists_packs_their_skills_and_their_failures(three_packs, make_swarm_host, swarm_cli):

@@ -36,6 +36,7 @@ from swarm_handoff.plugin_checks import (
     quiet,
     unhonoured,
 )
+from swarm_handoff.plugin_collect import collect
 from swarm_handoff.plugin_records import (
     ComponentRef,
     LoadFailure,
@@ -44,6 +45,7 @@ from swarm_handoff.plugin_records import (
     PluginsReport,
     SkippedPlugin,
 )
+from swarm_handoff.scopes import SCOPE_INVALID, ScopeSpec, declare, specs_of
 
 CORE_DISTRIBUTION = "swarm-handoff-core"
 
@@ -92,7 +94,7 @@ class PluginHost:
         self.failures: list[LoadFailure] = []
         self.skipped: list[SkippedPlugin] = []
         self.pack_failures: list[LoadFailure] = []  # known once packs are reported (`report`, strict mode)
-        self._scope_owners: dict[str, Any] = {}
+        self._scope_owners: dict[str, tuple[str, ScopeSpec]] = {}  # who declared each scope first
         self._order: dict[str, int] = {}
         self._meta: dict[str, tuple[str, str]] = {}
         self._components: dict[Kind, dict[str, ComponentRef]] = {}
@@ -221,8 +223,6 @@ class PluginHost:
     def components(self, kind: Kind) -> Mapping[str, ComponentRef]:
         """Return every component of `kind` by name, calling the registering hooks on first use."""
         if kind not in self._components:
-            from swarm_handoff.plugin_collect import collect
-
             self._components[kind] = collect(self, kind, *_KIND_HOOKS[kind])
             if self.strict:
                 self.raise_if_failed()
@@ -273,8 +273,6 @@ class PluginHost:
 
     def _declare_scopes(self, ref: ComponentRef, source: object) -> None:
         """Apply a source's scope declarations; a bad or conflicting one is a plugin problem, not a crash."""
-        from swarm_handoff.scopes import SCOPE_INVALID, declare, specs_of
-
         dist, version = self._meta.get(ref.plugin, (ref.distribution, "unknown"))
         try:
             specs = specs_of(source)
