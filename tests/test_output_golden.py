@@ -25,7 +25,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.payload_summary import PayloadSummary
-from swarm_handoff.plugins import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
+from swarm_handoff.plugins import ComponentRef, LoadFailure, PackSkill, PluginInfo, PluginsReport, SkippedPlugin
 from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
@@ -155,8 +155,26 @@ def samples() -> dict[str, Any]:
                 "ImportError: no module",
                 "reinstall it",
             ),
+            LoadFailure(
+                "notes",
+                "swarm-pack-notes",
+                "0.2.0",
+                "PACK_LOAD_FAILED",
+                "ModuleNotFoundError: No module named 'notes_pack'",
+                "fix or uninstall swarm-pack-notes, or set SWARM_HANDOFF_DISABLE_PLUGINS=notes",
+                "pack",
+            ),
         ),
         skipped=(SkippedPlugin("old", "swarm-handoff-old", "0.0.1", "disabled by SWARM_HANDOFF_DISABLE"),),
+        packs=(
+            PackSkill(
+                "evidence-review",
+                "swarm-pack-research",
+                "0.1.0",
+                "swarm_pack_research.evidence_review",
+                ("skill", "workflow"),
+            ),
+        ),
     )
     return {
         "step-linear": render_step(DEMO, "draft", {}, {}),

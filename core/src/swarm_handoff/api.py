@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from swarm_handoff.components import PayloadValidator as PayloadValidator
     from swarm_handoff.components import Register as Register
     from swarm_handoff.components import SchemaAdapter as SchemaAdapter
+    from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
     from swarm_handoff.discovery import config_dir as config_dir
@@ -76,6 +77,9 @@ if TYPE_CHECKING:
     from swarm_handoff.render import render as render
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import locked as locked
+    from swarm_handoff.scopes import OVERLAY as OVERLAY
+    from swarm_handoff.scopes import SHADOW as SHADOW
+    from swarm_handoff.scopes import ScopeSpec as ScopeSpec
     from swarm_handoff.skillmd import Frontmatter as Frontmatter
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
     from swarm_handoff.skillmd import plain as plain
@@ -121,11 +125,15 @@ _EXPORTS: dict[str, str] = {
     "PayloadValidator": "swarm_handoff.components",
     "SchemaAdapter": "swarm_handoff.components",
     "Formatter": "swarm_handoff.components",
+    "ScopedSource": "swarm_handoff.components",
     "PluginHost": "swarm_handoff.plugins",
     "get_host": "swarm_handoff.plugins",
     # records that flow from discovery to ranking to the hand-off
     "SkillRecord": "swarm_handoff.records",
     "Scope": "swarm_handoff.records",
+    "ScopeSpec": "swarm_handoff.scopes",
+    "SHADOW": "swarm_handoff.scopes",
+    "OVERLAY": "swarm_handoff.scopes",
     "DiscoveryContext": "swarm_handoff.records",
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from swarm_handoff.errors import Problem
+    from swarm_handoff.records import DiscoveryContext, SourceResult
+    from swarm_handoff.scopes import ScopeSpec
 
 
 class Kind(str, enum.Enum):
@@ -99,3 +101,17 @@ PROTOCOLS: dict[Kind, type] = {
     Kind.ADAPTER: SchemaAdapter,
     Kind.FORMATTER: Formatter,
 }
+
+
+@runtime_checkable
+class ScopedSource(Protocol):
+    """A discovery source that declares the scopes its records carry (name, precedence, role).
+
+    The declaration is the one ordering of discovery (docs/plugins.md#scopes): such a source needs
+    no bare `priority`; it runs at its most local scope, and its scopes' roles decide the merge.
+    """
+
+    scopes: Sequence[ScopeSpec]
+
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        """Return a `SourceResult` for `context`; never raise for bad input."""

@@ -18,9 +18,10 @@ import attrs
 from swarm_handoff import filecache
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.plugin_checks import BadResult, check_priority, check_source_result, quiet
+from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+from swarm_handoff.scopes import OVERLAY
 
 SOURCE_FAILED = "SOURCE_FAILED"
 NO_WORKFLOWS = "EC-01"
@@ -209,11 +210,11 @@ def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, 
     """Call each source in its declared priority order; a source that raises or answers wrongly is a problem."""
     results: list[tuple[str, SourceResult]] = []
     refs = host.components(Kind.SOURCE)
-    built: list[tuple[int, str, Any]] = []
+    built: list[tuple[float, str, Any]] = []
     for name, ref in refs.items():
         try:
             source = host.get(Kind.SOURCE, name)
-            priority = check_priority(getattr(source, "priority", 99))
+            priority = check_order(source)
         except BadResult as exc:
             results.append((name, _blamed(host, name, exc)))
             continue
@@ -256,21 +257,27 @@ _OVERLAY_FIELDS = (
 )  # fmt: skip
 
 
-def overlay(local: SkillRecord, registry: SkillRecord) -> SkillRecord:
-    """Fill the local record's empty fields from a registry entry; everything the skill says wins."""
+def overlay(local: SkillRecord, entry: SkillRecord) -> SkillRecord:
+    """Fill the local record's empty fields from an overlay-role entry; everything the skill says wins.
+
+    The winner's `meta` names the entry as `<scope>_entry` (`registry_entry` for the registry).
+    """
     changes: dict[str, Any] = {
-        name: getattr(registry, name)
-        for name in _OVERLAY_FIELDS
-        if not getattr(local, name) and getattr(registry, name)
+        name: getattr(entry, name) for name in _OVERLAY_FIELDS if not getattr(local, name) and getattr(entry, name)
     }
-    if local.trigger == "{payload_path}" and registry.trigger != "{payload_path}":
-        changes["trigger"] = registry.trigger
-    changes["meta"] = {**dict(registry.meta), **dict(local.meta), "registry_entry": registry.path or True}
+    if local.trigger == "{payload_path}" and entry.trigger != "{payload_path}":
+        changes["trigger"] = entry.trigger
+    changes["meta"] = {**dict(entry.meta), **dict(local.meta), f"{entry.scope.value}_entry": entry.path or True}
     return attrs.evolve(local, **changes)
 
 
 def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) -> DiscoveryResult:
-    """Pick the winner of each name (lowest priority number, then source order) and keep the rest."""
+    """Pick the winner of each name (lowest precedence, then source order) and keep the rest.
+
+    Every rule comes from the records' scopes (`scopes.py`): the precedence orders them, and a
+    record whose scope has the `overlay` role fills in a more local winner of its name instead of
+    being shadowed by it; alone, it stands as any record does.
+    """
     ordered: list[SkillRecord] = []
     problems: list[Problem] = []
     scanned = 0
@@ -283,8 +290,8 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     ineligible: list[SkillRecord] = []
     shadowed: list[Shadowed] = []
     for record in ordered:
-        if record.scope is Scope.REGISTRY and record.name in winners:
-            # A registry entry for a local skill: the local metadata wins field by field.
+        if record.scope.role == OVERLAY and record.name in winners:
+            # e.g. a registry entry for a local skill: the local metadata wins field by field.
             winners[record.name] = overlay(winners[record.name], record)
         elif not record.eligible:
             ineligible.append(record)

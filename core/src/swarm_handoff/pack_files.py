@@ -43,23 +43,23 @@ class InstalledPackSkill:
 
 def installed_pack_skills() -> tuple[list[InstalledPackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, plus a PACK_LOAD_FAILED problem per pack that did not import."""
-    from swarm_handoff.entrypoints import dist_of
-    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, entry_points, skill_resource
+    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, load_packs, skill_resource
 
     skills: list[InstalledPackSkill] = []
     problems: list[Problem] = []
-    for ep in entry_points():
-        distribution, version = dist_of(ep)
-        try:
-            obj = ep.load()
-        except (Exception, SystemExit) as exc:
-            message = f"entry point {ep.name!r} ({distribution} {version}) failed to load: {type(exc).__name__}: {exc}"
-            problems.append(Problem(PACK_LOAD_FAILED, message, hint=f"fix or uninstall {distribution}"))
+    loaded, _ = load_packs()  # the one loader: the controls and isolation of plugins
+    for pack in loaded:
+        c, exc = pack.candidate, pack.error
+        if exc is not None:
+            message = (
+                f"entry point {c.name!r} ({c.distribution} {c.version}) failed to load: {type(exc).__name__}: {exc}"
+            )
+            problems.append(Problem(PACK_LOAD_FAILED, message, hint=f"fix or uninstall {c.distribution}"))
             continue
-        found = skill_resource(obj)
+        found = skill_resource(pack.obj)
         if found is None:
             continue  # a workflow-only entry point has no skill to show
-        base = InstalledPackSkill(name=ep.name, distribution=distribution, version=version, entry_point=ep.value)
+        base = InstalledPackSkill(name=c.name, distribution=c.distribution, version=c.version, entry_point=c.value)
         kind, value = found
         if kind != "file":
             skills.append(base)

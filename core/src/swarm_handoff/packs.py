@@ -9,53 +9,63 @@ The shape of an entry point (shared with the workflow engine, which reads the sa
   ships a `SKILL.md` next to its `__init__.py`;
 * `WORKFLOW` is the workflow engine's business: an object with only a `WORKFLOW` is not reported.
 
-The entry point's name is the skill's name. Scope `installed`, priority 4 (below `global`). Each
-entry point is loaded on its own: a broken one becomes a problem naming the entry point, the
-distribution and its version, and every other pack still loads.
+The entry point's name is the skill's name. Scope `installed` (precedence 4, below `global`).
+Packs load through the one loader (`loader.py`), as plugins do: the same allow/block/strict
+controls, read from the environment the plugin host was built from (which code a process imports is
+the loader's business, not one discovery's), each entry point on its own, and one report
+(`swarm-handoff plugins` lists the packs, their skills and their failures).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
-from swarm_handoff.entrypoints import dist_of
-from swarm_handoff.entrypoints import entry_points as all_entry_points
-from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.loader import ENV_DISABLE_PACKS as ENV_DISABLE_PACKS
+from swarm_handoff.loader import ENV_LOAD_PACKS as ENV_LOAD_PACKS
+from swarm_handoff.loader import PACK_LOAD_FAILED as PACK_LOAD_FAILED
+from swarm_handoff.loader import PACKS, SKILLS_ENTRY_POINT_GROUP, Candidate, failure, load_one, policy_key, select
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.plugin_checks import quiet
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, env_list
+from swarm_handoff.plugin_checks import quiet as _quiet
+from swarm_handoff.plugin_records import LoadFailure, PackSkill, SkippedPlugin
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
+from swarm_handoff.scopes import ScopeSpec
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
 SOURCE = "packs"
-ENV_LOAD_PACKS = "SWARM_HANDOFF_LOAD_PACKS"
-ENV_DISABLE_PACKS = "SWARM_HANDOFF_DISABLE_PACKS"
-PACK_LOAD_FAILED = "PACK_LOAD_FAILED"
 PACK_NOT_A_SKILL = "PACK_NOT_A_SKILL"
 
 
-def entry_points(env: Mapping[str, str] | None = None) -> Iterator[Any]:
-    """Yield the group's entry points once each, honouring the packs' allow and block lists.
+@attrs.frozen
+class LoadedPack:
+    """One admitted entry point after its import: the object it names, or the exception it raised."""
 
-    A distribution seen twice on sys.path counts once. `SWARM_HANDOFF_LOAD_PACKS` (allow-list;
-    empty: none) and `SWARM_HANDOFF_DISABLE_PACKS` work like their plugin counterparts and, like
-    them, are read from the process environment: which installed distributions count is a
-    property of the process, not of one discovery's context.
-    """
-    env = os.environ if env is None else env
-    allow = env_list(env.get(ENV_LOAD_PACKS))
-    block = env_list(env.get(ENV_DISABLE_PACKS)) or frozenset()
-    seen: set[tuple[str, str]] = set()
-    for ep in all_entry_points(SKILLS_ENTRY_POINT_GROUP):
-        if (ep.name, ep.value) in seen or ep.name in block or (allow is not None and ep.name not in allow):
-            continue
-        seen.add((ep.name, ep.value))
-        yield ep
+    candidate: Candidate
+    obj: object = attrs.field(eq=False, repr=False)
+    error: BaseException | None = attrs.field(eq=False, default=None)
+
+
+def host_env() -> Mapping[str, str]:
+    """The environment the plugin host was built from: the one set of controls for plugins and packs."""
+    from swarm_handoff.plugins import get_host
+
+    return get_host().env
+
+
+def load_packs(env: Mapping[str, str] | None = None) -> tuple[list[LoadedPack], list[SkippedPlugin]]:
+    """Import every admitted pack entry point on its own; the left-out ones say which variable left them out."""
+    kept, skipped = select(PACKS, host_env() if env is None else env)
+    return [LoadedPack(c, *load_one(c)) for c in kept], skipped
+
+
+def entry_points(env: Mapping[str, str] | None = None) -> list[Any]:
+    """The group's entry points the controls admit, once each (nothing imported)."""
+    return [c.entry_point for c in select(PACKS, host_env() if env is None else env)[0]]
 
 
 def skill_resource(obj: Any) -> tuple[str, Any] | None:
@@ -85,21 +95,19 @@ def _real_path(resource: Any) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
-    """Turn one entry point into a record; problems instead of exceptions; inputs for the cache key."""
-    distribution, version = dist_of(ep)
-    where = f"entry point {ep.name!r} ({distribution} {version})"
+def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
+    """Turn one admitted entry point into a record; problems instead of exceptions; inputs for the cache key."""
+    ep = candidate.entry_point
+    where = f"entry point {candidate.name!r} ({candidate.distribution} {candidate.version})"
     info = _dist_info(ep)
     # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.
     inputs = [observe(info), observe(os.path.dirname(info))] if info else []
-    try:
-        with quiet():  # a pack that prints at import must not corrupt a JSON document
-            obj = ep.load()
-    except (Exception, SystemExit) as exc:
+    obj, exc = load_one(candidate)
+    if exc is not None:
         problem = Problem(
             PACK_LOAD_FAILED,
             f"{where} failed to load: {type(exc).__name__}: {exc}",
-            hint=f"fix or uninstall {distribution}",
+            hint=f"fix or uninstall {candidate.distribution}",
             severity=Severity.WARNING,
         )
         return None, [problem], inputs
@@ -111,10 +119,7 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
         if getattr(obj, "WORKFLOW", None) is not None:
             return None, [], inputs  # a workflow only: the workflow engine reads it
         problem = Problem(
-            PACK_NOT_A_SKILL,
-            f"{where} has neither SKILL_MD nor SKILL",
-            hint="set SKILL_MD to the packaged SKILL.md, or SKILL to a metadata mapping (see docs/skill-packs.md)",
-            severity=Severity.WARNING,
+            PACK_NOT_A_SKILL, f"{where} {_NOT_A_SKILL}", hint=_NOT_A_SKILL_HINT, severity=Severity.WARNING
         )
         return None, [problem], inputs
     kind, value = found
@@ -129,10 +134,53 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
         front = Frontmatter(plain(dict(value)))
         path = None
     record = record_from_frontmatter(
-        front.data, name=ep.name, scope=Scope.INSTALLED, source=SOURCE, path=path, problems=front.problems
+        front.data, name=candidate.name, scope=Scope.INSTALLED, source=SOURCE, path=path, problems=front.problems
     )
-    meta = {**record.meta, "distribution": distribution, "distribution_version": version, "entry_point": ep.value}
+    meta = {
+        **record.meta,
+        "distribution": candidate.distribution,
+        "distribution_version": candidate.version,
+        "entry_point": candidate.value,
+    }
     return attrs.evolve(record, meta=meta), [], inputs
+
+
+_NOT_A_SKILL = "has neither SKILL_MD nor SKILL"
+_NOT_A_SKILL_HINT = "set SKILL_MD to the packaged SKILL.md, or SKILL to a metadata mapping (see docs/skill-packs.md)"
+
+
+def report(env: Mapping[str, str]) -> tuple[list[PackSkill], list[LoadFailure], list[SkippedPlugin]]:
+    """What `swarm-handoff plugins` says about packs: each skill and what it provides, and every failure.
+
+    Looking `WORKFLOW` up may build the workflow (a pack's lazy module `__getattr__`), so an
+    invalid workflow is reported here too, with its own code.
+    """
+    skills: list[PackSkill] = []
+    failures: list[LoadFailure] = []
+    loaded, skipped = load_packs(env)
+    for pack in loaded:
+        c = pack.candidate
+        if pack.error is not None:
+            failures.append(failure(PACKS, c, pack.error))
+            continue
+        provides = ["skill"] if skill_resource(pack.obj) is not None else []
+        try:
+            with _quiet():
+                has_workflow = getattr(pack.obj, "WORKFLOW", None) is not None
+        except (Exception, SystemExit) as exc:
+            code = exc.code if isinstance(exc, SwarmError) else PACK_LOAD_FAILED
+            failures.append(failure(PACKS, c, exc, code=str(getattr(code, "value", code))))
+            continue
+        provides += ["workflow"] if has_workflow else []
+        if not provides:
+            failures.append(
+                LoadFailure(
+                    c.name, c.distribution, c.version, PACK_NOT_A_SKILL, _NOT_A_SKILL, _NOT_A_SKILL_HINT, "pack"
+                )
+            )
+            continue
+        skills.append(PackSkill(c.name, c.distribution, c.version, c.value, tuple(provides)))
+    return skills, failures, skipped
 
 
 def _dist_info(ep: Any) -> str | None:
@@ -144,7 +192,13 @@ def _dist_info(ep: Any) -> str | None:
 class PackSource:
     """The `packs` discovery source: skills of installed distributions."""
 
-    priority = 4
+    scopes = (ScopeSpec("installed", 4),)  # the one ordering: below `global`, above `registry`
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        self.env = env  # the loader's controls; None: those of the process-wide host
+
+    def _env(self) -> Mapping[str, str]:
+        return host_env() if self.env is None else self.env
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Load every skill entry point on its own and build its record."""
@@ -154,8 +208,8 @@ class PackSource:
         # or any folder on PYTHONPATH), which changes that folder's mtime; sys.path itself is part
         # of the cache key, so a new path entry is noticed too.
         inputs = [observe(os.path.abspath(p)) for p in sys.path]
-        for ep in entry_points():
-            record, found, used = load_pack(ep)
+        for candidate in select(PACKS, self._env())[0]:
+            record, found, used = load_pack(candidate)
             problems.extend(found)
             inputs.extend(used)
             if record is not None:
@@ -172,7 +226,7 @@ class PackSource:
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """The allow and block lists change the answer without touching any file."""
-        return f"{os.environ.get(ENV_LOAD_PACKS)!r}|{os.environ.get(ENV_DISABLE_PACKS)!r}"
+        return policy_key(PACKS, self._env())
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Any]:
         """The one place a pack skill called `name` would be: an entry point of that name (for `why`)."""

@@ -71,6 +71,18 @@ def check_priority(value: Any) -> int:
     return value
 
 
+def check_order(source: object) -> float:
+    """Where a source runs in the one ordering: its most local declared scope, else its `priority`."""
+    from swarm_handoff.scopes import precedence_of, specs_of
+
+    try:
+        specs = specs_of(source)
+    except TypeError as exc:
+        raise BadResult(str(exc)) from None
+    declared = precedence_of(specs) if specs else None
+    return declared if declared is not None else check_priority(getattr(source, "priority", 99))
+
+
 def check_source_result(value: Any) -> SourceResult:
     """A source's answer: a `SourceResult` whose parts have the types discovery and the caches read."""
     if not isinstance(value, SourceResult):
@@ -141,3 +153,37 @@ def check_contributions(value: Any) -> tuple[Contribution, ...]:
             raise BadResult(f"item {index} needs a string factor and reason")
         checked.append(item)
     return tuple(checked)
+
+
+# pluggy options the host does not honour: it calls each plugin's registering hook itself, once,
+# with a `register` of the plugin's own (so that each component names the plugin that offered it),
+# in load order (so that a third party never takes a built-in's name first).
+PLUGIN_HOOK_OPTION_UNSUPPORTED = "PLUGIN_HOOK_OPTION_UNSUPPORTED"
+_UNHONOURED = ("wrapper", "hookwrapper", "historic", "tryfirst", "trylast")
+_NOT_RUN = frozenset({"wrapper", "hookwrapper", "historic"})  # a wrapper called directly registers nothing
+
+
+def unhonoured(impl: Any) -> tuple[str, ...]:
+    """The options of a hook implementation that the host does not honour, in a stable order."""
+    opts = getattr(impl, "opts", None) or {}
+    return tuple(option for option in _UNHONOURED if opts.get(option))
+
+
+def not_run(impl: Any) -> bool:
+    """Say whether the host leaves this implementation out: a wrapper cannot register anything."""
+    return not _NOT_RUN.isdisjoint(unhonoured(impl))
+
+
+def option_problem(hook: str, options: tuple[str, ...]) -> tuple[str, str]:
+    """The message and hint for an implementation marked with options the host does not honour."""
+    marks = ", ".join(f"{option}=True" for option in options)
+    if _NOT_RUN.isdisjoint(options):
+        outcome = (
+            "the host calls hooks in plugin load order (built-ins, then entry points by name): the option is ignored"
+        )
+    else:
+        outcome = (
+            "the host calls each plugin's hook once, directly, so a wrapper would register nothing: it is not called"
+        )
+    hint = f"remove {marks} from the @hookimpl of {hook} (see docs/plugins.md#hook-options)"
+    return f"{hook} is marked {marks}; {outcome}", hint

@@ -52,14 +52,15 @@ class LoadFailure:
     code: str
     error: str
     hint: str = ""
+    kind: str = "plugin"  # or "pack": which entry-point group `name` belongs to
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form shown by `swarm-handoff plugins`."""
         return attrs.asdict(self)
 
     def describe(self) -> str:
-        """Say in one line which plugin failed and how, for warnings on stderr."""
-        return f"plugin {self.name!r} ({self.distribution} {self.version}): {self.code}: {self.error}"
+        """Say in one line which plugin or pack failed and how, for warnings on stderr."""
+        return f"{self.kind} {self.name!r} ({self.distribution} {self.version}): {self.code}: {self.error}"
 
 
 @attrs.frozen
@@ -70,6 +71,18 @@ class SkippedPlugin:
     distribution: str
     version: str
     reason: str
+    kind: str = "plugin"  # or "pack"
+
+
+@attrs.frozen
+class PackSkill:
+    """One skill-pack entry point that loaded: its skill name and what it provides (skill, workflow)."""
+
+    name: str
+    distribution: str
+    version: str
+    entry_point: str
+    provides: tuple[str, ...]
 
 
 @attrs.frozen
@@ -82,17 +95,26 @@ class PluginsReport:
     components: tuple[ComponentRef, ...]
     failures: tuple[LoadFailure, ...]
     skipped: tuple[SkippedPlugin, ...]
+    packs: tuple[PackSkill, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form: one entry per plugin with its components nested in it."""
+        """Give the JSON-ready form: one entry per plugin with its components, one per pack with its skills."""
         by_plugin: dict[str, list[dict[str, Any]]] = {}
         for ref in self.components:
             by_plugin.setdefault(ref.plugin, []).append(ref.to_data())
+        by_pack: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for skill in self.packs:
+            entry = {"name": skill.name, "entry_point": skill.entry_point, "provides": list(skill.provides)}
+            by_pack.setdefault((skill.distribution, skill.version), []).append(entry)
         return {
             "core_version": self.core_version,
             "plugins": [
                 {**attrs.asdict(p), "hooks": list(p.hooks), "components": by_plugin.get(p.name, [])}
                 for p in self.plugins
+            ],
+            "packs": [
+                {"distribution": dist, "version": version, "skills": skills}
+                for (dist, version), skills in sorted(by_pack.items())
             ],
             "failures": [f.to_data() for f in self.failures],
             "skipped": [attrs.asdict(s) for s in self.skipped],

@@ -12,28 +12,42 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-import re
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pluggy
 
 from swarm_handoff import hookspecs
 from swarm_handoff._version import __version__
-from swarm_handoff.components import PROTOCOLS, Kind
-from swarm_handoff.entrypoints import dist_of, entry_points
+from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT, quiet
-from swarm_handoff.plugin_records import ComponentRef, LoadFailure, PluginInfo, PluginsReport, SkippedPlugin
+from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from swarm_handoff.loader import ENV_DISABLE as ENV_DISABLE
+from swarm_handoff.loader import ENV_LOAD as ENV_LOAD
+from swarm_handoff.loader import ENV_STRICT as ENV_STRICT
+from swarm_handoff.loader import PLUGINS, failure, load_one, select, short_error
+from swarm_handoff.loader import SKILLS_ENTRY_POINT_GROUP as SKILLS_ENTRY_POINT_GROUP
+from swarm_handoff.loader import env_list as env_list
+from swarm_handoff.loader import strict_requested as strict_requested
+from swarm_handoff.plugin_checks import (
+    PLUGIN_BAD_RESULT,
+    PLUGIN_HOOK_OPTION_UNSUPPORTED,
+    option_problem,
+    quiet,
+    unhonoured,
+)
+from swarm_handoff.plugin_collect import collect
+from swarm_handoff.plugin_records import (
+    ComponentRef,
+    LoadFailure,
+    PackSkill,
+    PluginInfo,
+    PluginsReport,
+    SkippedPlugin,
+)
+from swarm_handoff.scopes import SCOPE_INVALID, ScopeSpec, declare, specs_of
 
-ENTRY_POINT_GROUP = "swarm_handoff"
-SKILLS_ENTRY_POINT_GROUP = "swarm_handoff.skills"
 CORE_DISTRIBUTION = "swarm-handoff-core"
-
-ENV_STRICT = "SWARM_HANDOFF_STRICT_PLUGINS"
-ENV_DISABLE = "SWARM_HANDOFF_DISABLE_PLUGINS"
-ENV_LOAD = "SWARM_HANDOFF_LOAD_PLUGINS"
 
 # The core's own behaviour, loaded exactly like third-party plugins (llm's DEFAULT_PLUGINS idea).
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -55,6 +69,7 @@ _KIND_HOOKS: dict[Kind, tuple[str, str]] = {
 __all__ = [
     "ComponentRef",
     "LoadFailure",
+    "PackSkill",
     "PluginHost",
     "PluginInfo",
     "PluginsReport",
@@ -65,37 +80,21 @@ __all__ = [
     "set_host",
 ]
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*\Z")
-
-
-def strict_requested(env: Mapping[str, str]) -> bool:
-    """Say whether `SWARM_HANDOFF_STRICT_PLUGINS` asks for plugin failures to be errors."""
-    return env.get(ENV_STRICT, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(value: str | None) -> frozenset[str] | None:
-    """Parse a comma-separated allow or block list; None (unset) means no list at all."""
-    if value is None:
-        return None
-    return frozenset(part.strip() for part in value.split(",") if part.strip())
-
-
-def _short_error(exc: BaseException) -> str:
-    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
-
 
 class PluginHost:
     """The typed facade over pluggy: call sites ask for components, never touch `pm.hook`."""
 
-    def __init__(self, *, strict: bool = False) -> None:
+    def __init__(self, *, strict: bool = False, env: Mapping[str, str] | None = None) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.strict = strict
+        # The controls for plugins and packs alike (live `os.environ` unless a test gave its own).
+        self.env: Mapping[str, str] = os.environ if env is None else env
         self.plugins: list[PluginInfo] = []
         self.failures: list[LoadFailure] = []
         self.skipped: list[SkippedPlugin] = []
+        self.pack_failures: list[LoadFailure] = []  # known once packs are reported (`report`, strict mode)
+        self._scope_owners: dict[str, tuple[str, ScopeSpec]] = {}  # who declared each scope first
         self._order: dict[str, int] = {}
         self._meta: dict[str, tuple[str, str]] = {}
         self._components: dict[Kind, dict[str, ComponentRef]] = {}
@@ -156,6 +155,12 @@ class PluginHost:
                 "did you mean: " + "; ".join(hints),
             )
             return False
+        for caller in self.pm.get_hookcallers(plugin) or ():
+            for impl in caller.get_hookimpls():
+                options = unhonoured(impl) if impl.plugin is plugin else ()
+                if options:
+                    message, hint = option_problem(caller.name, options)
+                    self._fail(name, distribution, version, PLUGIN_HOOK_OPTION_UNSUPPORTED, message, hint)
         hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(plugin) or ()))
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.plugins.append(PluginInfo(name, distribution, version, module, builtin, hooks))
@@ -181,36 +186,32 @@ class PluginHost:
             self.add_plugin(module, name, distribution=CORE_DISTRIBUTION, version=__version__, builtin=True)
 
     def load_entry_points(self, env: Mapping[str, str]) -> None:
-        """Import each `swarm_handoff` entry point on its own, honouring the allow and block lists."""
-        allow = env_list(env.get(ENV_LOAD))
-        block = env_list(env.get(ENV_DISABLE)) or frozenset()
-        seen: set[tuple[str, str]] = set()
-        for ep in entry_points(ENTRY_POINT_GROUP):
-            distribution, version = dist_of(ep)
-            if (ep.name, ep.value) in seen:  # the same distribution twice on sys.path
+        """Import each admitted `swarm_handoff` entry point on its own (the one loader, `loader.py`)."""
+        self.env = env
+        candidates, skipped = select(PLUGINS, env)
+        for skip in skipped:
+            if skip.reason.startswith("blocked"):
+                self.pm.set_blocked(skip.name)
+        self.skipped.extend(skipped)
+        for candidate in candidates:
+            plugin, exc = load_one(candidate)
+            if exc is not None:
+                self.failures.append(failure(PLUGINS, candidate, exc, code=ErrorCode.PLUGIN_IMPORT_FAILED.value))
                 continue
-            seen.add((ep.name, ep.value))
-            if ep.name in block:
-                self.pm.set_blocked(ep.name)
-                self.skipped.append(SkippedPlugin(ep.name, distribution, version, f"blocked by {ENV_DISABLE}"))
-                continue
-            if allow is not None and ep.name not in allow:
-                self.skipped.append(SkippedPlugin(ep.name, distribution, version, f"not in {ENV_LOAD}"))
-                continue
-            try:
-                with quiet():  # a plugin that prints at import must not corrupt a JSON document
-                    plugin = ep.load()
-            except (Exception, SystemExit) as exc:
-                self._fail(
-                    ep.name,
-                    distribution,
-                    version,
-                    ErrorCode.PLUGIN_IMPORT_FAILED,
-                    _short_error(exc),
-                    f"fix or uninstall {distribution}, or set {ENV_DISABLE}={ep.name}",
-                )
-                continue
-            self.add_plugin(plugin, ep.name, distribution=distribution, version=version)
+            self.add_plugin(plugin, candidate.name, distribution=candidate.distribution, version=candidate.version)
+
+    def fail(self, name: str, dist: str, version: str, code: ErrorCode | str, error: str, hint: str) -> None:
+        """Record one plugin problem once (collections run again each time an app is built)."""
+        self._fail(name, dist, version, code, error, hint)
+
+    def meta(self, plugin: str) -> tuple[str, str]:
+        """The distribution and version of a loaded plugin."""
+        return self._meta.get(plugin, ("unknown", "unknown"))
+
+    def impls(self, hook_name: str) -> Iterator[Any]:
+        """The hook's implementations in plugin load order (built-ins first, then entry points by name)."""
+        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+        return iter(sorted(impls, key=lambda i: self._order.get(i.plugin_name, 1 << 30)))
 
     def _fail(self, name: str, dist: str, version: str, code: ErrorCode | str, error: str, hint: str) -> None:
         failure = LoadFailure(name, dist, version, str(getattr(code, "value", code)), error, hint)
@@ -222,62 +223,10 @@ class PluginHost:
     def components(self, kind: Kind) -> Mapping[str, ComponentRef]:
         """Return every component of `kind` by name, calling the registering hooks on first use."""
         if kind not in self._components:
-            self._components[kind] = self._collect(kind)
+            self._components[kind] = collect(self, kind, *_KIND_HOOKS[kind])
             if self.strict:
                 self.raise_if_failed()
         return self._components[kind]
-
-    def _collect(self, kind: Kind) -> dict[str, ComponentRef]:
-        hook_name, keyword = _KIND_HOOKS[kind]
-        found: dict[str, ComponentRef] = {}
-        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
-        for impl in sorted(impls, key=lambda i: self._order.get(i.plugin_name, 1 << 30)):
-            dist, version = self._meta.get(impl.plugin_name, ("unknown", "unknown"))
-            if keyword not in impl.argnames:
-                continue
-
-            def register(
-                name: str,
-                factory: Callable[[], Any],
-                *,
-                summary: str = "",
-                _plugin: str = impl.plugin_name,
-                _dist: str = dist,
-                _ver: str = version,
-            ) -> None:
-                if not isinstance(name, str) or not _NAME_RE.match(name) or not callable(factory):
-                    raise TypeError(
-                        f"register() needs a name like 'my-scorer' and a callable factory, got {name!r}, {factory!r}"
-                    )
-                if name in found:
-                    first = found[name]
-                    self._fail(
-                        _plugin,
-                        _dist,
-                        _ver,
-                        ErrorCode.PLUGIN_NAME_CONFLICT,
-                        f"{kind.value} {name!r} is registered by both {first.distribution} "
-                        f"(plugin {first.plugin!r}) and {_dist} (plugin {_plugin!r}); "
-                        f"keeping {first.distribution}'s",
-                        f"uninstall one of them, or block one with {ENV_DISABLE}",
-                    )
-                    return
-                found[name] = ComponentRef(kind, name, _plugin, _dist, summary, factory)
-
-            kwargs = {arg: (register if arg == keyword else _ignore) for arg in impl.argnames}
-            try:
-                with quiet():
-                    impl.function(**kwargs)
-            except Exception as exc:
-                self._fail(
-                    impl.plugin_name,
-                    dist,
-                    version,
-                    ErrorCode.PLUGIN_HOOK_FAILED,
-                    f"{hook_name}: {_short_error(exc)}",
-                    f"fix or uninstall {dist}",
-                )
-        return found
 
     def get(self, kind: Kind, name: str) -> Any:
         """Build (once) and return the component `name` of `kind`, or raise a structured error."""
@@ -295,25 +244,45 @@ class PluginHost:
                 hint=f"choose one of: {', '.join(available) or '(none installed)'}",
             )
         try:
+            _BUILDING.append(self)
             with quiet():
                 instance = ref.factory()
         except Exception as exc:
             raise SwarmError(
                 ErrorCode.COMPONENT_FAILED,
-                f"{kind.value} {name!r} from {ref.distribution} failed to build: {_short_error(exc)}",
+                f"{kind.value} {name!r} from {ref.distribution} failed to build: {short_error(exc)}",
                 details={"kind": kind.value, "name": name, "distribution": ref.distribution},
                 hint=f"fix or uninstall {ref.distribution}",
             ) from exc
+        finally:
+            _BUILDING.pop()
         protocol = PROTOCOLS.get(kind)
-        if protocol is not None and not isinstance(instance, protocol):
+        # A source that declares its scopes needs no bare `priority` (one ordering: the scopes').
+        scoped = kind is Kind.SOURCE and isinstance(instance, ScopedSource)
+        if protocol is not None and not isinstance(instance, protocol) and not scoped:
             raise SwarmError(
                 ErrorCode.COMPONENT_FAILED,
                 f"{kind.value} {name!r} from {ref.distribution} lacks the methods of {protocol.__name__}",
                 details={"kind": kind.value, "name": name, "distribution": ref.distribution},
                 hint="see docs/hooks.md for what each kind must provide",
             )
+        if kind is Kind.SOURCE:
+            self._declare_scopes(ref, instance)
         self._instances[key] = instance
         return instance
+
+    def _declare_scopes(self, ref: ComponentRef, source: object) -> None:
+        """Apply a source's scope declarations; a bad or conflicting one is a plugin problem, not a crash."""
+        dist, version = self._meta.get(ref.plugin, (ref.distribution, "unknown"))
+        try:
+            specs = specs_of(source)
+        except TypeError as exc:
+            self._fail(ref.plugin, dist, version, SCOPE_INVALID, f"source {ref.name!r}: {exc}", "see docs/plugins.md")
+            specs = None
+        for refusal in declare(self._scope_owners, ref.name, specs or ()):
+            self._fail(ref.plugin, dist, version, refusal.code, refusal.message, refusal.hint)
+        if self.strict:
+            self.raise_if_failed()
 
     def blame(
         self, kind: Kind, name: str, what: str, *, outcome: str, severity: Severity = Severity.WARNING
@@ -338,45 +307,9 @@ class PluginHost:
 
     def extend_cli(self, app: object) -> None:
         """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
-        for impl in sorted(
-            self.pm.hook.swarm_handoff_cli.get_hookimpls(), key=lambda i: self._order.get(i.plugin_name, 1 << 30)
-        ):
-            dist, version = self._meta.get(impl.plugin_name, ("unknown", "unknown"))
-            before = {kind: list(entries) for kind, entries in _cli_entries(app).items()}
-            taken = {_cli_name(entry) for entries in before.values() for entry in entries}
-            try:
-                with quiet():
-                    impl.function(**{arg: app if arg == "app" else None for arg in impl.argnames})
-            except Exception as exc:
-                self._restore_cli(app, before)
-                self._fail(
-                    impl.plugin_name,
-                    dist,
-                    version,
-                    ErrorCode.PLUGIN_HOOK_FAILED,
-                    f"swarm_handoff_cli: {_short_error(exc)}",
-                    f"fix or uninstall {dist}",
-                )
-                continue
-            for kind, entries in _cli_entries(app).items():
-                for entry in entries[len(before[kind]) :]:
-                    name = _cli_name(entry)
-                    if name in taken:
-                        entries.remove(entry)
-                        self._fail(
-                            impl.plugin_name,
-                            dist,
-                            version,
-                            ErrorCode.PLUGIN_NAME_CONFLICT,
-                            f"command {name!r} is already provided; the plugin's command was dropped",
-                            f"rename the command in {dist}",
-                        )
-                    taken.add(name)
+        from swarm_handoff.plugin_cli import extend_cli
 
-    @staticmethod
-    def _restore_cli(app: object, before: dict[str, list[Any]]) -> None:
-        for kind, entries in _cli_entries(app).items():
-            entries[:] = before[kind]
+        extend_cli(self, app)
 
     # -- reporting -----------------------------------------------------------------------------
 
@@ -385,58 +318,59 @@ class PluginHost:
         for kind in _KIND_HOOKS:
             self.components(kind)
 
+    def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
+        """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
+        from swarm_handoff.packs import report
+
+        skills, failures, skipped = report(self.env)
+        self.pack_failures = failures
+        return skills, skipped
+
     def report(self) -> PluginsReport:
-        """Describe everything loaded, provided, skipped and failed."""
+        """Describe every plugin and pack loaded, provided, skipped and failed."""
         self.collect_all()
+        skills, skipped = self.packs()
         refs = tuple(ref for kind in _KIND_HOOKS for ref in self._components[kind].values())
-        return PluginsReport(__version__, tuple(self.plugins), refs, tuple(self.failures), tuple(self.skipped))
+        failures = (*self.failures, *self.pack_failures)
+        return PluginsReport(__version__, tuple(self.plugins), refs, failures, (*self.skipped, *skipped), tuple(skills))
 
     def raise_if_failed(self) -> None:
-        """In strict mode, turn the load failures into one error that names every failed plugin."""
-        if not self.failures:
+        """In strict mode, turn the load failures into one error that names every failed plugin or pack."""
+        failures = [*self.failures, *self.pack_failures]
+        if not failures:
             return
-        names = sorted({f.name for f in self.failures})
+        names = sorted({f.name for f in failures})
         raise SwarmError(
             ErrorCode.PLUGINS_STRICT,
-            f"{len(self.failures)} plugin problem(s) with {ENV_STRICT}=1: {', '.join(names)}",
-            details={"failures": [f.to_data() for f in self.failures]},
+            f"{len(failures)} plugin problem(s) with {ENV_STRICT}=1: {', '.join(names)}",
+            details={"failures": [f.to_data() for f in failures]},
             hint=f"fix the plugins, or unset {ENV_STRICT} to skip them with a warning",
             recoverable=True,
         )
-
-
-def _cli_entries(app: object) -> dict[str, list[Any]]:
-    """The typer app's command and group lists (duck-typed: this module never imports typer)."""
-    return {kind: getattr(app, kind) for kind in ("registered_commands", "registered_groups") if hasattr(app, kind)}
-
-
-def _cli_name(entry: Any) -> str:
-    name = getattr(entry, "name", None)
-    if name:
-        return str(name)
-    callback = getattr(entry, "callback", None) or getattr(getattr(entry, "typer_instance", None), "info", None)
-    return str(getattr(callback, "__name__", "")).replace("_", "-")
-
-
-def _ignore(*_args: Any, **_kwargs: Any) -> None:
-    """Stand in for the `register` callables a plugin asked for but that this collection ignores."""
 
 
 def build_host(env: Mapping[str, str] | None = None, *, builtins: bool = True) -> PluginHost:
     """Build a fresh host from the environment's allow/block/strict settings."""
     env = os.environ if env is None else env
     strict = strict_requested(env)
-    host = PluginHost(strict=strict)
+    host = PluginHost(strict=strict, env=env)
     if builtins:
         host.load_builtins()
     host.load_entry_points(env)
     if strict:
         host.collect_all()
+        host.packs()  # a broken skill pack fails a strict run as a broken plugin does
         host.raise_if_failed()
     return host
 
 
 _HOST: PluginHost | None = None
+_BUILDING: list[PluginHost] = []  # the host whose `get` is building a component right now
+
+
+def building_host() -> PluginHost | None:
+    """The host building the current component: a factory binds to it (the `packs` source reads its controls)."""
+    return _BUILDING[-1] if _BUILDING else None
 
 
 def get_host() -> PluginHost:

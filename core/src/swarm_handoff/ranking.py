@@ -272,7 +272,7 @@ def _tidy(total: float) -> float:
     return int(rounded) if float(rounded).is_integer() else rounded
 
 
-def sort_key(item: tuple[SkillRecord, float, Any]) -> tuple[float, int, str]:
+def sort_key(item: tuple[SkillRecord, float, Any]) -> tuple[float, float, str]:
     """Order by total (highest first), then scope priority (project first), then skill name."""
     record, total, _ = item
     return (-total, record.priority, record.name)

@@ -7,7 +7,6 @@ after they are built; functions take records and return new ones.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,27 +15,7 @@ import attrs
 
 from swarm_handoff.errors import Problem
 from swarm_handoff.filecache import observe as observe  # re-exported: sources import it from here
-
-
-class Scope(str, enum.Enum):
-    """Where a skill was found; the order of the members is the tie-break order (most local first)."""
-
-    PROJECT = "project"
-    GIT_ROOT = "git-root"
-    GLOBAL = "global"
-    INSTALLED = "installed"
-    REGISTRY = "registry"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def priority(self) -> int:
-        """1 for project ... 5 for registry: lower wins shadowing and ties."""
-        return _PRIORITIES[self]
-
-
-_PRIORITIES = {scope: number for number, scope in enumerate(Scope, start=1)}  # computed once, read per record
+from swarm_handoff.scopes import Scope as Scope  # re-exported: `records.Scope` is where plugins met it
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -86,8 +65,8 @@ class SkillRecord:
     problems: tuple[Problem, ...] = ()
 
     @property
-    def priority(self) -> int:
-        """The scope's priority (1 = project ... 5 = registry)."""
+    def priority(self) -> float:
+        """The scope's precedence (1 = project ... 5 = registry; a declared scope may fall between)."""
         return self.scope.priority
 
     def to_data(self) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def make_swarm_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., _
             else:
                 monkeypatch.delenv(key, raising=False)
         reset_registry()
-        host = _plugins.build_host(env)
+        host = _plugins.build_host(os.environ)  # live: a pack a test installs later is admitted (`_allow_packs`)
         _plugins.set_host(host)
         return host
 
@@ -258,9 +258,11 @@ class FakeDistributions:
         """A test sees the skill packs it installs, even under an allow-list that hides the rest."""
         from swarm_handoff.packs import ENV_LOAD_PACKS
 
-        allowed = _plugins.env_list(os.environ.get(ENV_LOAD_PACKS))
+        # The packs' allow list is SWARM_HANDOFF_LOAD_PACKS, or else SWARM_HANDOFF_LOAD_PLUGINS (`loader.PACKS`).
+        allow_var = ENV_LOAD_PACKS if ENV_LOAD_PACKS in os.environ else _plugins.ENV_LOAD
+        allowed = _plugins.env_list(os.environ.get(allow_var))
         if names and allowed is not None:
-            self.monkeypatch.setenv(ENV_LOAD_PACKS, ",".join(sorted(allowed | set(names))))
+            self.monkeypatch.setenv(allow_var, ",".join(sorted(allowed | set(names))))
 
     def cleanup(self) -> None:
         """Forget the modules the fake distributions brought, so later tests import afresh."""

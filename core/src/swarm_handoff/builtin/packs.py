@@ -10,8 +10,10 @@ from swarm_handoff.components import Register
 
 def _source() -> Any:
     from swarm_handoff.packs import PackSource
+    from swarm_handoff.plugins import building_host
 
-    return PackSource()
+    host = building_host()  # the host that loaded the plugins: its controls admit the packs too
+    return PackSource(None if host is None else host.env)
 
 
 @hookimpl

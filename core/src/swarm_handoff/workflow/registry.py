@@ -102,8 +102,10 @@ def _workflow_of(loaded: Any, attr: str | None) -> tuple[Workflow | None, str | 
 
 def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry:
     """Load every skill entry point on its own and collect the workflows and the problems."""
+    from swarm_handoff.loader import Candidate, load_one
+
     if entry_points is None:
-        from swarm_handoff.packs import entry_points as pack_entry_points  # the packs' allow/block lists apply
+        from swarm_handoff.packs import entry_points as pack_entry_points  # the one loader's controls apply
 
         entry_points = list(pack_entry_points())
     found: dict[str, RegisteredWorkflow] = {}
@@ -117,10 +119,13 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
         dist, version = dist_of(ep)
         where = f"entry point {ep.name!r} ({ep.value}) of {dist} {version}"
         try:
+            loaded, error = load_one(Candidate(ep.name, ep.value, dist, version, ep))  # isolated, as plugins are
+            if error is not None:
+                raise error
             # A pack may build its workflow lazily (a module `__getattr__`, so that discovery's
             # import stays cheap): looking `WORKFLOW` up can raise too, so it is inside the `try`.
             with quiet():  # a pack that prints at import must not corrupt a JSON document
-                workflow, problem = _workflow_of(ep.load(), getattr(ep, "attr", None))
+                workflow, problem = _workflow_of(loaded, getattr(ep, "attr", None))
         except SwarmError as exc:  # most often WORKFLOW_INVALID, raised while the module builds it
             problems.append(Problem(exc.code, f"{where}: {exc.message}", path=ep.name, hint=exc.hint))
             problems += [attrs.evolve(p, path=ep.name) for p in exc.problems]

@@ -25,16 +25,27 @@ def _plugins(data: dict[str, Any]) -> str:
         for component in plugin["components"]:
             summary = f" - {component['summary']}" if component["summary"] else ""
             lines.append(f"  {component['kind']} {component['name']}{summary}")
+    for pack in data.get("packs", []):
+        lines += ["", f"pack {pack['distribution']} {pack['version']}"]
+        for skill in pack["skills"]:
+            lines.append(f"  {skill['name']} ({', '.join(skill['provides'])}) - {skill['entry_point']}")
     if data["skipped"]:
         lines += ["", "skipped:"]
-        lines += [f"  {s['name']} ({s['distribution']} {s['version']}): {s['reason']}" for s in data["skipped"]]
+        lines += [
+            f"  {_kind(s)}{s['name']} ({s['distribution']} {s['version']}): {s['reason']}" for s in data["skipped"]
+        ]
     if data["failures"]:
         lines += ["", "failed:"]
         for f in data["failures"]:
-            lines.append(f"  {f['name']} ({f['distribution']} {f['version']}): {f['code']}: {f['error']}")
+            lines.append(f"  {_kind(f)}{f['name']} ({f['distribution']} {f['version']}): {f['code']}: {f['error']}")
             if f["hint"]:
                 lines.append(f"    hint: {f['hint']}")
     return "\n".join(lines) + "\n"
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    """'pack ' before a skill pack's entry point; nothing before a plugin's (as before packs were listed)."""
+    return "pack " if entry.get("kind") == "pack" else ""
 
 
 def _error(data: dict[str, Any]) -> str:

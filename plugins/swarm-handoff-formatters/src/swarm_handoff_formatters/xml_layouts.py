@@ -250,6 +250,11 @@ def plugins(w: XmlWriter, data: dict[str, Any]) -> None:
             w.text("component", component["summary"], kind=component["kind"], name=component["name"])
         w.close("plugin")
     w.close("plugins")
+    for pack in data.get("packs", []):
+        w.open("pack", distribution=pack["distribution"], version=pack["version"])
+        for skill in pack["skills"]:
+            w.text("skill", skill["entry_point"], name=skill["name"], provides=" ".join(skill["provides"]))
+        w.close("pack")
     for skipped in data["skipped"]:
         w.text(
             "skipped",
@@ -257,6 +262,7 @@ def plugins(w: XmlWriter, data: dict[str, Any]) -> None:
             name=skipped["name"],
             distribution=skipped["distribution"],
             version=skipped.get("version"),
+            kind=_pack_kind(skipped),
         )
     for failure in data["failures"]:
         w.open(
@@ -265,11 +271,17 @@ def plugins(w: XmlWriter, data: dict[str, Any]) -> None:
             distribution=failure["distribution"],
             version=failure.get("version"),
             code=failure["code"],
+            kind=_pack_kind(failure),
         )
         w.text("message", failure["error"])
         if failure.get("hint"):
             w.text("hint", failure["hint"])
         w.close("failed")
+
+
+def _pack_kind(entry: dict[str, Any]) -> str | None:
+    """`kind="pack"` on a skill pack's entry; a plugin's stays as it was before packs were listed."""
+    return "pack" if entry.get("kind") == "pack" else None
 
 
 def payload_summary(w: XmlWriter, data: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from swarm_handoff import parallel
+from swarm_handoff.api import ScopeSpec
 from swarm_handoff.cache import no_gc, record_from_row, record_to_row
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
@@ -265,9 +266,10 @@ def _record(name: str, scope: Scope, path: str, front: Frontmatter) -> SkillReco
 
 
 class FrontmatterSource:
-    """The `frontmatter` discovery source: scans the three skills folders in priority order."""
+    """The `frontmatter` discovery source: scans the three skills folders in precedence order."""
 
-    priority = 1
+    # The one ordering (docs/plugins.md#scopes): the source runs at its most local scope.
+    scopes = (ScopeSpec("project", 1), ScopeSpec("git-root", 2), ScopeSpec("global", 3))
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Scan project, git root and global skills folders; a folder reached twice is read once."""

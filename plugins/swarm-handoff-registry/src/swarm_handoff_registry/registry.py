@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
+from swarm_handoff.api import OVERLAY, ScopeSpec
 from swarm_handoff.discovery import config_dir
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
@@ -112,7 +113,8 @@ def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
 class RegistrySource:
     """The `registry` discovery source."""
 
-    priority = 5
+    # Its records fill in a more local skill of the same name instead of losing to it.
+    scopes = (ScopeSpec("registry", 5, OVERLAY),)
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read the registry file, if there is one; its absence is not a problem."""

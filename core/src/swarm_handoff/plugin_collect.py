@@ -1,0 +1,79 @@
+"""Collect the components of one kind: call each plugin's registering hook with its own `register`.
+
+Split from the host (`plugins.py`): the host calls each implementation itself, in plugin load
+order, so that every component names the plugin that offered it and a name taken first (a
+built-in's) is kept, the later one reported as a conflict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from swarm_handoff.components import Kind
+from swarm_handoff.errors import ErrorCode
+from swarm_handoff.loader import ENV_DISABLE, short_error
+from swarm_handoff.plugin_checks import not_run, quiet
+from swarm_handoff.plugin_records import ComponentRef
+
+if TYPE_CHECKING:
+    from swarm_handoff.plugins import PluginHost
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*\Z")
+
+
+def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[str, ComponentRef]:
+    """Call each plugin's registering hook for `kind` with a `register` of its own, in load order."""
+    found: dict[str, ComponentRef] = {}
+    for impl in host.impls(hook_name):
+        dist, version = host.meta(impl.plugin_name)
+        if keyword not in impl.argnames or not_run(impl):  # a wrapper was reported when added
+            continue
+
+        def register(
+            name: str,
+            factory: Callable[[], Any],
+            *,
+            summary: str = "",
+            _plugin: str = impl.plugin_name,
+            _dist: str = dist,
+            _ver: str = version,
+        ) -> None:
+            if not isinstance(name, str) or not _NAME_RE.match(name) or not callable(factory):
+                raise TypeError(
+                    f"register() needs a name like 'my-scorer' and a callable factory, got {name!r}, {factory!r}"
+                )
+            if name in found:
+                first = found[name]
+                host.fail(
+                    _plugin,
+                    _dist,
+                    _ver,
+                    ErrorCode.PLUGIN_NAME_CONFLICT,
+                    f"{kind.value} {name!r} is registered by both {first.distribution} "
+                    f"(plugin {first.plugin!r}) and {_dist} (plugin {_plugin!r}); "
+                    f"keeping {first.distribution}'s",
+                    f"uninstall one of them, or block one with {ENV_DISABLE}",
+                )
+                return
+            found[name] = ComponentRef(kind, name, _plugin, _dist, summary, factory)
+
+        kwargs = {arg: (register if arg == keyword else _ignore) for arg in impl.argnames}
+        try:
+            with quiet():
+                impl.function(**kwargs)
+        except Exception as exc:
+            host.fail(
+                impl.plugin_name,
+                dist,
+                version,
+                ErrorCode.PLUGIN_HOOK_FAILED,
+                f"{hook_name}: {short_error(exc)}",
+                f"fix or uninstall {dist}",
+            )
+    return found
+
+
+def _ignore(*_args: Any, **_kwargs: Any) -> None:
+    """Stand in for the `register` callables a plugin asked for but that this collection ignores."""
