@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from swarm_handoff.components import Register as Register
     from swarm_handoff.components import SchemaAdapter as SchemaAdapter
     from swarm_handoff.components import Scorer as Scorer
+    from swarm_handoff.components import TextLayout as TextLayout
     from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
     from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
@@ -117,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "PayloadValidator": "swarm_handoff.components",
     "SchemaAdapter": "swarm_handoff.components",
     "Formatter": "swarm_handoff.components",
+    "TextLayout": "swarm_handoff.components",
     "PluginHost": "swarm_handoff.plugins",
     "get_host": "swarm_handoff.plugins",
     # records that flow from discovery to ranking to the hand-off

@@ -99,3 +99,11 @@ PROTOCOLS: dict[Kind, type] = {
     Kind.ADAPTER: SchemaAdapter,
     Kind.FORMATTER: Formatter,
 }
+
+
+@runtime_checkable
+class TextLayout(Protocol):
+    """Optional capability of a document: its own `--format text` layout, for kinds the core has none for."""
+
+    def to_text(self) -> str:
+        """Return the page a person reads (ending with a newline); the text formatter escapes it once more."""

@@ -61,24 +61,3 @@ class SkillsLinkReport:
             data[action] = [e.to_data() for e in self.group(action)]
         data["problems"] = [p.to_data() for p in self.problems]
         return data
-
-    def to_text(self) -> str:
-        """One line per skill (`linked name -> target`), reasons and fixes under the skipped ones."""
-        from swarm_handoff.textviews import problem_line
-
-        lines = [f"{self.operation} in {self.skills_dir} ({self.scope})"]
-        for entry in self.entries:
-            extra = f" -> {entry.target}" if entry.target and entry.action == "linked" else ""
-            status = f" [{entry.status}]" if entry.status else ""
-            lines.append(f"  {entry.action:<8} {entry.name}{extra}{status}")
-            if entry.note:
-                lines.append(f"           {entry.note}")
-            if entry.problem is not None:
-                lines += problem_line(entry.problem, indent="           ")
-        if not self.entries:
-            lines.append("  nothing to do")
-        if self.problems:
-            lines += ["", "problems:"]
-            for problem in self.problems:
-                lines += problem_line(problem)
-        return "\n".join(lines) + "\n"
