@@ -282,12 +282,12 @@ def test_every_xml_golden_is_well_formed_with_the_document_kind(rendered):
 
 
 def test_the_sample_set_covers_every_document_kind_the_formatters_lay_out(sample_docs):
-    from swarm_handoff_formatters.text import RENDERERS
+    # Every kind with an XML layout is pinned here in both formats; every core kind's text layout is
+    # also checked with the core alone in core/tests/test_text_layouts.py.
     from swarm_handoff_formatters.xml_layouts import LAYOUTS
 
     kinds = {doc.kind for doc in sample_docs.values()}
     assert set(LAYOUTS) <= kinds
-    assert set(RENDERERS) <= kinds
 
 
 INTRO = """# Output formats
@@ -297,9 +297,55 @@ carry the document's data exactly. JSON is indented (two spaces) when stdout is 
 compact (one line, no spaces after `,` and `:`) otherwise, for pipes and programs: compact JSON is
 written by Python's C encoder, several times faster on large answers; `SWARM_HANDOFF_JSON_INDENT=N`
 forces N spaces of indentation (`0`: compact) either way. The JSON examples below are shown indented.
-`text` (for people) and `xml` (for agents) come from the
-`swarm-handoff-formatters` plugin: each document kind has a layout of its own, and a kind without one
-(`workflow-check`, `workflow-graph`, and any kind a plugin adds) is rendered generically from its data.
+`text` (for people, the default) is the core's too, and `xml` (for agents) comes from the
+`swarm-handoff-formatters` plugin.
+
+## Where the text layouts live
+
+Every human layout lives in one place, the core's `swarm_handoff.textviews` package: its `LAYOUTS`
+table maps each document kind (`discovery`, `ranking`, `workflow-step`, `handoff`, `history`, ...)
+to the function that lays it out, grouped in modules by subject (`discovery.py`, `ranking.py`,
+`workflow.py`, `payloads.py`, `commands.py`, `reports.py`). So every command prints the same
+readable page with the core alone as with every plugin installed, and a test
+(`core/tests/test_text_layouts.py`) finds every document kind the core defines and fails when one
+has no layout. Most layouts read the document's data after every string in it has been escaped; a
+few read the document itself and escape each field as they go.
+
+A plugin that prints a document of its own kind adds its layout as a `to_text()` method on the
+document, the optional capability `swarm_handoff.api.TextLayout`:
+
+```python
+from typing import Any, ClassVar
+
+from swarm_handoff.api import TextLayout, render
+
+
+class SyncReport:
+    # a plugin's document: what its command wrote
+
+    kind: ClassVar[str] = "example-sync"
+
+    def __init__(self, path: str, skills: int) -> None:
+        self.path, self.skills = path, skills
+
+    def to_data(self) -> dict[str, Any]:
+        return {"written": self.path, "skills": self.skills}
+
+    def to_text(self) -> str:  # what `--format text` prints for this kind
+        return f"wrote {self.path} ({self.skills} skills)\\n"
+
+
+assert isinstance(SyncReport("registry.yaml", 3), TextLayout)
+assert render(SyncReport("registry.yaml", 3), "text") == "wrote registry.yaml (3 skills)\\n"
+```
+
+The text formatter uses the core's layout for the core's kinds, else the document's `to_text()`,
+else, for a kind with no layout at all, an indented `key: value` tree of its data (a string with
+line breaks becomes a block under `key: |`). `text` cannot be replaced by a plugin (the core
+registers it first, so a plugin's `text` is reported as `PLUGIN_NAME_CONFLICT`); a plugin that wants
+a different rendering of every document registers a formatter under a name of its own, as `xml`
+does. The `to_text()` methods that `DiscoveryResult` and the `lint` and `why` documents had still
+work, with a `DeprecationWarning`, for one release.
 
 The YAML reads the same in every YAML reader, YAML 1.1 ones (PyYAML and most tools agents use)
 included: a string that a YAML 1.1 or 1.2 reader would turn into something else when written plain

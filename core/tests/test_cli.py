@@ -89,10 +89,13 @@ def test_unknown_command_is_a_usage_error(swarm_cli):
     assert swarm_cli("no-such-command").exit_code == 2
 
 
-def test_text_output_without_the_text_plugin_uses_the_plain_fallback(swarm_cli):
+def test_text_output_with_the_core_alone_uses_the_reports_own_layout(swarm_cli):
+    # Issue 13: `text` and its layouts are the core's; the core alone no longer prints the data tree.
     result = swarm_cli("plugins")
     assert result.exit_code == 0
-    assert "name: core-formatters" in result.stdout
+    assert "core-formatters  (built-in " in result.stdout
+    assert "  formatter text - readable plain text for people" in result.stdout
+    assert "name: core-formatters" not in result.stdout
 
 
 def test_plugin_commands_are_added_through_the_cli_hook(swarm_cli, register_plugin):

@@ -75,14 +75,14 @@ def test_json_carries_the_full_breakdown_of_the_top_five(swarm_cli, fake_skills,
     assert workflows[0]["estimated_duration"] == "4-24 hours"
 
 
-def test_text_without_the_formatters_plugin_falls_back_to_the_data_tree(
-    swarm_cli, fake_skills, synthesis_file, tmp_path
-):
-    # The menu layout lives in swarm-handoff-formatters (tested there); the core alone prints the tree.
+def test_text_with_the_core_alone_prints_the_menu_not_the_data_tree(swarm_cli, fake_skills, synthesis_file, tmp_path):
+    # Issue 13: every text layout is the core's, so the menu no longer needs swarm-handoff-formatters.
     plain = swarm_cli("rank", "--synthesis", synthesis_file, "--cwd", str(tmp_path), "--top", "2")
     assert plain.exit_code == 0
-    assert "label: C" in plain.stdout
-    assert "label: E" not in plain.stdout
+    assert plain.stdout.startswith("Hand-off targets (problem_type ")
+    assert "\n(C) [" in plain.stdout
+    assert "label: C" not in plain.stdout
+    assert "(E)" not in plain.stdout
 
 
 def test_scorer_chain_and_autonomy_reach_registry_v3(swarm_cli, fake_skills, synthesis_file, tmp_path):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from swarm_handoff.components import SchemaAdapter as SchemaAdapter
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
+    from swarm_handoff.components import TextLayout as TextLayout
     from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
     from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
@@ -87,7 +88,7 @@ if TYPE_CHECKING:
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
-    from swarm_handoff.textviews import problem_line as problem_line
+    from swarm_handoff.textviews.discovery import problem_line as problem_line
     from swarm_handoff.workflow import AgentRole as AgentRole
     from swarm_handoff.workflow import Arg as Arg
     from swarm_handoff.workflow import Dispatch as Dispatch
@@ -126,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "SchemaAdapter": "swarm_handoff.components",
     "Formatter": "swarm_handoff.components",
     "ScopedSource": "swarm_handoff.components",
+    "TextLayout": "swarm_handoff.components",
     "PluginHost": "swarm_handoff.plugins",
     "get_host": "swarm_handoff.plugins",
     # records that flow from discovery to ranking to the hand-off
@@ -164,7 +166,7 @@ _EXPORTS: dict[str, str] = {
     "locked": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
-    "problem_line": "swarm_handoff.textviews",
+    "problem_line": "swarm_handoff.textviews.discovery",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",

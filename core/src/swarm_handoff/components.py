@@ -115,3 +115,11 @@ class ScopedSource(Protocol):
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Return a `SourceResult` for `context`; never raise for bad input."""
+
+
+@runtime_checkable
+class TextLayout(Protocol):
+    """Optional capability of a document: its own `--format text` layout, for kinds the core has none for."""
+
+    def to_text(self) -> str:
+        """Return the page a person reads (ending with a newline); the text formatter escapes it once more."""

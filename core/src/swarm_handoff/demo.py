@@ -72,45 +72,7 @@ class DemoReport:
             "workflow_note": self.workflow_note,
         }
 
-    def to_text(self) -> str:
-        """Tell the story of the run for a person: one short section per stage."""
-        found = self.discovery.workflows
-        lines = [f"session: {self.session}", "", f"1. discovered {len(found)} skill(s) that accept a hand-off:"]
-        lines += [f"   {r.name}  [{r.scope.value}]  {r.description}" for r in found]
-        lines += ["", "2. ranked against the example synthesis (scorer swarm-v2):"]
-        for item in self.ranking.ranked[: self.ranking.top]:
-            lines.append(f"   {item.label}) {item.record.name}  score {item.total:g}")
-        lines.append(f"   {MENU_NOTE}")
-        handoff = self.handoff
-        lines += [
-            "",
-            f"3. handed off to {handoff.target}: {handoff.payload_path}",
-            f"   hash {handoff.payload_hash}, {handoff.payload_size_bytes} bytes",
-            f"4. verified: integrity and expiry OK (expires {self.verification.expires_at})",
-            "",
-            "   invoke the target with:",
-            f"   {handoff.invocation}",
-            "",
-        ]
-        if self.first_step is None:
-            lines.append(f"5. {self.workflow_note}")
-        else:
-            step = self.first_step.to_data()
-            lines.append(f"5. first step of the {handoff.target} workflow: {step.get('title', '')}")
-            lines += [f"   - {action}" for action in step.get("actions", []) if isinstance(action, str)]
-            for command in step.get("next", []):
-                if isinstance(command, dict) and command.get("command"):
-                    label = f"{command['label']}: " if command.get("label") else "next: "
-                    lines.append(f"   {label}{self._runnable(command['command'])}")
-        lines.append("")
-        if self.session_kept:
-            lines.append(f"the session folder is kept: {self.session}")
-        else:
-            lines.append("the session folder was removed; run again with --keep (or --dir DIR) to look inside it")
-        lines.append(f"try: {self.command} discover, then {self.command} --help")
-        return "\n".join(lines) + "\n"
-
-    def _runnable(self, command: str) -> str:
+    def runnable(self, command: str) -> str:
         """Spell a suggested command the way that runs here (the venv path when the tool is not on PATH)."""
         if self.command != COMMAND and command.startswith(COMMAND + " "):
             return self.command + command[len(COMMAND) :]

@@ -130,10 +130,10 @@ class DiscoveryResult:
         return data
 
     def to_text(self) -> str:
-        """Render for people: one line per workflow, then (with --all) what was set aside and why."""
-        from swarm_handoff.textviews import discovery_text
+        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
+        from swarm_handoff.textviews import deprecated_to_text
 
-        return discovery_text(self)
+        return deprecated_to_text(self)
 
     def filtered(self, categories: tuple[str, ...] = (), scopes: tuple[str, ...] = ()) -> DiscoveryResult:
         """Keep the records in any of `categories` and `scopes` (empty means no filter)."""

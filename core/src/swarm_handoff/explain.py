@@ -49,10 +49,10 @@ class WhyReport:
         return {"skill": self.skill, "verdict": self.verdict, "looked": [dict(step) for step in self.looked]}
 
     def to_text(self) -> str:
-        """Render one line per place looked at."""
-        from swarm_handoff.textviews import why_text
+        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
+        from swarm_handoff.textviews import deprecated_to_text
 
-        return why_text(self.to_data())
+        return deprecated_to_text(self)
 
 
 def _status(record: SkillRecord, result: DiscoveryResult) -> tuple[str, str | None]:

@@ -65,10 +65,10 @@ class LintReport:
         return {"files": files, "errors": self.errors, "warnings": self.warnings}
 
     def to_text(self) -> str:
-        """Render problems per file and a summary line."""
-        from swarm_handoff.textviews import lint_text
+        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
+        from swarm_handoff.textviews import deprecated_to_text
 
-        return lint_text(self.to_data())
+        return deprecated_to_text(self)
 
 
 def _failed(path: Path, code: str, message: str, hint: str) -> SkillRecord:

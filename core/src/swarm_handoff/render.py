@@ -1,9 +1,9 @@
 """Choose a formatter by name and render a document with it.
 
-`text` is special: the swarm-handoff-formatters plugin provides a rich one, and when it is not
-installed the core falls back to a plain rendering of `to_data()`, so that every command still
-has a human-readable default with the core alone. Whichever renders it, text goes through
-`termsafe.escape_controls` so nothing a skill or payload holds can drive the terminal.
+`text` is the core's own, like `json` and `yaml`: every human layout lives in `swarm_handoff.textviews`,
+so every command prints a readable page with the core alone (a host built without the built-ins
+still gets it). Text goes through `termsafe.escape_controls` once more here, whichever formatter
+produced it, so nothing a skill or payload holds can drive the terminal.
 
 A value nested deeper than a formatter can walk (every formatter recurses) becomes the coded
 error OUTPUT_TOO_DEEP, never a RecursionError traceback, whatever the input parsers let through.
@@ -23,7 +23,7 @@ DEFAULT_FORMAT = "text"
 
 
 def available_formats(host: PluginHost | None = None) -> list[str]:
-    """List the names `--format` accepts right now (registered formatters plus the text fallback)."""
+    """List the names `--format` accepts right now (registered formatters, and `text` always)."""
     host = host or get_host()
     return sorted(set(host.components(Kind.FORMATTER)) | {DEFAULT_FORMAT})
 
@@ -42,8 +42,9 @@ def render(document: Document, name: str = DEFAULT_FORMAT, host: PluginHost | No
     check_format(name, host)
     try:
         if name == DEFAULT_FORMAT and name not in host.components(Kind.FORMATTER):
-            to_text = getattr(document, "to_text", None)  # a document's own layout beats the generic tree
-            text = str(to_text()) if callable(to_text) else plain_text(document.to_data())
+            from swarm_handoff.textviews import text_of  # a host without the built-ins: the same layouts
+
+            text = text_of(document)
         else:
             formatter = host.get(Kind.FORMATTER, name)
             with quiet():  # what a formatter prints is not the document; its return value is

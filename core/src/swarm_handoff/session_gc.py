@@ -68,14 +68,6 @@ class GcReport:
             "kept": [k.to_data() for k in self.kept],
         }
 
-    def to_text(self) -> str:
-        """One line per removed folder, then each kept one with its reason, then a count."""
-        verb = "would be removed" if self.dry_run else "removed"
-        lines = [f"{path}: {verb}" for path in self.removed]
-        lines += [f"kept {k.path}: {k.reason}" for k in self.kept]
-        lines.append(f"{len(self.removed)} session folder(s) {verb} in {self.root}, {len(self.kept)} kept")
-        return "\n".join(lines) + "\n"
-
 
 def _verdict(folder: Path, moment: dt.datetime, older_than: dt.timedelta) -> str | None:
     """None when the folder may go; else why it stays."""

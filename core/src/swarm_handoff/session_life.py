@@ -169,18 +169,6 @@ class CloseReport:
         """Give the JSON-ready form."""
         return {**attrs.asdict(self), "unacknowledged": list(self.unacknowledged)}
 
-    def to_text(self) -> str:
-        """Say it is closed, what `gc` will do with it, and any hand-off closed unacknowledged."""
-        lines = [f"closed {self.session} at {self.closed_at}"]
-        for path in self.unacknowledged:
-            lines.append(f"  not acknowledged (closed with --force): {path}")
-        lines.append(
-            "  `swarm-handoff session gc` removes it"
-            if self.created_by_tool
-            else "  not made by swarm-handoff: `session gc` never removes it"
-        )
-        return "\n".join(lines) + "\n"
-
 
 def unacknowledged(folder: Path, config: Path) -> list[str]:
     """Payload paths of hand-offs made from `folder` that no target has acknowledged yet."""

@@ -1,4 +1,4 @@
-"""The text and xml formatters: registered by name, well-formed, escaping every value."""
+"""The xml formatter: registered by name, well-formed, escaping every value (text is the core's)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swarm_handoff.components import Kind
-from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff_formatters.text import TextFormatter
 from swarm_handoff_formatters.xml import XmlFormatter
 
 
@@ -31,11 +29,12 @@ def _value(element: ET.Element) -> str:
     return json.loads(text) if element.get("encoding") == "json" else text
 
 
-def test_both_formats_are_registered_by_the_installed_plugin(make_swarm_host):
+def test_the_plugin_registers_xml_and_leaves_text_to_the_core(make_swarm_host):
     host = make_swarm_host(["formatters"])
     formatters = host.components(Kind.FORMATTER)
     assert formatters["xml"].distribution == "swarm-handoff-formatters"
-    assert formatters["text"].plugin == "formatters"
+    assert formatters["text"].distribution == "swarm-handoff-core"
+    assert not host.failures  # no PLUGIN_NAME_CONFLICT over `text`
 
 
 def test_xml_escapes_markup_in_values_and_keys():
@@ -66,28 +65,6 @@ def test_xml_parses_and_round_trips_any_text(key: str, value: str):
         assert (json.loads(raw) if child.get("key-encoding") == "json" else raw) == key
     else:
         assert child.tag == key
-
-
-def test_text_renders_the_error_document_with_location_and_fix():
-    error = SwarmError(
-        ErrorCode.INVALID_PAYLOAD,
-        "not a payload",
-        hint="pass a YAML mapping",
-        problems=(Problem("YAML_SYNTAX", "bad", path="p.yaml", line=3, column=4, hint="quote it"),),
-    )
-    text = TextFormatter().render(error.to_document())
-    assert text.splitlines() == [
-        "error INVALID_PAYLOAD: not a payload",
-        "  p.yaml:3:4: YAML_SYNTAX: bad",
-        "    fix: quote it",
-        "hint: pass a YAML mapping",
-    ]
-
-
-def test_text_renders_the_plugins_report(make_swarm_host):
-    text = TextFormatter().render(make_swarm_host(["formatters"]).report())
-    assert "formatters  (swarm-handoff-formatters 0.1.0)" in text
-    assert "  formatter xml - well-formed XML for agents; every value escaped" in text
 
 
 @pytest.mark.parametrize("fmt", ["text", "xml"])

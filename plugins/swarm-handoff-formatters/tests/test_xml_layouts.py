@@ -8,12 +8,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from swarm_handoff.api import render
 from swarm_handoff.errors import ErrorDocument, Problem
 from swarm_handoff.payload_summary import PayloadSummary
 from swarm_handoff.workflow.dispatch_document import DispatchDocument
 from swarm_handoff.workflow.protocol import NextCommand, StepDocument
 from swarm_handoff.workflow.resources import Resource
-from swarm_handoff_formatters.text import TextFormatter
 from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
 
 TEXT = st.text(max_size=40)
@@ -135,7 +135,7 @@ def test_every_field_of_a_step_survives_xml(doc: StepDocument):
         assert [decode_attribute(b, "label") for b in branches] == [n.label for n in doc.next]
         assert [decode_text(_one(b, "command")) for b in branches] == [n.command for n in doc.next]
         assert [decode_text(_one(b, "when")) for b in branches] == [n.when["verdict"][0] for n in doc.next]
-    TextFormatter().render(doc)  # the text layout takes the same documents without failing
+    render(doc, "text")  # the text layout takes the same documents without failing
 
 
 @given(step_documents())
@@ -148,7 +148,7 @@ def test_a_dispatch_document_survives_xml(doc: StepDocument):
     assert dispatched.get("mode") == doc.dispatch["mode"]
     context = {decode_attribute(e, "key"): decode_text(e) for e in _one(root, "context")}
     assert context == {**doc.params, **doc.state}
-    TextFormatter().render(DispatchDocument.from_step(doc))
+    render(DispatchDocument.from_step(doc), "text")
 
 
 @given(ANY, ANY, ANY, ANY, st.dictionaries(ANY, ANY, max_size=3))
@@ -169,7 +169,7 @@ def test_a_payload_summary_of_any_payload_is_valid_xml(payload: dict[str, Any]):
     sections = _one(_parse(summary), "payload").findall("section")
     assert [decode_attribute(s, "name") for s in sections] == list(payload)
     assert [decode_text(s) for s in sections] == [s.preview for s in summary.sections]
-    TextFormatter().render(summary)
+    render(summary, "text")
 
 
 def test_skill_text_cannot_inject_a_tag():
@@ -223,7 +223,7 @@ def test_a_discovery_list_survives_xml(name: str, description: str, categories: 
     assert [decode_text(c) for c in _one(skill, "categories")] == categories
     assert decode_text(_one(skill, "details/path")) == path
     assert decode_text(_one(skill, "details/meta/note")) == meta
-    TextFormatter().render(doc)
+    render(doc, "text")
 
 
 @given(ANY, ANY, ANY, ANY, ANY)

@@ -1,4 +1,4 @@
-"""The core's own formatters, `json` and `yaml`, registered through the formatter hook."""
+"""The core's own formatters, `text`, `json` and `yaml`, registered through the formatter hook."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from swarm_handoff import hookimpl
-from swarm_handoff.components import Document, Register
+from swarm_handoff.components import Document, Formatter, Register
 
 # JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
 # bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
@@ -83,8 +83,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _text() -> Formatter:
+    from swarm_handoff.textviews import TextFormatter  # deferred: only text output needs the layouts
+
+    return TextFormatter()
+
+
 @hookimpl
 def swarm_handoff_formatters(register: Register) -> None:
-    """Offer `json` and `yaml`; `text` and `xml` come from swarm-handoff-formatters."""
+    """Offer `text` (every layout is the core's), `json` and `yaml`; `xml` comes from swarm-handoff-formatters."""
     register("json", JsonFormatter, summary="one JSON document on stdout")
     register("yaml", YamlFormatter, summary="the same document as YAML")
+    register("text", _text, summary="readable plain text for people")

@@ -31,10 +31,6 @@ class SessionDocument:
         """Give the JSON-ready form."""
         return {"session": self.session, "checkpoint": self.checkpoint}
 
-    def to_text(self) -> str:
-        """The folder alone on its line, so `DIR=$(swarm-handoff session new)` works."""
-        return f"{self.session}\n" if self.checkpoint is None else f"{self.session}\nresumed: {self.checkpoint}\n"
-
 
 def register(app: typer.Typer) -> None:
     """Add the `session` command group to `app`."""

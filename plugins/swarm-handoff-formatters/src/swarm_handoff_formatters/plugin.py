@@ -1,11 +1,10 @@
-"""Hook implementations: register the `text` and `xml` formatters (built on first use)."""
+"""Hook implementation: register the `xml` formatter (built on first use); `text` is the core's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff import hookimpl
-from swarm_handoff.components import Register
+from swarm_handoff.api import Register, hookimpl
 
 
 def _xml() -> Any:
@@ -14,14 +13,7 @@ def _xml() -> Any:
     return XmlFormatter()
 
 
-def _text() -> Any:
-    from swarm_handoff_formatters.text import TextFormatter
-
-    return TextFormatter()
-
-
 @hookimpl
 def swarm_handoff_formatters(register: Register) -> None:
-    """Offer `text` for people and `xml` for agents that act on structured output."""
-    register("text", _text, summary="readable plain text for people")
+    """Offer `xml` for agents that act on structured output (every text layout lives in the core)."""
     register("xml", _xml, summary="well-formed XML for agents; every value escaped")

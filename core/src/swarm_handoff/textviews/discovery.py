@@ -1,7 +1,7 @@
-"""Plain-text layouts of the discovery documents (`discover`, `why`, `lint`), for people at a terminal.
+"""Text layouts of the discovery documents (`discover`, `why`, `lint`), for people at a terminal.
 
-Documents expose them as `to_text()`; the text formatter uses that when present, so the layout
-lives next to the data it shows and no formatter needs to know every document kind.
+`discovery_text` reads the result itself (it shows records that `to_data()` leaves out without
+`--all`) and escapes each field; `why_text` and `lint_text` get the escaped data (see `LAYOUTS`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import Problem
 from swarm_handoff.termsafe import escape_controls as esc
-from swarm_handoff.termsafe import escape_data
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
@@ -61,7 +60,6 @@ def discovery_text(result: DiscoveryResult) -> str:
 
 def why_text(data: dict[str, Any]) -> str:
     """Every place a name was looked for, one line each, with what happened there."""
-    data = escape_data(data)
     lines = [f"{data['skill']}: {data['verdict']}"]
     for step in data["looked"]:
         lines.append(f"  [{step['scope']}] {step['where']}: {step['status']}")
@@ -72,7 +70,6 @@ def why_text(data: dict[str, Any]) -> str:
 
 def lint_text(data: dict[str, Any]) -> str:
     """Problems per file, then a summary line with the error and warning counts."""
-    data = escape_data(data)
     lines: list[str] = []
     for entry in data["files"]:
         serious = [p for p in entry["problems"] if p["severity"] != "info"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from swarm_handoff.textviews import TextFormatter
 from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
-from swarm_handoff_formatters.text import TextFormatter
 
 
 def proceed(ctx):
@@ -55,7 +55,7 @@ def test_a_terminal_step_says_the_workflow_is_complete():
 
 
 def test_list_and_show_have_their_own_layouts(swarm_cli, use_workflows, make_swarm_host):
-    make_swarm_host(["formatters"])
+    make_swarm_host()
     use_workflows(FLOW)
     listing = swarm_cli("workflow", "list")
     assert listing.stdout.startswith("text-demo  (2 steps, (in-process))\n")

@@ -18,7 +18,7 @@ def _signed(value: float) -> str:
     return text if text.startswith("-") else f"+{text}"
 
 
-def render_ranking(data: dict[str, Any]) -> str:
+def ranking_text(data: dict[str, Any]) -> str:
     """Render the ranked menu, with every factor under each entry when `explain` is set."""
     request = data["request"]
     header = (

@@ -1,4 +1,4 @@
-"""The `rank` document as text: the Stage 4 menu, and every factor with `--explain`."""
+"""The `rank` document as text with the core alone: the Stage 4 menu, and every factor with `--explain`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ key_uncertainties: [cost, timeline, vendor]
 
 @pytest.fixture
 def ranked_cli(make_swarm_host, swarm_cli, tmp_path):
-    host = make_swarm_host(["formatters"])
+    host = make_swarm_host()
 
     class Source:
         priority = 1
@@ -86,7 +86,7 @@ def test_a_negative_factor_shows_its_sign(ranked_cli):
 
 
 def test_an_empty_ranking_says_so(make_swarm_host, swarm_cli, tmp_path):
-    make_swarm_host(["formatters"])
+    make_swarm_host()
     path = tmp_path / "s.yaml"
     path.write_text(SYNTHESIS)
     result = swarm_cli("rank", "--synthesis", str(path), "--cwd", str(tmp_path))

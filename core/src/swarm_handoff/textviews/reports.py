@@ -1,21 +1,12 @@
-"""Render documents as plain text for people: a specific layout where one exists, else a tree."""
+"""Text layouts of the reports every install prints: `plugins` and the `error` document."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from swarm_handoff.components import Document
-from swarm_handoff.render import plain_text
-from swarm_handoff.termsafe import escape_controls, escape_data
-from swarm_handoff_formatters.documents_text import payload_summary
-from swarm_handoff_formatters.ranking_text import render_ranking
-from swarm_handoff_formatters.workflow_text import dispatch, workflow_list, workflow_show, workflow_step
 
-Renderer = Callable[[dict[str, Any]], str]
-
-
-def _plugins(data: dict[str, Any]) -> str:
+def plugins_text(data: dict[str, Any]) -> str:
+    """The core version, then each plugin with its hooks and components, then what was skipped or failed."""
     lines = [f"swarm-handoff-core {data['core_version']}", ""]
     for plugin in data["plugins"]:
         origin = "built-in" if plugin["builtin"] else plugin["distribution"]
@@ -48,7 +39,8 @@ def _kind(entry: dict[str, Any]) -> str:
     return "pack " if entry.get("kind") == "pack" else ""
 
 
-def _error(data: dict[str, Any]) -> str:
+def error_text(data: dict[str, Any]) -> str:
+    """The code and message, each problem with its location and fix, then the hint."""
     error = data["error"]
     lines = [f"error {error['code']}: {error['message']}"]
     for problem in error.get("problems", []):
@@ -61,33 +53,3 @@ def _error(data: dict[str, Any]) -> str:
     if error.get("payload_preserved"):
         lines.append(f"payload preserved at: {error['payload_preserved']}")
     return "\n".join(lines) + "\n"
-
-
-RENDERERS: dict[str, Renderer] = {
-    "plugins": _plugins,
-    "error": _error,
-    "ranking": render_ranking,
-    "workflow-list": workflow_list,
-    "workflow-show": workflow_show,
-    "workflow-step": workflow_step,
-    "dispatch": dispatch,
-    "payload-summary": payload_summary,
-}
-
-
-class TextFormatter:
-    """The default `--format text`: what a person reads in a terminal, so nothing in it may drive the terminal."""
-
-    def render(self, document: Document) -> str:
-        """Use the document's own `to_text()`, else the layout made for its kind, else a tree of its data.
-
-        The layouts escape each field (a one-line field loses its line breaks too); the whole page
-        is escaped once more, keeping line breaks, for any `to_text()` that forgot a field.
-        """
-        to_text = getattr(document, "to_text", None)
-        if callable(to_text):
-            return escape_controls(to_text(), multiline=True)
-        renderer = RENDERERS.get(document.kind)
-        data = document.to_data()
-        text = renderer(escape_data(data)) if renderer else plain_text(data)
-        return escape_controls(text, multiline=True)

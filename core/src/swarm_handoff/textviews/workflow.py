@@ -6,7 +6,12 @@ resource together as one fenced block, and ends with the next command(s) on line
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from swarm_handoff.termsafe import escape_controls as esc
+
+if TYPE_CHECKING:
+    from swarm_handoff.cli.workflow_documents import WorkflowGraphDocument
 
 
 def _routing_type(value: Any) -> str:
@@ -14,7 +19,7 @@ def _routing_type(value: Any) -> str:
     return str(value.get("type", "")) if isinstance(value, dict) else str(value)
 
 
-def workflow_step(data: dict[str, Any]) -> str:
+def step_text(data: dict[str, Any]) -> str:
     """Render a `workflow-step` document for a person or an agent reading plain text."""
     phase = f" [{data['phase']}]" if data.get("phase") else ""
     lines = [f"{data['workflow']}: step {data['index']} of {data['total']}{phase}: {data['title']}", ""]
@@ -81,7 +86,7 @@ def _dispatch_lines(info: dict[str, Any]) -> list[str]:
     return lines
 
 
-def dispatch(data: dict[str, Any]) -> str:
+def dispatch_text(data: dict[str, Any]) -> str:
     """Render a `dispatch` document: whom to hand the work to, how, and what to run after."""
     lines = [f"{data['workflow']}: step {data['index']} of {data['total']} ({data['step']})", ""]
     lines += _dispatch_lines(data["dispatch"])
@@ -93,7 +98,7 @@ def dispatch(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def workflow_list(data: dict[str, Any]) -> str:
+def workflow_list_text(data: dict[str, Any]) -> str:
     """Render `workflow list`: one line per workflow, then the packs that failed to load."""
     lines = []
     for flow in data["workflows"]:
@@ -109,7 +114,7 @@ def workflow_list(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def workflow_show(data: dict[str, Any]) -> str:
+def workflow_show_text(data: dict[str, Any]) -> str:
     """Render `workflow show`: parameters, then each step with where each outcome leads."""
     lines = [f"{data['name']}: {data['description']}".rstrip(": "), ""]
     if data["params"]:
@@ -133,4 +138,25 @@ def workflow_show(data: dict[str, Any]) -> str:
             lines.append(f"       runs only when {gate} is {' or '.join(map(str, values))}")
         for item in step["embed"]:
             lines.append(f"       embeds {item['ref']} from the {item['source']} ({item['origin']})")
+    return "\n".join(lines) + "\n"
+
+
+def workflow_check_text(data: dict[str, Any]) -> str:
+    """Render `workflow check` when everything is valid: the verdict, what was checked, whether cases ran."""
+    checked = [f"  - {name}" for name in data["checked"]]
+    lines = [f"valid: {_yes(data['valid'])}"]
+    lines += ["checked:", *checked] if checked else ["checked: (none)"]
+    lines.append(f"cases_run: {_yes(data['cases_run'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _yes(value: object) -> str:
+    return "yes" if value else "no"
+
+
+def workflow_graph_text(document: WorkflowGraphDocument) -> str:
+    """Render `workflow graph` as a document: which workflow, the syntax, and the source as a block."""
+    source = esc(document.source.removesuffix("\n"), multiline=True)  # the graph's own lines, kept
+    lines = [f"workflow: {esc(document.workflow)}", f"syntax: {esc(document.syntax)}", "source: |"]
+    lines += [f"    {line}" if line else "" for line in source.split("\n")]
     return "\n".join(lines) + "\n"
