@@ -43,10 +43,16 @@ def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
     )
 
 
-def not_found(target: str, found: list[str], ineligible: list[str]) -> SwarmError:
+def not_found(target: str, found: list[str], ineligible: list[SkillRecord]) -> SwarmError:
     """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
     close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
-    if target in ineligible:
+    skipped = next((r for r in ineligible if r.name == target), None)
+    details: dict[str, Any] = {"target_skill": target, "closest": close}
+    if skipped is not None and skipped.scope == "registry" and skipped.problems:
+        # a registry entry set aside (stale, another environment's pack): say why, it is not a typo
+        details["reason"] = skipped.problems[-1].message
+        hint = f"{target} is not a hand-off target here: {details['reason']} ({skipped.problems[-1].hint})"
+    elif skipped is not None:
         hint = f"{target} exists but does not accept hand-offs (its SKILL.md has no eligible handoff: block)"
     elif close:
         hint = f"did you mean: {', '.join(close)}?"
@@ -55,8 +61,23 @@ def not_found(target: str, found: list[str], ineligible: list[str]) -> SwarmErro
     return SwarmError(
         ErrorCode.TARGET_NOT_FOUND,
         f"no skill named {target!r} accepts a hand-off here",
-        details={"target_skill": target, "closest": close},
+        details=details,
         hint=hint,
+        recoverable=True,
+    )
+
+
+def gone_target(record: SkillRecord) -> SwarmError | None:
+    """A registry target whose skill_path no longer exists: TARGET_NOT_FOUND, never a hand-off to nothing."""
+    meta_file = record.meta.get("registry_file")
+    if record.scope != "registry" or not record.path or record.path == meta_file or os.path.exists(record.path):
+        return None
+    reason = f"its registry entry points at {record.path}, which is gone"
+    return SwarmError(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"no skill named {record.name!r} accepts a hand-off here: {reason}",
+        details={"target_skill": record.name, "closest": [], "reason": reason},
+        hint="`swarm-handoff registry sync` marks the entry stale and `registry prune` removes it",
         recoverable=True,
     )
 

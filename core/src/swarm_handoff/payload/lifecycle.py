@@ -28,8 +28,8 @@ from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as S
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
+from swarm_handoff.payload.handoff_checks import gone_target, not_found
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
-from swarm_handoff.payload.handoff_checks import not_found
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
@@ -198,7 +198,10 @@ def _hand_off(
     found = discover(context, host)
     record = found.named(options.target)
     if record is None:
-        raise not_found(options.target, [r.name for r in found.workflows], [r.name for r in found.ineligible])
+        raise not_found(options.target, [r.name for r in found.workflows], list(found.ineligible))
+    gone = gone_target(record)
+    if gone is not None:
+        raise gone
     if received is not None:
         source = continuation.continuing_source(received, options.source)
         if not SAFE_NAME.match(source):
