@@ -124,7 +124,7 @@ def test_no_self_handoff(valid, swarm_host):
 
 
 def test_reentering_a_skill_in_the_chain_needs_a_reason(valid, swarm_host):
-    valid["handoff"]["meta"]["handoff_chain"] = ["programming-pm", "skill-editor"]
+    valid["handoff"]["meta"]["handoff_chain"] = ["skill-editor", "programming-pm"]
     report = validate_payload(valid, swarm_host)
     assert [p.code for p in report.errors] == ["PAYLOAD_REENTRY_NEEDS_REASON"]
     assert [p.code for p in report.warnings] == ["HANDOFF_LOOP"]
@@ -134,19 +134,25 @@ def test_reentering_a_skill_in_the_chain_needs_a_reason(valid, swarm_host):
 
 def test_chains_over_five_need_approval_and_over_ten_are_refused(valid, swarm_host):
     meta = valid["handoff"]["meta"]
-    meta["handoff_chain"] = ["programming-pm", "a", "b", "c", "d"]
+    meta["handoff_chain"] = ["a", "b", "c", "d", "programming-pm"]
     assert errors(valid, swarm_host) == []
-    meta["handoff_chain"].append("e")
+    meta["handoff_chain"].insert(0, "e")
     assert errors(valid, swarm_host) == ["PAYLOAD_CHAIN_NEEDS_APPROVAL"]
     meta["user_approved"] = True
     assert errors(valid, swarm_host) == []
-    meta["handoff_chain"] += ["f", "g", "h", "i", "j"]
+    meta["handoff_chain"][:0] = ["f", "g", "h", "i", "j"]
     assert errors(valid, swarm_host) == ["PAYLOAD_CHAIN_TOO_LONG"]
 
 
-def test_source_must_start_the_chain(valid, swarm_host):
+def test_source_must_end_the_chain(valid, swarm_host):
+    # issue 17, point 4: each skill appends itself when it hands on (workflow-discovery.md), so the
+    # source is the chain's last entry; a continued chain starts with its origin
     valid["handoff"]["meta"]["handoff_chain"] = ["someone-else"]
-    assert errors(valid, swarm_host) == ["PAYLOAD_SOURCE_NOT_CHAIN_START"]
+    assert errors(valid, swarm_host) == ["PAYLOAD_SOURCE_NOT_CHAIN_END"]
+    valid["handoff"]["meta"]["handoff_chain"] = ["programming-pm", "someone-else"]
+    assert errors(valid, swarm_host) == ["PAYLOAD_SOURCE_NOT_CHAIN_END"]
+    valid["handoff"]["meta"]["handoff_chain"] = ["someone-else", "programming-pm"]
+    assert errors(valid, swarm_host) == []
 
 
 def test_timestamp_must_come_before_expiry(valid, swarm_host):
@@ -162,11 +168,26 @@ def test_v3_times_and_trace_id_follow_the_strict_forms(valid, swarm_host):
 
 def test_budget_drops_optional_fields_first(session):
     payload = build_v3(synthesis(), TARGET, session, now=NOW).payload
+    payload["handoff"]["context"]["success_criteria"] = ["z" * 7000]
+    built = fit_budget(payload, session / "side.json")
+    assert "success_criteria" not in built.payload["handoff"]["context"]
+    assert built.notes == ("dropped optional field context.success_criteria to fit 2000 tokens",)
+    assert "tracing" in built.payload["handoff"]
+    assert not built.side_files
+
+
+def test_budget_drops_tracing_last(session):
+    # issue 17, point 4: tracing links a hop to its parent, so every other repair comes first
+    payload = build_v3(synthesis(), TARGET, session, now=NOW).payload
     payload["handoff"]["tracing"]["tags"] = {"padding": "z" * 7000}
     built = fit_budget(payload, session / "side.json")
-    assert "tracing" not in built.payload["handoff"]
-    assert built.notes == ("dropped optional field tracing to fit 2000 tokens",)
-    assert not built.side_files
+    handoff = built.payload["handoff"]
+    assert "tracing" not in handoff
+    assert built.notes[-1] == "dropped optional field tracing to fit 2000 tokens"
+    steps = " | ".join(built.notes)
+    for earlier in ("context.focus_areas", "context.known_gaps", "context.original_prompt", "moved payload.session"):
+        assert earlier in steps
+        assert steps.index(earlier) < steps.index("tracing")
 
 
 def test_budget_then_moves_session_content_to_references(session, swarm_host):

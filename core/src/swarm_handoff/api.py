@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
     from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
+    from swarm_handoff.history_reports import TraceReport as TraceReport
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
     from swarm_handoff.pack_files import InstalledPackSkill as InstalledPackSkill
@@ -192,6 +193,7 @@ _EXPORTS: dict[str, str] = {
     "PayloadSummary": "swarm_handoff.payload_summary",
     "open_history": "swarm_handoff.history",
     "HistoryReport": "swarm_handoff.history",
+    "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",
     "plain_text": "swarm_handoff.render",

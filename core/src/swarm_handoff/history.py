@@ -20,18 +20,19 @@ import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.history_reports import HistoryReport as HistoryReport
 
 DB_NAME = "history.sqlite3"
 ACK_STATUSES = ("received", "processed", "success", "failure")
 # How long a command waits for another process's lock before giving up with HISTORY_BUSY.
 BUSY_TIMEOUT_MS = 15_000
 ENV_TIMEOUT = "SWARM_HANDOFF_HISTORY_TIMEOUT"  # seconds; overrides BUSY_TIMEOUT_MS
-SCHEMA_VERSION = 2  # 2: eligibility_override column
+SCHEMA_VERSION = 3  # 2: eligibility_override column; 3: trace_id and parent_span_id (chains)
 
 HISTORY_BUSY = "HISTORY_BUSY"
 HISTORY_CORRUPT = "HISTORY_CORRUPT"
@@ -163,28 +164,12 @@ class HandoffRow:
     status: str
     updated_at: str
     eligibility_override: str | None = None  # "SOURCE (accepts_from: ...)" when handed off with the override
+    trace_id: str | None = None  # v3.0: the chain it belongs to (`history --trace`)
+    parent_span_id: str | None = None  # v3.0: the span of the payload it continues
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
         return attrs.asdict(self)
-
-
-@attrs.frozen(kw_only=True)
-class HistoryReport:
-    """The `history` document: hand-offs, newest first, and any problem with the database."""
-
-    kind: ClassVar[str] = "history"
-    handoffs: tuple[HandoffRow, ...]
-    skill: str | None = None
-    problems: tuple[Problem, ...] = ()
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {
-            "skill": self.skill,
-            "handoffs": [h.to_data() for h in self.handoffs],
-            "problems": [p.to_data() for p in self.problems],
-        }
 
 
 class History:
@@ -255,7 +240,8 @@ class History:
         version = handoff.get("version")
         cursor = db.execute(
             "INSERT INTO handoffs (created_at, payload_path, payload_hash, version, source, target, workflow_id,"
-            " session_path, status, updated_at, eligibility_override) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " session_path, status, updated_at, eligibility_override, trace_id, parent_span_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 now,
                 str(payload_path),
@@ -268,6 +254,8 @@ class History:
                 status,
                 now,
                 _override_of(meta),
+                _text(handoff.get("trace_id")),
+                _text(_section(handoff, "tracing").get("parent_span_id")),
             ),
         )
         return int(cursor.lastrowid or 0)
@@ -324,6 +312,10 @@ class History:
             )
         )
 
+    def trace(self, trace_id: str) -> tuple[HandoffRow, ...]:
+        """The hand-offs of one chain (one `trace_id`), oldest first: the chain hop by hop."""
+        return tuple(self._select("WHERE trace_id = ? ORDER BY id", (trace_id,)))
+
     def success_counts(self) -> dict[str, int]:
         """Per target skill, the number of hand-offs whose latest acknowledgment is `success`."""
         with self.guard():
@@ -335,7 +327,7 @@ class History:
 
 # Columns added after the first release: (name, SQL type). Added inside the schema transaction,
 # after looking, so two first users racing never add one twice.
-_LATER_COLUMNS = (("eligibility_override", "TEXT"),)
+_LATER_COLUMNS = (("eligibility_override", "TEXT"), ("trace_id", "TEXT"), ("parent_span_id", "TEXT"))
 
 
 def _add_columns(connection: sqlite3.Connection) -> None:
@@ -344,6 +336,7 @@ def _add_columns(connection: sqlite3.Connection) -> None:
     for name, kind in _LATER_COLUMNS:
         if name not in have:
             connection.execute(f"ALTER TABLE handoffs ADD COLUMN {name} {kind}")
+    connection.execute("CREATE INDEX IF NOT EXISTS handoffs_trace ON handoffs(trace_id)")
 
 
 def _connect(path: Path, timeout_ms: int) -> sqlite3.Connection:
@@ -441,6 +434,15 @@ def open_history(config_dir: Path, *, timeout_ms: int | None = None) -> History:
         except sqlite3.Error as again:
             raise _failure(again, path, timeout_ms) from None
     return History(connection, path, tuple(problems), timeout_ms=timeout_ms)
+
+
+def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value[:200] if isinstance(value, str) else None  # a payload's text, bounded: it is someone's file
 
 
 def _override_of(meta: Any) -> str | None:

@@ -195,6 +195,34 @@ def test_loop_without_elicitation_names_the_override_argument(world: World) -> N
     assert not confirmed.is_error
 
 
+def test_handoff_from_payload_continues_the_chain_and_history_shows_the_trace(world: World) -> None:
+    """Issue 17, point 4: `from_payload` continues a received payload's chain; `trace` shows it hop by hop."""
+    start = {"target": "lit-review", "synthesis": str(world.synthesis), "session": "session", "schema": "3.0"}
+
+    async def main() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with connect(world) as client:
+            out["first"] = await client.call_tool("handoff", {**start, "source": "origin"})
+            received = out["first"].structured_content["payload_path"]
+            args = {"target": "market-scan", "from_payload": received, "session": "session", "schema": "3.0"}
+            out["next"] = await client.call_tool("handoff", args)
+            out["bare"] = await client.call_tool("handoff", {"target": "market-scan", "session": "session"})
+            trace_id = json.loads(Path(received).read_text())["handoff"]["trace_id"]
+            out["trace"] = await client.call_tool("history", {"trace": trace_id})
+        return out
+
+    out = anyio.run(main)
+    assert not out["next"].is_error, out["next"].structured_content
+    payload = json.loads(Path(out["next"].structured_content["payload_path"]).read_text())["handoff"]
+    assert payload["meta"]["handoff_chain"] == ["origin", "lit-review"]
+    assert payload["tracing"]["parent_span_id"] == out["first"].structured_content["payload_hash"][7:23]
+    assert_tool_error(out["bare"], "USAGE")
+    hops = out["trace"].structured_content["hops"]
+    assert [(h["source"], h["target"]) for h in hops] == [("origin", "lit-review"), ("lit-review", "market-scan")]
+    assert hops[1]["parent_span_id"] == hops[0]["span_id"]
+    no_tracebacks(world)
+
+
 def test_loop_confirmation_is_asked_through_elicitation(world: World) -> None:
     """A client that supports elicitation is asked; its answer decides the hand-off."""
     import mcp_types as types

@@ -17,7 +17,7 @@ import typer
 
 from swarm_handoff.cli.output import format_option, run, warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.termsafe import escape_controls
 
@@ -68,16 +68,35 @@ def _warn(problems: Any) -> None:
             warn(f"{problem.code}: {problem.message}")
 
 
+def trace_report(store: Any, trace_id: str, skill: str | None = None) -> Document:
+    """One chain hop by hop (`history --trace`); `--skill` with it is refused rather than ignored."""
+    from swarm_handoff.history_reports import TraceReport
+
+    if skill is not None:
+        raise UsageError("--trace and --skill cannot be combined", hint="pass one of them", option="--trace")
+    return TraceReport(trace_id=trace_id, hops=store.trace(trace_id), problems=store.problems)
+
+
 def register(app: typer.Typer) -> None:
     """Add the hand-off commands to `app`."""
 
     @app.command("handoff")
     def handoff(
         target: Annotated[str, typer.Argument(help="The skill to hand the work to.")],
-        synthesis: Annotated[Path, typer.Option("--synthesis", help="The synthesis file (YAML or JSON).")],
         session: Annotated[
             str, typer.Option("--session", help="The session folder the payload is written into (must exist).")
         ],
+        synthesis: Annotated[
+            Path | None,
+            typer.Option("--synthesis", help="The synthesis file (YAML or JSON); with --from, replaces its context."),
+        ] = None,
+        received: Annotated[
+            Path | None,
+            typer.Option(
+                "--from",
+                help="Continue the chain of the payload this skill received (checked first; no synthesis needed).",
+            ),
+        ] = None,
         schema: Annotated[
             str | None,
             typer.Option("--schema", help="Force the payload version (2.0 or 3.0); default: the target's version."),
@@ -124,6 +143,7 @@ def register(app: typer.Typer) -> None:
                 health_check=health_check,
                 sign=sign,
                 override_accepts_from=override_accepts_from,
+                received=received,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)
@@ -224,15 +244,20 @@ def register(app: typer.Typer) -> None:
     @app.command("history")
     def history(
         skill: Annotated[str | None, typer.Option("--skill", help="Only hand-offs from or to this skill.")] = None,
+        trace: Annotated[
+            str | None, typer.Option("--trace", help="Show one chain (a v3.0 trace_id) hop by hop, oldest first.")
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
-        """List recorded hand-offs, newest first, with their latest acknowledgment."""
+        """List recorded hand-offs, newest first, with their latest acknowledgment; or one chain with --trace."""
         from swarm_handoff.discovery import config_dir
         from swarm_handoff.history import HistoryReport, open_history
 
         def action(host: PluginHost) -> Document:
             with open_history(config_dir()) as store:
                 _warn(store.problems)
+                if trace is not None:
+                    return trace_report(store, trace, skill)
                 return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
 
         run(fmt, action)

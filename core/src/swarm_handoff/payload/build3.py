@@ -6,8 +6,10 @@ structured insights and the perspective files) and `payload.references` (paths o
 estimate is over the cap, optional fields are dropped first, then session content is moved into a
 file beside the payload and referenced by path, then every tier but `working` joins it, then the long
 texts of `working` are summarised, each cut marked and the full text kept in that file; when even
-that is not enough, building fails with the sizes. Nothing is lost: what leaves the payload is in
-the side file, whose checksum the payload's hash covers.
+that is not enough, the older tracing events are trimmed and then tracing is dropped, and only then
+building fails with the sizes. Nothing is lost: what leaves the payload is in the side file, whose
+checksum the payload's hash covers. Tracing goes last because it is what links a hop of a chain to
+the one before it (`trace_id` stays in any case: it is required).
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ from swarm_handoff.synthesis import Synthesis
 DEFAULT_SOURCE = "perspective-swarm"
 DEFAULT_PHASE = "Stage 4: Hand-off"
 CONFIDENCE_FOR_CONVERGENCE = {"high": "high", "medium": "medium", "low": "low", "none": "low"}
-# Optional fields, least useful to the target first: what the budget drops, in this order.
+# Optional fields, least useful to the target first: what the budget drops, in this order. Tracing is
+# not among them: it is the last thing to go, after every other repair (see `fit_budget`).
 DROP_ORDER: tuple[tuple[str, ...], ...] = (
-    ("tracing",),
     ("context", "success_criteria"),
     ("context", "focus_areas"),
     ("context", "known_gaps"),
@@ -113,6 +115,46 @@ def build_v3(
     phase: str = DEFAULT_PHASE,
 ) -> Built:
     """Build, budget and seal a v3.0 payload; raise VALIDATION_FAILED when it cannot fit 2,000 tokens."""
+    payload = draft_v3(
+        synthesis,
+        target,
+        session,
+        source=source,
+        now=now,
+        chain=chain,
+        reason=reason,
+        feedback=feedback,
+        user_approved=user_approved,
+        trace_id=trace_id,
+        phase=phase,
+    )
+    return fit_budget(payload, side_path_for(payload))
+
+
+def side_path_for(payload: dict[str, Any]) -> Path:
+    """Where the budget moves content of `payload` to: beside it, under a name of this run's own."""
+    handoff = payload["handoff"]
+    moment = dt.datetime.strptime(handoff["timestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    session = Path(handoff["source"]["session_path"])
+    path = v3_path(session, handoff["source"]["skill"], handoff["target"]["skill"], moment, run=uuid.uuid4().hex[:8])
+    return path.with_suffix(".session.json")
+
+
+def draft_v3(
+    synthesis: Synthesis,
+    target: SkillRecord,
+    session: Path,
+    *,
+    source: str = DEFAULT_SOURCE,
+    now: dt.datetime | None = None,
+    chain: Sequence[str] | None = None,
+    reason: str = "",
+    feedback: str | None = None,
+    user_approved: bool | None = None,
+    trace_id: str | None = None,
+    phase: str = DEFAULT_PHASE,
+) -> dict[str, Any]:
+    """The v3.0 payload before budgeting: a continued chain changes its links before it is fitted."""
     moment = now or utc_now()
     session = session.resolve()
     feedback = synthesis.user_feedback if feedback is None else feedback
@@ -185,8 +227,7 @@ def build_v3(
             },
         }
     }
-    side_path = v3_path(session, source, target.name, moment, run=uuid.uuid4().hex[:8]).with_suffix(".session.json")
-    return fit_budget(payload, side_path)
+    return payload
 
 
 def _count(payload: dict[str, Any]) -> int:
@@ -276,9 +317,33 @@ def _summarise_working(payload: dict[str, Any], moved: _MovedOut, cap: int) -> l
     return [f"summarised payload.working.{key} (marked; full text in {moved.path})" for key in cut]
 
 
+def _trim_tracing(payload: dict[str, Any], cap: int) -> list[str]:
+    """Last repair: keep only this hop's events (the parent span leads to the rest), then drop tracing."""
+    handoff = payload["handoff"]
+    tracing = handoff.get("tracing")
+    if not isinstance(tracing, dict):
+        return []
+    notes: list[str] = []
+    events = tracing.get("events")
+    source = handoff["source"]["skill"]
+    if isinstance(events, list):
+        own = len(events)
+        while own > 0 and isinstance(events[own - 1], dict) and events[own - 1].get("workflow") == source:
+            own -= 1
+        if own > 0:
+            tracing["events"] = events[own:]
+            notes.append(f"kept only {source}'s tracing events ({own} earlier ones are in the parent payload)")
+            if _count(payload) <= cap:
+                return notes
+    del handoff["tracing"]
+    notes.append(f"dropped optional field tracing to fit {cap} tokens")
+    return notes
+
+
 def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -> Built:
     """Bring `payload` under `cap` tokens: drop optional fields, move session content out, keep working only
-    (the rest moved out), then summarise working's long texts with a marker; else fail with the sizes."""
+    (the rest moved out), summarise working's long texts with a marker, and last trim then drop tracing;
+    else fail with the sizes."""
     payload = copy.deepcopy(payload)
     notes: list[str] = []
     side_files: list[tuple[Path, Any]] = []
@@ -303,6 +368,8 @@ def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -
         notes.extend(_working_only(tiers, moved))
     if _count(payload) > cap:
         notes.extend(_summarise_working(payload, moved, cap))
+    if _count(payload) > cap:
+        notes.extend(_trim_tracing(payload, cap))
     side_files.extend(moved.files())
     tokens = _count(payload)
     if tokens > cap:
@@ -310,8 +377,8 @@ def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -
             payload,
             ErrorCode.VALIDATION_FAILED,
             f"the v3.0 payload is about {tokens} tokens, over the {cap}-token cap even after dropping optional "
-            f"fields, moving session content to references, keeping payload.working only and summarising its "
-            f"long texts (it started at {start})",
+            f"fields, moving session content to references, keeping payload.working only, summarising its "
+            f"long texts and dropping tracing (it started at {start})",
             details={
                 "missing_fields": [],
                 "validation_errors": [f"handoff: about {tokens} tokens, {cap} at most", *notes],

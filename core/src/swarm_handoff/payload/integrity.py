@@ -68,7 +68,8 @@ def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     return found
 
 
-def _locate(name: str, payload: Mapping[str, Any], payload_path: Path | None) -> Path:
+def locate(name: str, payload: Mapping[str, Any], payload_path: Path | None) -> Path:
+    """Where a path a payload references is read: from `source.session_path`, else beside the payload."""
     path = Path(name)
     if not path.is_absolute():
         source = payload.get("handoff", {}).get("source")
@@ -103,7 +104,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         if not isinstance(name, str) or not name:
             checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
             continue
-        path = _locate(name, payload, payload_path)
+        path = locate(name, payload, payload_path)
         try:
             computed: str | None = file_checksum(path)
         except OSError as exc:

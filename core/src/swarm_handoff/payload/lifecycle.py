@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import difflib
 import errno
 import os
-import re
-import shlex
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,12 +20,22 @@ import attrs
 from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
-from swarm_handoff.payload import targeting
-from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, file_stamp, v3_path
+from swarm_handoff.payload import continuation, targeting
+from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, v3_path
 from swarm_handoff.payload.canonical import check_integrity, seal
+from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
+from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
+from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
+from swarm_handoff.payload.handoff_checks import check_name as check_name
+from swarm_handoff.payload.handoff_checks import check_session as check_session
+from swarm_handoff.payload.handoff_checks import gone_target, not_found
+from swarm_handoff.payload.handoff_checks import loop_message as loop_message
+from swarm_handoff.payload.handoff_checks import preserve as preserve
+from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
+from swarm_handoff.payload.handoff_checks import substitute as substitute
 from swarm_handoff.payload.health import HealthResult, declared_env, health_error, run_health_check
 from swarm_handoff.payload.io import dump_payload, write_new
-from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, invocation_for, utc_now
+from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
@@ -38,10 +44,6 @@ from swarm_handoff.synthesis import load_synthesis
 
 SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
-# A name that becomes part of a file name: no separator, no `.`/`..`, no leading dot or dash.
-SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
-UNSAFE_NAME = "UNSAFE_NAME"  # a skill's name cannot be part of a file name
-SESSION_WRITABLE_BY_OTHERS = "SESSION_WRITABLE_BY_OTHERS"  # warning: others may plant or swap files there
 
 
 @attrs.frozen(kw_only=True)
@@ -49,7 +51,7 @@ class HandoffOptions:
     """What the user asked for: the target, the inputs, and the optional parts of the payload."""
 
     target: str
-    synthesis: Path
+    synthesis: Path | None = None  # with `received`: replaces the received context
     session: Path
     schema: str | None = None  # None: the target's schema version decides (docs/payloads.md)
     source: str | None = None
@@ -59,6 +61,7 @@ class HandoffOptions:
     health_check: bool = False
     sign: bool = False
     override_accepts_from: bool = False  # hand off although the target does not accept the source
+    received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
 
 
 @attrs.frozen(kw_only=True)
@@ -79,6 +82,7 @@ class HandoffResult:
     warnings: tuple[Problem, ...] = ()
     health_check: HealthResult | None = None
     history_id: int | None = None
+    trace_id: str | None = None  # v3.0: the chain's id, for `history --trace`
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
@@ -96,104 +100,8 @@ class HandoffResult:
             "warnings": [w.to_data() for w in self.warnings],
             "health_check": self.health_check.to_data() if self.health_check else None,
             "history_id": self.history_id,
+            "trace_id": self.trace_id,
         }
-
-
-def substitute(record: SkillRecord, payload_path: Path) -> str:
-    """The command that hands the payload over, `{payload_path}` replaced by the shell-quoted path."""
-    template = invocation_for(record)
-    quoted = shlex.quote(str(payload_path))
-    if "{payload_path}" not in template:  # a trigger without the placeholder still gets the path
-        return f"{template} {quoted}"
-    return template.replace("{payload_path}", quoted)
-
-
-def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
-    """The loop warning shown before handing off to a skill that is already in the chain."""
-    return (
-        f"warning: {target} is already in this session's hand-off chain; handing off again may go round in "
-        f"a circle.\n  chain: {' -> '.join([*chain, target])}\n  Hand off anyway?"
-    )
-
-
-def _not_found(target: str, found: list[str], ineligible: list[str]) -> SwarmError:
-    close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
-    if target in ineligible:
-        hint = f"{target} exists but does not accept hand-offs (its SKILL.md has no eligible handoff: block)"
-    elif close:
-        hint = f"did you mean: {', '.join(close)}?"
-    else:
-        hint = "run `swarm-handoff discover` to list the skills that accept a hand-off"
-    return SwarmError(
-        ErrorCode.TARGET_NOT_FOUND,
-        f"no skill named {target!r} accepts a hand-off here",
-        details={"target_skill": target, "closest": close},
-        hint=hint,
-        recoverable=True,
-    )
-
-
-def check_name(value: str, option: str) -> None:
-    """Refuse an option value that would become part of a file name but could leave its folder."""
-    if not SAFE_NAME.match(value):
-        raise UsageError(
-            f"{option} {value!r} cannot be part of a file name",
-            hint="use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 128)",
-            option=option,
-            value=value,
-        )
-
-
-def check_session(session: str | os.PathLike[str]) -> None:
-    """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk."""
-    text = os.fspath(session)
-    if not text.strip():
-        raise UsageError(
-            "--session is empty", hint="pass the session folder the swarm wrote (--session DIR)", option="--session"
-        )
-    resolved = Path(text).expanduser().resolve()
-    if resolved == Path(resolved.anchor):
-        raise UsageError(
-            f"--session {text!r} is the root folder {resolved}; payloads are never written there",
-            hint="pass the session folder the swarm wrote (--session DIR)",
-            option="--session",
-            value=text,
-        )
-
-
-def session_warnings(session: Path) -> tuple[Problem, ...]:
-    """Warn when people other than the user can write into the session (and so swap or plant files)."""
-    try:
-        mode = session.stat().st_mode
-    except OSError:
-        return ()
-    who = [name for bit, name in ((stat.S_IWGRP, "its group"), (stat.S_IWOTH, "everyone")) if mode & bit]
-    if not who:
-        return ()
-    return (
-        Problem(
-            SESSION_WRITABLE_BY_OTHERS,
-            f"the session folder {session} can be written by {' and '.join(who)} (mode {stat.S_IMODE(mode):o}); "
-            "others could replace or plant files the target will read",
-            path=str(session),
-            hint=f"chmod go-w {session}, or use a session folder of your own",
-            severity=Severity.WARNING,
-        ),
-    )
-
-
-def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str | None:
-    """Keep a payload that could not be handed off, in the session folder or else the config folder."""
-    suffix = ".yaml" if version == "2.0" else ".json"
-    name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
-    for folder in (session, env_config / "swarm-handoff" / "preserved"):
-        try:
-            if folder == session and not folder.is_dir():
-                continue
-            return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
-        except OSError:
-            continue
-    return None
 
 
 class _Run:
@@ -280,20 +188,36 @@ def _hand_off(
     if options.source is not None:
         check_name(options.source, "--source")  # it becomes part of the v3.0 file name
     check_session(options.session)
-    synthesis = load_synthesis(options.synthesis)
+    if options.synthesis is None and options.received is None:
+        raise UsageError("give --synthesis FILE, or --from PAYLOAD to continue the chain of a received payload")
+    moment = now or utc_now()
+    received = None
+    if options.received is not None:  # checked before anything else is read: it is someone else's file
+        received = continuation.load_received(options.received, host, context.config_dir, moment)
+    synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
     if record is None:
-        raise _not_found(options.target, [r.name for r in found.workflows], [r.name for r in found.ineligible])
-    source = options.source or SOURCE_SKILL
+        raise not_found(options.target, [r.name for r in found.workflows], list(found.ineligible))
+    gone = gone_target(record)
+    if gone is not None:
+        raise gone
+    if received is not None:
+        source = continuation.continuing_source(received, options.source)
+        if not SAFE_NAME.match(source):
+            raise continuation.unsafe_source(received, source)
+    else:
+        source = options.source or SOURCE_SKILL
     override = targeting.check_source(record, source, override=options.override_accepts_from)
     choice = targeting.choose_version(
         record,
         forced=options.schema,
-        source_is_v3=source != SOURCE_SKILL,
-        problem_type=synthesis.problem_type,
-        synthesis_path=synthesis.source_path,
+        source_is_v3=received.version == "3.0" if received is not None else source != SOURCE_SKILL,
+        problem_type=synthesis.problem_type if synthesis is not None else received.problem_type if received else "",
+        synthesis_path=synthesis.source_path if synthesis is not None else str(options.received),
     )
+    if received is not None and received.version == "3.0" and choice.version == "2.0":
+        choice = attrs.evolve(choice, downconvert=True)  # a forced 2.0 from a 3.0 chain: built, then converted
     run.version = version = choice.version
     build_v3_first = version == "3.0" or choice.downconvert
     if build_v3_first and not SAFE_NAME.match(record.name):
@@ -304,12 +228,29 @@ def _hand_off(
             hint="rename the skill (letters, digits, '.', '_' and '-'), or hand off with --schema 2.0",
         )
     chain = options.chain or (source,)
-    moment = now or utc_now()
+    if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
+        chain = (*chain, source)
     notes: list[str] = []
     side_files: tuple[tuple[Path, Any], ...] = ()
     dropped: tuple[str, ...] = ()
     try:
-        if not build_v3_first:
+        if received is not None:
+            chain = continuation.continued_chain(received, source)
+            hop = continuation.Hop(
+                record=record,
+                session=run.session,
+                source=source,
+                chain=chain,
+                moment=moment,
+                reason=options.reason,
+                feedback=options.feedback,
+                approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask),
+            )
+            built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis)
+            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+        elif synthesis is None:
+            raise UsageError("--synthesis is required without --from")
+        elif not build_v3_first:
             run.payload = build_v2(
                 synthesis,
                 record,
@@ -391,7 +332,7 @@ def _hand_off(
                 raise run.fail(health_error(options.target, health, None))
         else:
             notes.append(f"{options.target} declares no health_check; nothing to run")
-    warnings = (*choice.warnings, *report.warnings)
+    warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)
     return _write(run, record, warnings, notes, side_files, health, dropped)
 
 
@@ -447,6 +388,7 @@ def _write(
         warnings=(*warnings, *history_warnings),
         health_check=health,
         history_id=history_id,
+        trace_id=handoff.get("trace_id"),
     )
 
 

@@ -5,7 +5,8 @@ The shape is checked with the same declarative checker as v2.0, but closed: the 
 the 2,000-token budget (characters / 4 of the indented JSON form; `meta.token_count` within 30 %
 of it), no hand-off to oneself,
 a reason to re-enter a skill already in the chain, approval past five hops and never past ten,
-`source.skill` first in the chain, and `timestamp` before `expires_at`.
+`source.skill` last in the chain (each skill appends itself when it hands on, so the chain reads
+origin first), and `timestamp` before `expires_at`.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ SELF_HANDOFF = "PAYLOAD_SELF_HANDOFF"
 REENTRY_NEEDS_REASON = "PAYLOAD_REENTRY_NEEDS_REASON"
 CHAIN_NEEDS_APPROVAL = "PAYLOAD_CHAIN_NEEDS_APPROVAL"
 CHAIN_TOO_LONG = "PAYLOAD_CHAIN_TOO_LONG"
-SOURCE_NOT_CHAIN_START = "PAYLOAD_SOURCE_NOT_CHAIN_START"
+SOURCE_NOT_CHAIN_END = "PAYLOAD_SOURCE_NOT_CHAIN_END"
 EXPIRES_BEFORE_CREATED = "PAYLOAD_EXPIRES_BEFORE_CREATED"
 
 _time = Str(fmt="date-time", pattern=V3_TIME)
@@ -265,13 +266,13 @@ class RulesValidator:
                         "ask the user, then set user_approved: true",
                     )
                 )
-            if chain and isinstance(source, str) and chain[0] != source:
+            if chain and isinstance(source, str) and chain[-1] != source:
                 found.append(
                     problem(
-                        SOURCE_NOT_CHAIN_START,
+                        SOURCE_NOT_CHAIN_END,
                         "handoff.meta.handoff_chain",
-                        f"starts with {chain[0]!r} but source.skill is {source!r}",
-                        "the chain starts with the source skill",
+                        f"ends with {chain[-1]!r} but source.skill is {source!r}",
+                        "the skill handing off appends itself: the chain ends with the source skill",
                     )
                 )
         created, expires = parse_time(handoff.get("timestamp")), parse_time(handoff.get("expires_at"))

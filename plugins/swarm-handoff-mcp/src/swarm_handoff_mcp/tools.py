@@ -82,7 +82,7 @@ def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict
 
 # Arguments naming files or folders. A client does not know the server's working folder, so
 # relative paths are resolved here, once, and every document carries absolute paths.
-PATH_ARGUMENTS = frozenset({"cwd", "path", "session", "synthesis", "project"})
+PATH_ARGUMENTS = frozenset({"cwd", "path", "session", "synthesis", "project", "from_payload"})
 
 
 def _absolute(value: Any) -> Any:
@@ -172,7 +172,9 @@ class _Synthesis:
         self.given = value
         self.temp: str | None = None
 
-    def __enter__(self) -> Path:
+    def __enter__(self) -> Path | None:
+        if self.given is None:  # none given: a continued chain carries the received context
+            return None
         if isinstance(self.given, str):
             return Path(self.given)
         fd, self.temp = tempfile.mkstemp(prefix="swarm-handoff-mcp-synthesis-", suffix=".json")
@@ -214,17 +216,24 @@ def _rank(call: Call) -> Document:
 
 
 def _handoff(call: Call) -> Document:
-    from swarm_handoff.discovery import make_context
-    from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
+    from swarm_handoff.api import HandoffOptions, UsageError, check_session, hand_off, make_context
 
     session = call.args["session"]
     check_session(session)
-    with _Synthesis(call.args["synthesis"]) as synthesis:
+    received = call.args.get("from_payload")
+    if received is None and "synthesis" not in call.args:
+        raise UsageError(
+            "handoff: neither synthesis nor from_payload was given",
+            hint="give synthesis, or from_payload to continue the chain of a payload this skill received",
+        )
+    with _Synthesis(call.args.get("synthesis")) as synthesis:
         options = HandoffOptions(
             target=call.args["target"],
             synthesis=synthesis,
+            received=Path(received) if received is not None else None,
             session=Path(session),
-            schema=call.args.get("schema", "2.0"),
+            # a continued chain keeps its version unless the target decides (docs/payloads.md)
+            schema=call.args.get("schema", None if received is not None else "2.0"),
             source=call.args.get("source"),
             reason=call.args.get("reason", ""),
             chain=tuple(call.args.get("chain", [])),
@@ -274,11 +283,15 @@ def _ack(call: Call) -> Document:
 
 
 def _history(call: Call) -> Document:
-    from swarm_handoff.discovery import config_dir
-    from swarm_handoff.history import HistoryReport, open_history
+    from swarm_handoff.api import HistoryReport, TraceReport, UsageError, config_dir, open_history
 
     skill = call.args.get("skill")
+    trace = call.args.get("trace")
+    if trace is not None and skill is not None:
+        raise UsageError("history: trace and skill cannot be combined", hint="pass one of them")
     with open_history(config_dir()) as store:
+        if trace is not None:
+            return TraceReport(trace_id=trace, hops=store.trace(trace), problems=store.problems)
         return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
 
 
@@ -384,6 +397,10 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                 {
                     "target": _text("The skill to hand the work to."),
                     "synthesis": _SYNTHESIS,
+                    "from_payload": _text(
+                        "The payload this skill received: continue its chain (checked first; synthesis then "
+                        "optional, and replaces its context) (as --from)."
+                    ),
                     "session": _text("The session folder the payload is written into (must exist)."),
                     "schema": {"type": "string", "enum": ["2.0", "3.0"], "description": "Payload version."},
                     "source": _text("The handing-off skill (v3.0 only)."),
@@ -396,7 +413,7 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                         "description": "The user confirmed handing off to a skill already in the chain (--yes).",
                     },
                 },
-                ("target", "synthesis", "session"),
+                ("target", "session"),
             ),
             _handoff,
         ),
@@ -427,7 +444,12 @@ def tool_specs() -> tuple[ToolSpec, ...]:
         ToolSpec(
             "history",
             "List recorded hand-offs, newest first, with their latest acknowledgment (as `swarm-handoff history`).",
-            _schema({"skill": _text("Only hand-offs from or to this skill.")}),
+            _schema(
+                {
+                    "skill": _text("Only hand-offs from or to this skill."),
+                    "trace": _text("Show one chain (a v3.0 trace_id) hop by hop, oldest first (as --trace)."),
+                }
+            ),
             _history,
         ),
         ToolSpec(

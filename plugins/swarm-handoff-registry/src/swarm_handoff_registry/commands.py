@@ -1,8 +1,8 @@
-"""The `registry` command group: `path`, `show`, `sync` (thin layers over registry.py and sync.py)."""
+"""The `registry` command group: `path`, `show`, `sync`, `prune` (thin layers over registry.py and sync.py)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import attrs
 import typer
@@ -27,6 +27,21 @@ class PathDocument:
     def to_text(self) -> str:
         """Just the path, so `$(swarm-handoff registry path)` works in a shell."""
         return self.path + "\n"
+
+
+def synced_records(result: Any, *, packs: bool) -> tuple[Any, ...]:
+    """The user's own skills: user-level ones (shadowed by a project or not), and packs' when asked.
+
+    A project's or git root's skills are never written: the registry is read everywhere.
+    """
+    from swarm_handoff.records import Scope
+
+    wanted = {Scope.GLOBAL, Scope.INSTALLED} if packs else {Scope.GLOBAL}
+    found: dict[str, Any] = {}
+    for record in (*result.workflows, *(s.record for s in result.shadowed)):
+        if record.scope in wanted and record.eligible:
+            found.setdefault(record.name, record)
+    return tuple(found.values())
 
 
 def registry_app() -> typer.Typer:
@@ -57,8 +72,13 @@ def registry_app() -> typer.Typer:
         run(fmt, action)
 
     @app.command("sync")
-    def sync_command(fmt: str = format_option()) -> None:
-        """Regenerate the registry from discovery, keeping manual edits, comments and custom keys."""
+    def sync_command(
+        packs: Annotated[
+            bool, typer.Option("--packs", help="Also write the skills of installed packs (this environment's).")
+        ] = False,
+        fmt: str = format_option(),
+    ) -> None:
+        """Regenerate the registry from your user-level skills (and packs), keeping manual edits and comments."""
 
         def action(host: PluginHost) -> Document:
             from swarm_handoff.discovery import discover, make_context
@@ -66,7 +86,19 @@ def registry_app() -> typer.Typer:
             from swarm_handoff_registry.sync import sync
 
             result = discover(make_context(refresh=True), host)
-            return sync(registry_path(), result.workflows)
+            return sync(registry_path(), synced_records(result, packs=packs))
+
+        run(fmt, action)
+
+    @app.command("prune")
+    def prune_command(fmt: str = format_option()) -> None:
+        """Remove the entries `sync` marked stale (their skill is gone); the previous file is kept as .bak."""
+
+        def action(host: PluginHost) -> Document:
+            from swarm_handoff_registry.registry import registry_path
+            from swarm_handoff_registry.sync import prune
+
+            return prune(registry_path())
 
         run(fmt, action)
 

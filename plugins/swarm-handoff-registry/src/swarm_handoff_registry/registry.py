@@ -31,6 +31,8 @@ REGISTRY_FILE = "handoff-registry.yaml"
 SOURCE = "registry"
 REGISTRY_INVALID = "REGISTRY_INVALID"
 REGISTRY_ENTRY_INVALID = "REGISTRY_ENTRY_INVALID"
+REGISTRY_ENTRY_STALE = "REGISTRY_ENTRY_STALE"
+REGISTRY_OTHER_ENVIRONMENT = "REGISTRY_OTHER_ENVIRONMENT"
 
 
 def registry_path(env: Mapping[str, str] | None = None) -> Path:
@@ -107,7 +109,35 @@ def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
         source=SOURCE,
         path=os.path.expanduser(skill_path) if isinstance(skill_path, str) else str(path),
     )
-    return attrs.evolve(record, meta={**record.meta, "registry_file": str(path)})
+    record = attrs.evolve(record, meta={**record.meta, "registry_file": str(path)})
+    why = unusable(entry, path)
+    if why is None:
+        return record
+    return attrs.evolve(record, eligible=False, problems=(*record.problems, why))
+
+
+def unusable(entry: Mapping[str, Any], path: Path) -> Problem | None:
+    """Why an entry is never a hand-off target here: its skill is gone, or it is another environment's pack."""
+    import sys
+
+    name = entry.get("name")
+    if entry.get("stale") is True:
+        reason = entry.get("stale_reason") or "its skill is gone"
+        return _warn(
+            REGISTRY_ENTRY_STALE,
+            f"registry entry {name} is stale: {reason}",
+            path,
+            "`swarm-handoff registry prune` removes it; `registry sync` clears the mark when the skill is back",
+        )
+    environment = entry.get("environment")
+    if isinstance(environment, str) and environment != sys.prefix:
+        return _warn(
+            REGISTRY_OTHER_ENVIRONMENT,
+            f"registry entry {name} is a pack installed in another environment ({environment})",
+            path,
+            "install the pack here, or hand off from that environment",
+        )
+    return None
 
 
 class RegistrySource:
@@ -158,7 +188,8 @@ class RegistryDocument:
             return f"{self.path}: no registry file (optional; `swarm-handoff registry sync` creates it)\n"
         lines = [f"{self.path}: {len(self.entries)} workflow(s)"]
         for r in self.entries:
-            lines.append(f"  {r.name}  ({', '.join(r.categories) or '-'})  {r.description}")
+            state = "" if r.eligible else f"  [not a target: {r.problems[-1].message}]" if r.problems else ""
+            lines.append(f"  {r.name}  ({', '.join(r.categories) or '-'})  {r.description}{state}")
         lines += [f"  {p.location()}: {p.code}: {p.message}" for p in self.problems]
         return "\n".join(lines) + "\n"
 

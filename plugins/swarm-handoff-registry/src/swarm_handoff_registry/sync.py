@@ -5,6 +5,13 @@ keys and entries that discovery does not know (remote workflows) survive. For ea
 local workflow the fields that come from its frontmatter are updated only where they differ, so
 unchanged values keep their formatting; a new workflow is appended. The previous file is kept as
 `handoff-registry.yaml.bak`, and the new one is written atomically.
+
+What is synced is the user's own: the user-level skills folder (the seed's "scan all
+`~/.claude/skills/*/SKILL.md`") and, when asked (`--packs`), installed packs, never a project or git
+root, whose skills are not the user's everywhere. A pack entry records the environment it was
+found in (`environment: sys.prefix`), so another environment does not take it for its own. An
+entry whose `skill_path` is gone is marked `stale: true` (with `stale_reason`), kept with its
+manual edits, and removed only by `registry prune`.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import datetime
 import io
 import os
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -35,6 +43,7 @@ class SyncReport:
     added: tuple[str, ...]
     updated: tuple[str, ...]
     kept: tuple[str, ...]
+    stale: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
@@ -43,7 +52,12 @@ class SyncReport:
     def to_text(self) -> str:
         """A short summary of the sync."""
         lines = [f"wrote {self.path}" + (f" (previous file kept as {self.backup})" if self.backup else "")]
-        for label, names in (("added", self.added), ("updated", self.updated), ("kept as written", self.kept)):
+        for label, names in (
+            ("added", self.added),
+            ("updated", self.updated),
+            ("kept as written", self.kept),
+            ("stale (skill gone; `registry prune` removes)", self.stale),
+        ):
             if names:
                 lines.append(f"  {label}: {', '.join(names)}")
         return "\n".join(lines) + "\n"
@@ -75,7 +89,23 @@ def _entry_fields(record: SkillRecord) -> dict[str, Any]:
         fields["output_types"] = list(record.output_types)
     if "version" in record.meta:
         fields["version"] = str(record.meta["version"])
+    if record.scope is Scope.INSTALLED:  # a pack's path is this environment's: say which one
+        fields["environment"] = sys.prefix
     return fields
+
+
+STALE_KEYS = ("stale", "stale_reason")
+
+
+def _mark_stale(entry: Any) -> bool:
+    """Mark an entry whose local skill is gone; True when it is (now or already) stale."""
+    skill_path = entry.get("skill_path")
+    if not isinstance(skill_path, str) or os.path.exists(os.path.expanduser(skill_path)):
+        return bool(entry.get("stale") is True)
+    if entry.get("stale") is not True:
+        entry["stale"] = True
+        entry["stale_reason"] = f"{skill_path} is gone"
+    return True
 
 
 def _update(entry: Any, fields: dict[str, Any]) -> bool:
@@ -154,8 +184,8 @@ def _keep_backup(path: Path, previous: bytes) -> Path:
     return backup
 
 
-def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None) -> SyncReport:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+def _load(path: Path) -> tuple[Any, Any, bytes | None]:
+    """The round-trip loader, the document (None when there is no file) and the file's bytes."""
     from ruamel.yaml.error import YAMLError
 
     from swarm_handoff.yamlio import LoadError, check_events, check_nesting
@@ -182,6 +212,13 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
             ) from None
         except (YAMLError, ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             raise _unreadable(path, exc) from None
+    return yaml, document, previous
+
+
+def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None) -> SyncReport:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    yaml, document, previous = _load(path)
     if document is None:
         document = CommentedMap([("version", "1.0"), ("updated_at", ""), ("workflows", CommentedSeq())])
     if not isinstance(document, dict) or not isinstance(document.get("workflows", []), list):
@@ -197,10 +234,18 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         if entry is None:
             workflows.append(CommentedMap(fields))
             added.append(record.name)
-        elif _update(entry, fields):
-            updated.append(record.name)
+        else:
+            changed = _update(entry, fields)
+            for key in STALE_KEYS:  # the skill is back
+                if key in entry:
+                    del entry[key]
+                    changed = True
+            if changed:
+                updated.append(record.name)
     names = {r.name for r in local}
-    kept = [str(e.get("name")) for e in workflows if isinstance(e, dict) and e.get("name") not in names]
+    others = [e for e in workflows if isinstance(e, dict) and e.get("name") not in names]
+    kept = [str(e.get("name")) for e in others]
+    stale = [str(e.get("name")) for e in others if _mark_stale(e)]
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     document["updated_at"] = stamp
     meta = document.setdefault("meta", CommentedMap())
@@ -218,4 +263,52 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         added=tuple(added),
         updated=tuple(updated),
         kept=tuple(kept),
+        stale=tuple(stale),
     )
+
+
+@attrs.frozen
+class PruneReport:
+    """The `registry prune` document: the stale entries removed."""
+
+    kind: ClassVar[str] = "registry-prune"
+    path: str
+    backup: str | None
+    removed: tuple[str, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return attrs.asdict(self)
+
+    def to_text(self) -> str:
+        """What was removed, or that nothing was stale."""
+        if not self.removed:
+            return f"{self.path}: no stale entry\n"
+        return f"removed from {self.path}: {', '.join(self.removed)} (previous file kept as {self.backup})\n"
+
+
+def prune(path: Path) -> PruneReport:
+    """Remove the entries `sync` marked stale (their skill is gone), keeping everything else as written."""
+    from swarm_handoff.safefs import locked
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with locked(path.parent):
+        yaml, document, previous = _load(path)
+        workflows = document.get("workflows") if isinstance(document, dict) else None
+        if previous is None or not isinstance(workflows, list):
+            return PruneReport(path=str(path), backup=None, removed=())
+        removed = [str(e.get("name")) for e in workflows if isinstance(e, dict) and e.get("stale") is True]
+        if not removed:
+            return PruneReport(path=str(path), backup=None, removed=())
+        for index in reversed(range(len(workflows))):
+            entry = workflows[index]
+            if isinstance(entry, dict) and entry.get("stale") is True:
+                del workflows[index]
+        meta = document.get("meta")
+        if isinstance(meta, dict) and "total_workflows" in meta:
+            meta["total_workflows"] = len(workflows)
+        stream = io.StringIO()
+        yaml.dump(document, stream)
+        backup = _keep_backup(path, previous)
+        atomic_write(path, stream.getvalue().encode("utf-8"))
+        return PruneReport(path=str(path), backup=str(backup), removed=tuple(removed))

@@ -1,0 +1,75 @@
+"""The documents the history commands print: the recorded hand-offs, and one chain hop by hop.
+
+Split from `history.py`, which keeps the database; `history` re-exports `HistoryReport`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import attrs
+
+from swarm_handoff.errors import Problem
+
+if TYPE_CHECKING:
+    from swarm_handoff.history import HandoffRow
+
+SPAN_DIGITS = 16  # a payload's span id: the first 16 hex digits of its payload_hash (payload/continuation.py)
+
+
+@attrs.frozen(kw_only=True)
+class HistoryReport:
+    """The `history` document: hand-offs, newest first, and any problem with the database."""
+
+    kind: ClassVar[str] = "history"
+    handoffs: tuple[HandoffRow, ...]
+    skill: str | None = None
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "skill": self.skill,
+            "handoffs": [h.to_data() for h in self.handoffs],
+            "problems": [p.to_data() for p in self.problems],
+        }
+
+
+def span_of(row: HandoffRow) -> str | None:
+    """The span id of a recorded hand-off, from its payload hash (what the next hop names as its parent)."""
+    hash_ = row.payload_hash
+    if not hash_ or not hash_.startswith("sha256:"):
+        return None
+    return hash_[len("sha256:") :][:SPAN_DIGITS]
+
+
+@attrs.frozen(kw_only=True)
+class TraceReport:
+    """The `history --trace` document: one chain's hand-offs, oldest first, each with its span and parent."""
+
+    kind: ClassVar[str] = "trace"
+    trace_id: str
+    hops: tuple[HandoffRow, ...]
+    problems: tuple[Problem, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: each hop is a history row plus its `hop` number and `span_id`."""
+        return {
+            "trace_id": self.trace_id,
+            "hops": [{"hop": n, **row.to_data(), "span_id": span_of(row)} for n, row in enumerate(self.hops, 1)],
+            "problems": [p.to_data() for p in self.problems],
+        }
+
+    def to_text(self) -> str:
+        """One line per hop: who handed to whom, in which version, its status, and the span it continues."""
+        if not self.hops:
+            return f"trace {self.trace_id}: no hand-off recorded with this trace id\n"
+        lines = [f"trace {self.trace_id}: {len(self.hops)} hand-off(s), oldest first"]
+        for n, row in enumerate(self.hops, 1):
+            parent = f"continues {row.parent_span_id}" if row.parent_span_id else "root"
+            lines.append(
+                f"  {n}. {row.source} -> {row.target}  v{row.version}  {row.status}  {row.created_at[:19]}Z"
+                f"  span {span_of(row) or '-'} ({parent})"
+            )
+            lines.append(f"     {row.payload_path}")
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+"""The checks and helpers around a hand-off: names and folders it may use, the loop question, keeping a payload.
+
+Split from `lifecycle.py` so the lifecycle reads as its steps; `lifecycle` re-exports what callers
+import from it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shlex
+import stat
+from pathlib import Path
+from typing import Any
+
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.payload.build3 import file_stamp
+from swarm_handoff.payload.io import dump_payload, write_new
+from swarm_handoff.payload.v2 import invocation_for, utc_now
+from swarm_handoff.records import SkillRecord
+
+# A name that becomes part of a file name: no separator, no `.`/`..`, no leading dot or dash.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
+UNSAFE_NAME = "UNSAFE_NAME"  # a skill's name cannot be part of a file name
+SESSION_WRITABLE_BY_OTHERS = "SESSION_WRITABLE_BY_OTHERS"  # warning: others may plant or swap files there
+
+
+def substitute(record: SkillRecord, payload_path: Path) -> str:
+    """The command that hands the payload over, `{payload_path}` replaced by the shell-quoted path."""
+    template = invocation_for(record)
+    quoted = shlex.quote(str(payload_path))
+    if "{payload_path}" not in template:  # a trigger without the placeholder still gets the path
+        return f"{template} {quoted}"
+    return template.replace("{payload_path}", quoted)
+
+
+def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
+    """The loop warning shown before handing off to a skill that is already in the chain."""
+    return (
+        f"warning: {target} is already in this session's hand-off chain; handing off again may go round in "
+        f"a circle.\n  chain: {' -> '.join([*chain, target])}\n  Hand off anyway?"
+    )
+
+
+def not_found(target: str, found: list[str], ineligible: list[SkillRecord]) -> SwarmError:
+    """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
+    close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
+    skipped = next((r for r in ineligible if r.name == target), None)
+    details: dict[str, Any] = {"target_skill": target, "closest": close}
+    if skipped is not None and skipped.scope == "registry" and skipped.problems:
+        # a registry entry set aside (stale, another environment's pack): say why, it is not a typo
+        details["reason"] = skipped.problems[-1].message
+        hint = f"{target} is not a hand-off target here: {details['reason']} ({skipped.problems[-1].hint})"
+    elif skipped is not None:
+        hint = f"{target} exists but does not accept hand-offs (its SKILL.md has no eligible handoff: block)"
+    elif close:
+        hint = f"did you mean: {', '.join(close)}?"
+    else:
+        hint = "run `swarm-handoff discover` to list the skills that accept a hand-off"
+    return SwarmError(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"no skill named {target!r} accepts a hand-off here",
+        details=details,
+        hint=hint,
+        recoverable=True,
+    )
+
+
+def gone_target(record: SkillRecord) -> SwarmError | None:
+    """A registry target whose skill_path no longer exists: TARGET_NOT_FOUND, never a hand-off to nothing."""
+    meta_file = record.meta.get("registry_file")
+    if record.scope != "registry" or not record.path or record.path == meta_file or os.path.exists(record.path):
+        return None
+    reason = f"its registry entry points at {record.path}, which is gone"
+    return SwarmError(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"no skill named {record.name!r} accepts a hand-off here: {reason}",
+        details={"target_skill": record.name, "closest": [], "reason": reason},
+        hint="`swarm-handoff registry sync` marks the entry stale and `registry prune` removes it",
+        recoverable=True,
+    )
+
+
+def check_name(value: str, option: str) -> None:
+    """Refuse an option value that would become part of a file name but could leave its folder."""
+    if not SAFE_NAME.match(value):
+        raise UsageError(
+            f"{option} {value!r} cannot be part of a file name",
+            hint="use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 128)",
+            option=option,
+            value=value,
+        )
+
+
+def check_session(session: str | os.PathLike[str]) -> None:
+    """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk."""
+    text = os.fspath(session)
+    if not text.strip():
+        raise UsageError(
+            "--session is empty", hint="pass the session folder the swarm wrote (--session DIR)", option="--session"
+        )
+    resolved = Path(text).expanduser().resolve()
+    if resolved == Path(resolved.anchor):
+        raise UsageError(
+            f"--session {text!r} is the root folder {resolved}; payloads are never written there",
+            hint="pass the session folder the swarm wrote (--session DIR)",
+            option="--session",
+            value=text,
+        )
+
+
+def session_warnings(session: Path) -> tuple[Problem, ...]:
+    """Warn when people other than the user can write into the session (and so swap or plant files)."""
+    try:
+        mode = session.stat().st_mode
+    except OSError:
+        return ()
+    who = [name for bit, name in ((stat.S_IWGRP, "its group"), (stat.S_IWOTH, "everyone")) if mode & bit]
+    if not who:
+        return ()
+    return (
+        Problem(
+            SESSION_WRITABLE_BY_OTHERS,
+            f"the session folder {session} can be written by {' and '.join(who)} (mode {stat.S_IMODE(mode):o}); "
+            "others could replace or plant files the target will read",
+            path=str(session),
+            hint=f"chmod go-w {session}, or use a session folder of your own",
+            severity=Severity.WARNING,
+        ),
+    )
+
+
+def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str | None:
+    """Keep a payload that could not be handed off, in the session folder or else the config folder."""
+    suffix = ".yaml" if version == "2.0" else ".json"
+    name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
+    for folder in (session, env_config / "swarm-handoff" / "preserved"):
+        try:
+            if folder == session and not folder.is_dir():
+                continue
+            return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
+        except OSError:
+            continue
+    return None
