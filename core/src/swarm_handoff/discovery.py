@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff import filecache
-from swarm_handoff.components import Kind
+from swarm_handoff.components import DEFAULT_PRIORITY, Kind, PrioritizedSource
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.plugin_checks import BadResult, check_priority, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
@@ -213,7 +213,7 @@ def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, 
     for name, ref in refs.items():
         try:
             source = host.get(Kind.SOURCE, name)
-            priority = check_priority(getattr(source, "priority", 99))
+            priority = check_priority(source.priority if isinstance(source, PrioritizedSource) else DEFAULT_PRIORITY)
         except BadResult as exc:
             results.append((name, _blamed(host, name, exc)))
             continue

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff.components import Kind
-from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.api import ErrorCode, Kind, Problem, SwarmError
 from swarm_handoff_formatters.text import TextFormatter
 from swarm_handoff_formatters.xml import XmlFormatter
 

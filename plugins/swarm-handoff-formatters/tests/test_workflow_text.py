@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
+from swarm_handoff.api import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 from swarm_handoff_formatters.text import TextFormatter
 
 

@@ -9,9 +9,7 @@ import threading
 
 import pytest
 
-from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.yamlio import NOT_A_REGULAR_FILE
+from swarm_handoff.api import NOT_A_REGULAR_FILE, Scope, SkillRecord, discover, make_context
 from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_ENTRY_INVALID, REGISTRY_FILE
 from swarm_handoff_registry.sync import sync
@@ -44,7 +42,7 @@ def names(path):
 
 @posix_only
 def test_a_second_sync_waits_for_the_first_instead_of_losing_its_entries(tmp_path, monkeypatch):
-    from swarm_handoff.linking_manifest import locked
+    from swarm_handoff.api import locked
 
     path = tmp_path / REGISTRY_FILE
     sync(path, (record("first", tmp_path),))

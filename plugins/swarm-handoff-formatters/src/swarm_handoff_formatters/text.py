@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from swarm_handoff.components import Document
-from swarm_handoff.render import plain_text
-from swarm_handoff.termsafe import escape_controls, escape_data
+from swarm_handoff.api import Document, escape_controls, escape_data, plain_text
 from swarm_handoff_formatters.documents_text import payload_summary
 from swarm_handoff_formatters.ranking_text import render_ranking
 from swarm_handoff_formatters.workflow_text import dispatch, workflow_list, workflow_show, workflow_step

@@ -19,7 +19,7 @@ import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from swarm_handoff.components import Document
+from swarm_handoff.api import Document
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 # Characters that XML 1.0 does not allow (section 2.2), which cannot appear even as a reference,
@@ -66,7 +66,7 @@ class XmlFormatter:
         lines = [f"<swarm-handoff{attribute('kind', document.kind)}>"]
         if layout is not None:
             writer = XmlWriter(lines, 1)
-            layout(writer, data)
+            layout(writer, dict(data))
         else:
             render_data(data, 1, lines)
         lines.append("</swarm-handoff>")

@@ -7,9 +7,7 @@ from typing import Any, ClassVar
 import attrs
 import typer
 
-from swarm_handoff.cli.output import format_option, run
-from swarm_handoff.components import Document
-from swarm_handoff.plugins import PluginHost
+from swarm_handoff.api import Document, PluginHost, format_option, run
 
 
 @attrs.frozen
@@ -61,7 +59,7 @@ def registry_app() -> typer.Typer:
         """Regenerate the registry from discovery, keeping manual edits, comments and custom keys."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.api import discover, make_context
             from swarm_handoff_registry.registry import registry_path
             from swarm_handoff_registry.sync import sync
 

@@ -17,9 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.cache import atomic_write
-from swarm_handoff.errors import SwarmError
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.api import Scope, SkillRecord, SwarmError, atomic_write
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
 BACKUP_SUFFIX = ".bak"
@@ -107,7 +105,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
     The read-change-write runs under an exclusive lock on the registry's folder (the one `skills
     link` uses for its manifest), so two syncs at once each keep the other's entries.
     """
-    from swarm_handoff.safefs import locked
+    from swarm_handoff.api import locked
 
     path.parent.mkdir(parents=True, exist_ok=True)  # the lock is taken on this folder
     with locked(path.parent):
@@ -116,7 +114,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
 
 def _read(path: Path) -> bytes | None:
     """The registry's bytes, None when there is none; anything else unreadable stops the sync."""
-    from swarm_handoff.yamlio import LoadError, read_regular
+    from swarm_handoff.api import LoadError, read_regular
 
     try:
         return read_regular(path)
@@ -158,8 +156,7 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError
 
-    from swarm_handoff.yamlio import LoadError, check_events, check_nesting
-    from swarm_handoff.yamlout import portable_yaml
+    from swarm_handoff.api import LoadError, check_events, check_nesting, portable_yaml
 
     yaml = portable_yaml("rt")  # strings YAML 1.1 readers would misread are quoted
     yaml.preserve_quotes = True
