@@ -49,7 +49,8 @@ def swarm_handoff_scorers(register: Register) -> None:
     """Register scorers (`Scorer`: `score(candidate, request) -> Sequence[Contribution]`).
 
     Fires the first time ranking runs. Only the scorer chosen by name (`--scorer`, default
-    `swarm-v2`) is built and called, once per candidate. A scorer that raises or returns anything
+    `swarm-v2`) is built and called: once per candidate, or once per ranking when it offers
+    `score_many`. A scorer that raises or returns anything
     but contributions with finite points stops the ranking with a coded error naming its plugin.
     """
 
