@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl, plugins
+from swarm_handoff import plugins
+from swarm_handoff.api import hookimpl
 from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
 from swarm_handoff.records import SkillRecord, SourceResult, observe
 from swarm_handoff.workflow.registry import reset_registry

@@ -12,7 +12,7 @@ from swarm_handoff import __version__, plugins
 from swarm_handoff.cli import main
 
 BROKEN = "raise ImportError('no such thing')\n"
-TYPO = "from swarm_handoff import hookimpl\n@hookimpl\ndef swarm_handoff_formaters(register):\n    pass\n"
+TYPO = "from swarm_handoff.api import hookimpl\n@hookimpl\ndef swarm_handoff_formaters(register):\n    pass\n"
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_text_output_with_the_core_alone_uses_the_reports_own_layout(swarm_cli):
 
 
 def test_plugin_commands_are_added_through_the_cli_hook(swarm_cli, register_plugin):
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
 
     class Hello:
         @hookimpl
@@ -125,7 +125,7 @@ def test_importing_the_package_is_light():
 
 
 def test_a_plugin_cannot_replace_a_core_command(swarm_cli, register_plugin, swarm_host):
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
 
     class Hijack:
         @hookimpl
@@ -142,7 +142,7 @@ def test_a_plugin_cannot_replace_a_core_command(swarm_cli, register_plugin, swar
 
 
 def test_a_raising_cli_hook_is_reported_and_leaves_no_half_added_commands(swarm_cli, register_plugin, swarm_host):
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
 
     class Raises:
         @hookimpl
@@ -164,7 +164,7 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
     # never builds the plugin host); help must list them where typer would: commands, then groups.
     import typer
 
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
 
     class Adds:
         @hookimpl

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import config_dir, discover, make_context, merge
 from swarm_handoff.records import Scope, SkillRecord, SourceResult
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.cli import handoff_commands
 from swarm_handoff.history import open_history, success_counts
 from swarm_handoff.payload.canonical import check_integrity

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import make_context
 from swarm_handoff.history import open_history
 from swarm_handoff.payload import io

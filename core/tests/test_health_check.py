@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.payload import health, lifecycle
 from swarm_handoff.payload.health import HEAD_BYTES, TAIL_BYTES, CappedOutput, run_health_check

@@ -129,7 +129,7 @@ def test_workflow_only_entries_are_left_to_the_workflow_engine(fake_distribution
 
 
 def test_a_project_skill_shadows_an_installed_one(fake_distributions, swarm_host, register_plugin, tmp_path):
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
     from swarm_handoff.records import SkillRecord, SourceResult
 
     class Local:

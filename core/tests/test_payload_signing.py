@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.io import dump_payload

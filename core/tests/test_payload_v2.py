@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.errors import ErrorCode, Problem
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.v2 import build_v2

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl, plugins
+from swarm_handoff import plugins
+from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import Problem, SwarmError
 from swarm_handoff.payload.validate import validate_payload
@@ -241,7 +242,7 @@ def test_the_checks_accept_what_the_protocols_allow():
 NOISY_PLUGIN = """
 print("noisy plugin imported")
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.records import SkillRecord, SourceResult
 
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from swarm_handoff import hookimpl, plugins
+from swarm_handoff import plugins
+from swarm_handoff.api import hookimpl
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
 
@@ -14,7 +15,7 @@ from swarm_handoff.errors import ErrorCode, SwarmError
 BUILTINS = [name for name, _ in plugins.DEFAULT_PLUGINS]
 
 GOOD = """
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 
 class Upper:
     def render(self, document):
@@ -26,14 +27,14 @@ def swarm_handoff_formatters(register):
 """
 BROKEN_IMPORT = "raise RuntimeError('boom at import')\n"
 MISSPELLED = """
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 
 @hookimpl
 def swarm_handoff_scorer(register):
     pass
 """
 WRONG_ARGS = """
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 
 @hookimpl
 def swarm_handoff_scorers(register, candidate):
@@ -236,6 +237,10 @@ def test_report_document_is_json_ready(fake_distributions):
 
 
 def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_host):
+    class Gate:  # a QR gate policy is checked against its protocol like every other kind (issue 13)
+        def blocking(self, iteration):
+            return {"MUST"}
+
     class Everything:
         @hookimpl
         def swarm_handoff_discovery_sources(self, register):
@@ -252,7 +257,7 @@ def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_hos
 
         @hookimpl
         def swarm_handoff_qr_gates(self, register):
-            register("gate", lambda: "gate")
+            register("gate", Gate)
 
     register_plugin(Everything(), "everything")
     found = {
@@ -266,7 +271,7 @@ def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_hos
         Kind.FORMATTER: [],
         Kind.QR_GATE: ["gate"],
     }
-    assert swarm_host.get(Kind.QR_GATE, "gate") == "gate"
+    assert isinstance(swarm_host.get(Kind.QR_GATE, "gate"), Gate)
 
 
 def test_an_implementation_may_take_only_the_arguments_it_needs(register_plugin, swarm_host):

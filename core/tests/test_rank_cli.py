@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.records import SkillRecord, SourceResult
 
 SYNTHESIS = """

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.ranking import RankingRequest, labels, rank

@@ -44,7 +44,8 @@ def test_a_new_cache_has_the_seed_layout(swarm_host, tmp_path):
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.one_of(st.integers(-30, 100), st.floats(0, 50, allow_nan=False)), min_size=1, max_size=6))
 def test_written_scores_read_back_equal(tmp_path_factory, scores):
-    from swarm_handoff import hookimpl, plugins
+    from swarm_handoff import plugins
+    from swarm_handoff.api import hookimpl
 
     folder = tmp_path_factory.mktemp("session")
     table = {f"s{i}": points for i, points in enumerate(scores)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload_summary import PayloadSummary
 from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step, transitions

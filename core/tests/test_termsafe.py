@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
 from swarm_handoff.cli import main
 from swarm_handoff.errors import SwarmError

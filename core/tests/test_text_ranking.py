@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff import hookimpl
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.api import SkillRecord, SourceResult, hookimpl
 
 SYNTHESIS = """
 original_prompt: Should we rebuild the billing importer?

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from swarm_handoff.api import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 from swarm_handoff.textviews import TextFormatter
-from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 
 
 def proceed(ctx):

@@ -222,7 +222,7 @@ def test_a_dispatch_with_question_relay_adds_the_orchestrator_instructions():
 
 
 def test_a_gated_dispatch_states_the_blocking_severities_of_the_round(register_plugin):
-    from swarm_handoff import hookimpl
+    from swarm_handoff.api import hookimpl
 
     class Strict:
         def blocking(self, iteration):

@@ -2,7 +2,8 @@
 
 Importing this package is cheap on purpose: it imports no third-party module, loads no plugin and
 reads no file, so that the CLI can answer a repeated `discover` before importing anything heavy.
-Plugins get `hookimpl` from here (created on first use); everything else comes from its module.
+Plugins import everything, `hookimpl` included, from `swarm_handoff.api`; `swarm_handoff.hookimpl`
+still works for one release, with a DeprecationWarning.
 """
 
 from __future__ import annotations
@@ -21,11 +22,18 @@ __all__ = ["__version__", "hookimpl"]
 
 
 def __getattr__(name: str) -> Any:
-    """Create `hookimpl` when a plugin first asks for it, so that importing the package costs no pluggy."""
+    """Keep `swarm_handoff.hookimpl` working for plugins written before `swarm_handoff.api`, with a warning."""
     if name == "hookimpl":
-        import pluggy
+        import warnings
 
-        marker = pluggy.HookimplMarker("swarm_handoff")
-        globals()["hookimpl"] = marker
-        return marker
+        from swarm_handoff.hookspecs import hookimpl
+
+        # stacklevel 2 names the plugin's import line, the one its author has to change
+        warnings.warn(
+            "`swarm_handoff.hookimpl` is deprecated and will be removed in the next release; "
+            "use `from swarm_handoff.api import hookimpl`",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return hookimpl
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,23 +17,32 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing alone cost
 if TYPE_CHECKING:
     from typing import Any
 
-    import pluggy
-
+    from swarm_handoff.cache import no_gc as no_gc
+    from swarm_handoff.cache import record_from_row as record_from_row
+    from swarm_handoff.cache import record_to_row as record_to_row
     from swarm_handoff.cli.handoff_commands import AckReport as AckReport
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
     from swarm_handoff.cli.output import run as run
     from swarm_handoff.cli.rank_commands import recorded_history as recorded_history
+    from swarm_handoff.components import DEFAULT_PRIORITY as DEFAULT_PRIORITY
+    from swarm_handoff.components import CheckpointGate as CheckpointGate
+    from swarm_handoff.components import CliExtension as CliExtension
     from swarm_handoff.components import DiscoverySource as DiscoverySource
     from swarm_handoff.components import Document as Document
     from swarm_handoff.components import Formatter as Formatter
+    from swarm_handoff.components import GatePolicy as GatePolicy
     from swarm_handoff.components import Kind as Kind
+    from swarm_handoff.components import LimitedGate as LimitedGate
     from swarm_handoff.components import PayloadValidator as PayloadValidator
+    from swarm_handoff.components import PrioritizedSource as PrioritizedSource
     from swarm_handoff.components import Register as Register
     from swarm_handoff.components import SchemaAdapter as SchemaAdapter
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.components import TextLayout as TextLayout
+    from swarm_handoff.discovery import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
+    from swarm_handoff.discovery import SOURCE_FAILED as SOURCE_FAILED
     from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
     from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
@@ -50,20 +59,28 @@ if TYPE_CHECKING:
     from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
     from swarm_handoff.history_reports import TraceReport as TraceReport
+    from swarm_handoff.hookspecs import hookimpl as hookimpl
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
     from swarm_handoff.pack_files import InstalledPackSkill as InstalledPackSkill
     from swarm_handoff.pack_files import installed_pack_skills as installed_pack_skills
+    from swarm_handoff.parallel import MIN_PARALLEL as MIN_PARALLEL
+    from swarm_handoff.parallel import jobs_from as jobs_from
+    from swarm_handoff.parallel import map_chunks as map_chunks
+    from swarm_handoff.payload.adapters import AdapterResult as AdapterResult
+    from swarm_handoff.payload.convert import convert_payload as convert_payload
     from swarm_handoff.payload.integrity import require_intact as require_intact
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
+    from swarm_handoff.payload.validate import validate_payload as validate_payload
     from swarm_handoff.payload.verify import verify_file as verify_file
     from swarm_handoff.payload_summary import PayloadSummary as PayloadSummary
     from swarm_handoff.plugins import PluginHost as PluginHost
     from swarm_handoff.plugins import get_host as get_host
+    from swarm_handoff.ranking import HistoryCounts as HistoryCounts
     from swarm_handoff.ranking import RankedCandidate as RankedCandidate
     from swarm_handoff.ranking import RankingRequest as RankingRequest
     from swarm_handoff.ranking import RankingResult as RankingResult
@@ -75,6 +92,7 @@ if TYPE_CHECKING:
     from swarm_handoff.records import Scope as Scope
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
+    from swarm_handoff.records import observe as observe
     from swarm_handoff.render import plain_text as plain_text
     from swarm_handoff.render import render as render
     from swarm_handoff.safefs import atomic_write as atomic_write
@@ -82,21 +100,35 @@ if TYPE_CHECKING:
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
     from swarm_handoff.scopes import ScopeSpec as ScopeSpec
+    from swarm_handoff.skillmd import SKILL_NOT_A_FILE as SKILL_NOT_A_FILE
+    from swarm_handoff.skillmd import SKILL_SYMLINK_LOOP as SKILL_SYMLINK_LOOP
+    from swarm_handoff.skillmd import UNREADABLE as UNREADABLE
     from swarm_handoff.skillmd import Frontmatter as Frontmatter
+    from swarm_handoff.skillmd import irregular_file as irregular_file
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
     from swarm_handoff.skillmd import plain as plain
+    from swarm_handoff.skillmd import stat_problem as stat_problem
     from swarm_handoff.synthesis import load_synthesis as load_synthesis
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
+    from swarm_handoff.termsafe import UNSAFE_MULTI_LINE as UNSAFE_MULTI_LINE
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.textviews.discovery import problem_line as problem_line
     from swarm_handoff.workflow import AgentRole as AgentRole
     from swarm_handoff.workflow import Arg as Arg
     from swarm_handoff.workflow import Dispatch as Dispatch
+    from swarm_handoff.workflow import NextCommand as NextCommand
     from swarm_handoff.workflow import Outcome as Outcome
+    from swarm_handoff.workflow import Resource as Resource
     from swarm_handoff.workflow import StepContext as StepContext
     from swarm_handoff.workflow import StepDef as StepDef
+    from swarm_handoff.workflow import StepDocument as StepDocument
     from swarm_handoff.workflow import Workflow as Workflow
+    from swarm_handoff.workflow import generate_cases as generate_cases
+    from swarm_handoff.workflow import load_registry as load_registry
+    from swarm_handoff.workflow import run_workflow as run_workflow
+    from swarm_handoff.workflow import transitions as transitions
+    from swarm_handoff.workflow.dispatch_document import DispatchDocument as DispatchDocument
     from swarm_handoff.workflow.params import coerce_state as coerce_state
     from swarm_handoff.workflow.protocol import render_step as render_step
     from swarm_handoff.workflow.protocol import step_command as step_command
@@ -105,20 +137,21 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.types import FAIL as FAIL
     from swarm_handoff.workflow.types import PASS as PASS
     from swarm_handoff.workflow.types import StepResult as StepResult
+    from swarm_handoff.yamlio import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.yamlio import LoadError as LoadError
     from swarm_handoff.yamlio import check_events as check_events
     from swarm_handoff.yamlio import check_nesting as check_nesting
     from swarm_handoff.yamlio import load_file as load_file
+    from swarm_handoff.yamlio import parse_yaml as parse_yaml
     from swarm_handoff.yamlio import read_regular as read_regular
     from swarm_handoff.yamlio import read_text as read_text
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
 
-    hookimpl: pluggy.HookimplMarker
 
 # name -> the module that defines it. Grouped as docs/hooks.md presents them.
 _EXPORTS: dict[str, str] = {
     # writing a plugin: the marker, the component kinds and what each kind provides
-    "hookimpl": "swarm_handoff",
+    "hookimpl": "swarm_handoff.hookspecs",
     "Kind": "swarm_handoff.components",
     "Register": "swarm_handoff.components",
     "Document": "swarm_handoff.components",
@@ -129,8 +162,15 @@ _EXPORTS: dict[str, str] = {
     "Formatter": "swarm_handoff.components",
     "ScopedSource": "swarm_handoff.components",
     "TextLayout": "swarm_handoff.components",
+    "GatePolicy": "swarm_handoff.components",
+    "CliExtension": "swarm_handoff.components",
     "PluginHost": "swarm_handoff.plugins",
     "get_host": "swarm_handoff.plugins",
+    # optional capabilities, each checked with isinstance where the host uses it
+    "PrioritizedSource": "swarm_handoff.components",
+    "DEFAULT_PRIORITY": "swarm_handoff.components",
+    "LimitedGate": "swarm_handoff.components",
+    "CheckpointGate": "swarm_handoff.components",
     # records that flow from discovery to ranking to the hand-off
     "SkillRecord": "swarm_handoff.records",
     "Scope": "swarm_handoff.records",
@@ -148,10 +188,17 @@ _EXPORTS: dict[str, str] = {
     "ErrorDocument": "swarm_handoff.errors",
     "SwarmError": "swarm_handoff.errors",
     "UsageError": "swarm_handoff.errors",
+    "SOURCE_FAILED": "swarm_handoff.discovery",
+    "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
+    "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",
+    "UNREADABLE": "swarm_handoff.skillmd",
+    "NOT_A_REGULAR_FILE": "swarm_handoff.yamlio",
     # reading skills and YAML safely (limits, located errors)
     "Frontmatter": "swarm_handoff.skillmd",
     "load_skill_md": "swarm_handoff.skillmd",
     "plain": "swarm_handoff.skillmd",
+    "stat_problem": "swarm_handoff.skillmd",
+    "irregular_file": "swarm_handoff.skillmd",
     "record_from_frontmatter": "swarm_handoff.metadata",
     "installed_pack_skills": "swarm_handoff.pack_files",
     "InstalledPackSkill": "swarm_handoff.pack_files",
@@ -161,6 +208,7 @@ _EXPORTS: dict[str, str] = {
     "load_file": "swarm_handoff.yamlio",
     "read_regular": "swarm_handoff.yamlio",
     "read_text": "swarm_handoff.yamlio",
+    "parse_yaml": "swarm_handoff.yamlio",
     "portable_yaml": "swarm_handoff.yamlout",
     # writing files safely and printing untrusted text
     "atomic_write": "swarm_handoff.safefs",
@@ -168,17 +216,24 @@ _EXPORTS: dict[str, str] = {
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
     "problem_line": "swarm_handoff.textviews.discovery",
+    "UNSAFE_MULTI_LINE": "swarm_handoff.termsafe",
+    # scanning many files in parallel (forked workers, bounded by SWARM_HANDOFF_JOBS and idle CPUs)
+    "map_chunks": "swarm_handoff.parallel",
+    "jobs_from": "swarm_handoff.parallel",
+    "MIN_PARALLEL": "swarm_handoff.parallel",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",
     "config_dir": "swarm_handoff.discovery",
     "DiscoveryResult": "swarm_handoff.discovery",
+    "NO_SKILLS_MESSAGE": "swarm_handoff.discovery",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
     "rank": "swarm_handoff.ranking",
     "RankingRequest": "swarm_handoff.ranking",
     "RankingResult": "swarm_handoff.ranking",
     "RankedCandidate": "swarm_handoff.ranking",
+    "HistoryCounts": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
     "load_synthesis": "swarm_handoff.synthesis",
@@ -189,14 +244,17 @@ _EXPORTS: dict[str, str] = {
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",
+    "validate_payload": "swarm_handoff.payload.validate",
+    "convert_payload": "swarm_handoff.payload.convert",
     "verify_file": "swarm_handoff.payload.verify",
     "PayloadSummary": "swarm_handoff.payload_summary",
+    "AdapterResult": "swarm_handoff.payload.adapters",
     "open_history": "swarm_handoff.history",
     "HistoryReport": "swarm_handoff.history",
     "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",
-    "plain_text": "swarm_handoff.render",
+    "plain_text": "swarm_handoff.render",  # transitional: removed by the text home
     # workflows as data
     "Workflow": "swarm_handoff.workflow",
     "StepDef": "swarm_handoff.workflow",
@@ -213,12 +271,25 @@ _EXPORTS: dict[str, str] = {
     "step_command": "swarm_handoff.workflow.protocol",
     "get_registry": "swarm_handoff.workflow.registry",
     "SessionResources": "swarm_handoff.workflow.resources",
+    "StepDocument": "swarm_handoff.workflow",
+    "NextCommand": "swarm_handoff.workflow",
+    "Resource": "swarm_handoff.workflow",
+    "load_registry": "swarm_handoff.workflow",
+    "run_workflow": "swarm_handoff.workflow",
+    "transitions": "swarm_handoff.workflow",
+    "generate_cases": "swarm_handoff.workflow",
+    "DispatchDocument": "swarm_handoff.workflow.dispatch_document",
     # CLI extensions: the helpers core commands use, so a plugin's commands behave the same
     "run": "swarm_handoff.cli.output",
     "format_option": "swarm_handoff.cli.output",
     "check_cwd": "swarm_handoff.cli.output",
     "recorded_history": "swarm_handoff.cli.rank_commands",
     "AckReport": "swarm_handoff.cli.handoff_commands",
+    # transitional: removed by the cache seam (sources will declare their inputs through a capability)
+    "no_gc": "swarm_handoff.cache",
+    "record_from_row": "swarm_handoff.cache",
+    "record_to_row": "swarm_handoff.cache",
+    "observe": "swarm_handoff.records",
 }
 
 __all__ = sorted(_EXPORTS)

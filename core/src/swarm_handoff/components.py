@@ -1,19 +1,32 @@
-"""What a component of each kind must provide, as typing protocols.
+"""What a component of each kind must provide, as typing protocols: the plugin contract in types.
 
-Plugins never subclass anything: any object with the right methods is a component. The protocols
-are checked structurally by mypy and, where cheap, at registration time by the host.
+Plugins never subclass anything: any object with the right methods is a component. Each kind has
+one protocol naming what it MUST provide; the host checks it with `isinstance` when it builds the
+component (a miss is `COMPONENT_FAILED`). What a component MAY provide is a separate, small
+capability protocol, also checked with `isinstance`, so an optional method is never looked up by
+name with `getattr` and a type checker sees the same contract the host enforces.
+
+Everything here is re-exported by `swarm_handoff.api`, the module plugin authors import; each
+protocol has a section with a runnable example in docs/hooks.md.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    import typer
+
     from swarm_handoff.errors import Problem
-    from swarm_handoff.records import DiscoveryContext, SourceResult
+    from swarm_handoff.payload.adapters import AdapterResult
+    from swarm_handoff.ranking import RankingRequest
+    from swarm_handoff.records import Contribution, DiscoveryContext, SkillRecord, SourceResult
     from swarm_handoff.scopes import ScopeSpec
+
+DEFAULT_PRIORITY = 99
+"""The priority of a source that declares none: after every built-in source."""
 
 
 class Kind(str, enum.Enum):
@@ -33,8 +46,8 @@ class Kind(str, enum.Enum):
 class Register(Protocol):
     """The callable each registering hook receives; the host names and de-duplicates."""
 
-    def __call__(self, name: str, factory: Callable[[], Any], *, summary: str = "") -> None:
-        """Offer one component under `name`; `factory()` builds it on first use."""
+    def __call__(self, name: str, factory: Callable[[], object], *, summary: str = "") -> None:
+        """Offer one component under `name`; `factory()` builds it on first use, so loading stays cheap."""
 
 
 @runtime_checkable
@@ -43,7 +56,8 @@ class Document(Protocol):
 
     kind: ClassVar[str]
 
-    def to_data(self) -> dict[str, Any]:
+    # Read-only and `object`-valued: a formatter walks the data and narrows each value itself.
+    def to_data(self) -> Mapping[str, object]:
         """Return the document as plain data (dicts, lists, strings, numbers, booleans, None)."""
 
 
@@ -59,17 +73,15 @@ class Formatter(Protocol):
 class DiscoverySource(Protocol):
     """Finds skill records in one kind of place (folders, installed packs, a registry file)."""
 
-    priority: int
-
-    def discover(self, context: Any) -> Any:
-        """Return a `SourceResult` for `context` (a `DiscoveryContext`); never raise for bad input."""
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        """Return the records and problems found for `context`; never raise for bad input."""
 
 
 @runtime_checkable
 class Scorer(Protocol):
     """Explains how well one candidate fits one ranking request, factor by factor."""
 
-    def score(self, candidate: Any, request: Any) -> Sequence[Any]:
+    def score(self, candidate: SkillRecord, request: RankingRequest) -> Sequence[Contribution]:
         """Return the `Contribution`s (factor, points, reason) whose sum is the candidate's score."""
 
 
@@ -77,9 +89,9 @@ class Scorer(Protocol):
 class PayloadValidator(Protocol):
     """Checks payloads of the versions it names and reports every problem it finds."""
 
-    versions: tuple[str, ...]
+    versions: Collection[str]
 
-    def validate(self, payload: Mapping[str, Any]) -> Sequence[Problem]:
+    def validate(self, payload: Mapping[str, object]) -> Sequence[Problem]:
         """Return all problems of `payload`; an empty sequence means valid."""
 
 
@@ -90,8 +102,24 @@ class SchemaAdapter(Protocol):
     source_version: str
     target_version: str
 
-    def convert(self, payload: Mapping[str, Any]) -> Any:
-        """Return the converted payload together with what was dropped."""
+    def convert(self, payload: Mapping[str, object]) -> AdapterResult:
+        """Return the converted payload together with what was dropped and what is wrong with it."""
+
+
+@runtime_checkable
+class GatePolicy(Protocol):
+    """Decides which review findings block a quality-review (QR) gate in a given review round."""
+
+    def blocking(self, iteration: int) -> Collection[str]:
+        """Return the severities (`MUST`, `SHOULD`, `COULD`) that fail the review in round `iteration` (1-based)."""
+
+
+@runtime_checkable
+class CliExtension(Protocol):
+    """A plugin that adds commands: what implementing the `swarm_handoff_cli` hook amounts to."""
+
+    def swarm_handoff_cli(self, app: typer.Typer) -> None:
+        """Add commands or groups to `app`, importing their heavy modules only inside the commands."""
 
 
 PROTOCOLS: dict[Kind, type] = {
@@ -100,6 +128,7 @@ PROTOCOLS: dict[Kind, type] = {
     Kind.VALIDATOR: PayloadValidator,
     Kind.ADAPTER: SchemaAdapter,
     Kind.FORMATTER: Formatter,
+    Kind.QR_GATE: GatePolicy,
 }
 
 
@@ -123,3 +152,30 @@ class TextLayout(Protocol):
 
     def to_text(self) -> str:
         """Return the page a person reads (ending with a newline); the text formatter escapes it once more."""
+
+
+# Optional capabilities: one small protocol each, tested with `isinstance` where the host uses it.
+# Other slices of issue 13 append theirs below; keep one protocol per capability.
+
+
+@runtime_checkable
+class PrioritizedSource(Protocol):
+    """A source that says where it runs among the others; without it a source runs at `DEFAULT_PRIORITY`."""
+
+    priority: int
+
+
+@runtime_checkable
+class LimitedGate(Protocol):
+    """A gate policy with a last round, after which the loop stops and asks the user."""
+
+    def exhausted(self, iteration: int) -> bool:
+        """Say whether round `iteration` is past the limit, so the gate escalates instead of looping."""
+
+
+@runtime_checkable
+class CheckpointGate(Protocol):
+    """A gate policy that writes the checkpoint text (banner, stop condition, re-verify mode) itself."""
+
+    def checkpoint(self, *, name: str, state: Mapping[str, object], prefix: str) -> Mapping[str, object]:
+        """Return the checkpoint's pillars for the loop state kept under `prefix` in `state`."""

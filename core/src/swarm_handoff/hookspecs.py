@@ -21,64 +21,80 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    import typer
+
     from swarm_handoff.components import Register
 
 PROJECT = "swarm_handoff"
 
 hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+"""The marker a plugin puts on its hook implementations; import it from `swarm_handoff.api`."""
 
 
 @hookspec
 def swarm_handoff_discovery_sources(register: Register) -> None:
-    """Register discovery sources: components with `discover(context) -> SourceResult`.
+    """Register discovery sources (`DiscoverySource`: `discover(context) -> SourceResult`).
 
-    Fires when discovery first runs. Sources run in ascending `priority` order (lower is more
-    important); a record from a higher-priority source shadows one of the same name.
+    Fires the first time discovery runs in a process. Every registered source is built and run,
+    in ascending `priority` (the `PrioritizedSource` capability; `DEFAULT_PRIORITY`, 99, without
+    it), ties broken by name. A source that raises is reported as `SOURCE_FAILED`, one that answers
+    outside its protocol as `PLUGIN_BAD_RESULT`; either way its skills are skipped and the other
+    sources still run.
     """
 
 
 @hookspec
 def swarm_handoff_scorers(register: Register) -> None:
-    """Register scorers: components with `score(candidate, request) -> Sequence[Contribution]`.
+    """Register scorers (`Scorer`: `score(candidate, request) -> Sequence[Contribution]`).
 
-    Fires when ranking first runs. Only the scorer chosen by name (`--scorer`) is built and called.
+    Fires the first time ranking runs. Only the scorer chosen by name (`--scorer`, default
+    `swarm-v2`) is built and called: once per candidate, or once per ranking when it offers
+    `score_many`. A scorer that raises or returns anything
+    but contributions with finite points stops the ranking with a coded error naming its plugin.
     """
 
 
 @hookspec
 def swarm_handoff_payload_validators(register: Register, register_adapter: Register) -> None:
-    """Register payload validators (`validate(payload) -> Sequence[Problem]`) and schema adapters.
+    """Register payload validators (`PayloadValidator`) and schema adapters (`SchemaAdapter`).
 
-    Fires when a payload is first validated or converted. Every validator whose `versions` holds
-    the payload's version runs, in registration order, and all their problems are collected.
+    Fires the first time a payload is validated, verified or converted. Every validator whose
+    `versions` holds the payload's version runs, in registration order, and all their problems are
+    collected; a validator that raises or answers outside its protocol fails the payload (closed).
     Adapters (`source_version`, `target_version`, `convert(payload) -> AdapterResult`) go through
-    `register_adapter`, named for example ``"2.0->3.0"``.
+    `register_adapter`, named after the conversion, for example ``"2.0->3.0"``.
     """
 
 
 @hookspec
 def swarm_handoff_formatters(register: Register) -> None:
-    """Register output formatters: components with `render(document) -> str`.
+    """Register output formatters (`Formatter`: `render(document) -> str`).
 
-    Fires when a command renders its result. The name is what `--format NAME` selects; a formatter
-    receives every document kind and may fall back to rendering `document.to_data()`.
+    Fires the first time a command renders its result or checks its `--format` value. The name is
+    what `--format NAME` selects; there is no chain. A formatter receives every document kind and
+    may fall back to rendering `document.to_data()`.
     """
 
 
 @hookspec
 def swarm_handoff_qr_gates(register: Register) -> None:
-    """Register quality-review gate policies that workflows name in their gate steps.
+    """Register quality-review gate policies (`GatePolicy`: `blocking(iteration) -> severities`).
 
-    Fires when a workflow step that declares a QR gate is rendered or run.
+    Fires the first time a workflow step that declares a QR gate is rendered or routed. The gate
+    step names its policy (`default` unless it says otherwise); only that one is built. The
+    optional `LimitedGate` (`exhausted`) and `CheckpointGate` (`checkpoint`) capabilities add an
+    iteration limit and the checkpoint's own wording.
     """
 
 
 @hookspec
-def swarm_handoff_cli(app: object) -> None:
+def swarm_handoff_cli(app: typer.Typer) -> None:
     """Add commands or command groups to the `swarm-handoff` typer app.
 
     Fires once per process, the first time the CLI looks a command up (never for `--version`),
-    after the core's own commands; `app` is a `typer.Typer` holding them. A command name already
-    taken is reported as a conflict and the plugin's command is dropped. Import heavy modules
-    inside the command, not in the hook.
+    after the core's own commands, in plugin load order. A command name already taken is reported
+    as a conflict and the plugin's command is dropped; a hook that raises is reported as
+    `PLUGIN_HOOK_FAILED` and every other command still works. Import heavy modules inside the
+    command, not in the hook.
     """

@@ -80,7 +80,11 @@ def check_order(source: object) -> float:
     except TypeError as exc:
         raise BadResult(str(exc)) from None
     declared = precedence_of(specs) if specs else None
-    return declared if declared is not None else check_priority(getattr(source, "priority", 99))
+    if declared is not None:
+        return declared
+    from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
+
+    return check_priority(source.priority if isinstance(source, PrioritizedSource) else DEFAULT_PRIORITY)
 
 
 def check_source_result(value: Any) -> SourceResult:

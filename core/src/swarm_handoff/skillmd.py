@@ -137,6 +137,13 @@ def not_a_file(path: str, what: str) -> Problem:
     return _problem(SKILL_NOT_A_FILE, f"SKILL.md is {what}", path, "SKILL.md must be a regular file")
 
 
+def irregular_file(path: str, mode: int) -> Problem:
+    """SKILL_NOT_A_FILE for a SKILL.md whose `st_mode` is not a regular file, worded as the core words it."""
+    from swarm_handoff.yamlio import file_kind
+
+    return not_a_file(path, f"{file_kind(mode)}, not a regular file")
+
+
 def _no_opening(buf: bytes, start: int, path: str) -> LoadError:
     """Why a file does not open with '---': another encoding, comments first, or no frontmatter."""
     for mark, encoding in _OTHER_BOMS:

@@ -8,10 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff.components import Kind
-from swarm_handoff.ranking import RankingRequest, rank
-from swarm_handoff.records import SkillRecord
-from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff.api import Kind, RankingRequest, SkillRecord, parse_synthesis, rank
 from swarm_handoff_bm25.bm25 import BM25Scorer, Corpus, query_terms, stem, term_score, tokenize
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff.components import Kind
+from swarm_handoff.api import Kind
 from swarm_handoff_formatters.xml import XmlFormatter
 
 

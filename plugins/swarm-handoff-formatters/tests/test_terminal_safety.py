@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff.errors import SwarmError
-from swarm_handoff.render import render
-from swarm_handoff.termsafe import UNSAFE_MULTI_LINE
+from swarm_handoff.api import UNSAFE_MULTI_LINE, SwarmError, render
 from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
 
 OSC = "\x1b]0;pwned\x07"

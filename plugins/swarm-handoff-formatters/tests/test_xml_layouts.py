@@ -8,12 +8,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swarm_handoff.api import render
-from swarm_handoff.errors import ErrorDocument, Problem
-from swarm_handoff.payload_summary import PayloadSummary
-from swarm_handoff.workflow.dispatch_document import DispatchDocument
-from swarm_handoff.workflow.protocol import NextCommand, StepDocument
-from swarm_handoff.workflow.resources import Resource
+from swarm_handoff.api import (
+    DispatchDocument,
+    ErrorDocument,
+    NextCommand,
+    PayloadSummary,
+    Problem,
+    Resource,
+    StepDocument,
+    render,
+)
 from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
 
 TEXT = st.text(max_size=40)
@@ -203,8 +207,7 @@ def test_a_payload_summary_is_stable_and_clips_long_values():
 
 @given(ANY, ANY, st.lists(ANY, max_size=3), ANY, ANY)
 def test_a_discovery_list_survives_xml(name: str, description: str, categories: list[str], path: str, meta: str):
-    from swarm_handoff.discovery import DiscoveryResult
-    from swarm_handoff.records import SkillRecord
+    from swarm_handoff.api import DiscoveryResult, SkillRecord
 
     record = SkillRecord(
         name=name,
@@ -228,9 +231,14 @@ def test_a_discovery_list_survives_xml(name: str, description: str, categories: 
 
 @given(ANY, ANY, ANY, ANY, ANY)
 def test_a_ranked_menu_survives_xml(skill: str, description: str, factor: str, reason: str, chain: str):
-    from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
-    from swarm_handoff.records import Contribution, SkillRecord
-    from swarm_handoff.synthesis import parse_synthesis
+    from swarm_handoff.api import (
+        Contribution,
+        RankedCandidate,
+        RankingRequest,
+        RankingResult,
+        SkillRecord,
+        parse_synthesis,
+    )
 
     record = SkillRecord(name=skill, scope="global", source="s", description=description)
     entry = RankedCandidate(rank=1, label="C", record=record, total=2, contributions=(Contribution(factor, 2, reason),))

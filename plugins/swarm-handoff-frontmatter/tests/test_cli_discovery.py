@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.discovery import NO_SKILLS_MESSAGE
+from swarm_handoff.api import NO_SKILLS_MESSAGE
 from swarm_handoff.testing import SkillTree
 
 

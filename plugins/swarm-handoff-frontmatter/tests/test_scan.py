@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import Scope
+from swarm_handoff.api import Scope, discover, make_context
 from swarm_handoff.testing import SkillTree
 from swarm_handoff_frontmatter import scan
 from swarm_handoff_frontmatter.scan import FrontmatterSource, git_root

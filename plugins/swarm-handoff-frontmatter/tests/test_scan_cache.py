@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.api import discover, make_context
 from swarm_handoff.testing import SkillTree
 from swarm_handoff_frontmatter import scan
 

@@ -13,9 +13,15 @@ import threading
 
 import pytest
 
-from swarm_handoff.discovery import SOURCE_FAILED, discover, make_context
-from swarm_handoff.lint import lint
-from swarm_handoff.skillmd import SKILL_NOT_A_FILE, SKILL_SYMLINK_LOOP, UNREADABLE
+from swarm_handoff.api import (
+    SKILL_NOT_A_FILE,
+    SKILL_SYMLINK_LOOP,
+    SOURCE_FAILED,
+    UNREADABLE,
+    discover,
+    lint,
+    make_context,
+)
 from swarm_handoff_frontmatter.scan import scan_folder
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="FIFOs, sockets and flock are POSIX")

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from swarm_handoff.errors import UsageError
+from swarm_handoff.api import UsageError
 from swarm_handoff_mcp.command import MIN_TOKEN, TOKEN_ENV, parse_http
 from swarm_handoff_mcp.config import CLIENTS, snippet
 from swarm_handoff_mcp.testing import World, server_command

@@ -254,7 +254,7 @@ def test_loop_confirmation_is_asked_through_elicitation(world: World) -> None:
 
 def test_twenty_concurrent_handoffs_in_one_session(world: World) -> None:
     """20 hand-offs at once over one connection: 20 distinct payloads, every one verifies."""
-    from swarm_handoff.payload.verify import verify_file
+    from swarm_handoff.api import verify_file
 
     async def main() -> list[Any]:
         results: list[Any] = [None] * 20

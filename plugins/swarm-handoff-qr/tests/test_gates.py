@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.workflow import Outcome, StepContext, StepDef, Workflow, render_step, transitions
+from swarm_handoff.api import Outcome, StepContext, StepDef, Workflow, render_step, transitions
 from swarm_handoff_qr.gates import GateConfig, QRGate, ask_user_step, fix_banner, gate_step
 from swarm_handoff_qr.policy import DEFAULT_ITERATION_LIMIT
 from swarm_handoff_qr.state import PILLARS, QRState

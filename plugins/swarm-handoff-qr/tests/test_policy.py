@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.components import Kind
+from swarm_handoff.api import Kind
 from swarm_handoff_qr.policy import BlockingPolicy, Severity
 
 TABLE = {

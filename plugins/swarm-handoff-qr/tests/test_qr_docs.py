@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from swarm_handoff.api import transitions
 from swarm_handoff.testing import run_workflow_case, workflow_cases
-from swarm_handoff.workflow import transitions
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "qr-gates.md"
 
@@ -18,7 +18,8 @@ def workflow(make_swarm_host):
     make_swarm_host(["qr"])
     if not DOC.is_file():
         pytest.skip("docs/qr-gates.md is not in this checkout")
-    block = re.search(r"```python\n(from swarm_handoff\.workflow.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"```python\n(from swarm_handoff\.api import Outcome.*?)```", text, re.S)
     assert block, "docs/qr-gates.md lost its workflow example"
     namespace: dict[str, object] = {}
     exec(compile(block.group(1), str(DOC), "exec"), namespace)

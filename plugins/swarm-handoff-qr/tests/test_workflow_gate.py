@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
+from swarm_handoff.api import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 
 REVIEW = Workflow(
     "gate-demo",

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import Scope
+from swarm_handoff.api import Scope, discover, make_context
 from swarm_handoff_registry.registry import REGISTRY_FILE
 
 REGISTRY = """\

@@ -9,9 +9,7 @@ import threading
 
 import pytest
 
-from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.yamlio import NOT_A_REGULAR_FILE
+from swarm_handoff.api import NOT_A_REGULAR_FILE, Scope, SkillRecord, discover, make_context
 from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_ENTRY_INVALID, REGISTRY_FILE
 from swarm_handoff_registry.sync import sync

@@ -7,8 +7,7 @@ import sys
 import pytest
 from ruamel.yaml import YAML
 
-from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.api import Scope, SkillRecord, discover, make_context
 from swarm_handoff_registry.commands import synced_records
 from swarm_handoff_registry.registry import REGISTRY_FILE, entry_record
 from swarm_handoff_registry.sync import sync

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml as pyyaml
 
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.api import Scope, SkillRecord
 from swarm_handoff_registry.sync import sync
 
 

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.ranking import RankingRequest, rank
-from swarm_handoff.records import SkillRecord
-from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff.api import RankingRequest, SkillRecord, parse_synthesis, rank
 from swarm_handoff_router.router import Document, RouterScorer, read_body, route
 from swarm_handoff_router.text import split_negative, split_negative_sections, stem, tokenize
 

@@ -6,8 +6,8 @@ import shlex
 
 import pytest
 
+from swarm_handoff.api import load_registry, run_workflow
 from swarm_handoff.testing import run_workflow_case, workflow_cases
-from swarm_handoff.workflow import load_registry, run_workflow
 from swarm_handoff_example_think.workflow import MAX_ROUNDS, WORKFLOW
 
 
@@ -54,7 +54,7 @@ def test_an_agent_following_the_commands_reaches_the_answer(swarm_cli, tmp_path)
 
 
 def test_the_skill_is_discoverable_with_its_handoff_metadata(make_swarm_host, tmp_path):
-    from swarm_handoff.discovery import discover, make_context
+    from swarm_handoff.api import discover, make_context
 
     host = make_swarm_host(packs=["think-through"])
     result = discover(make_context(tmp_path, {"HOME": str(tmp_path)}), host)

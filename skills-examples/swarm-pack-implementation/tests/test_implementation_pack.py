@@ -8,9 +8,8 @@ import importlib_metadata
 import pytest
 from swarm_pack_implementation.implement_change import SKILL_MD, WORKFLOW
 
+from swarm_handoff.api import load_registry, parse_yaml
 from swarm_handoff.testing import run_workflow_case, workflow_cases
-from swarm_handoff.workflow import load_registry
-from swarm_handoff.yamlio import parse_yaml
 from swarm_handoff_qr.policy import DEFAULT_ITERATION_LIMIT
 
 
@@ -26,7 +25,7 @@ def test_the_generated_cases_cover_every_review_round():
 
 
 def test_the_last_generated_round_escalates_and_the_others_loop():
-    from swarm_handoff.workflow.exhaustive import generate_cases
+    from swarm_handoff.api import generate_cases
 
     for case in generate_cases(WORKFLOW):
         if case.step != "review":

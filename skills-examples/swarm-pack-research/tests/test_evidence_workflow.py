@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from swarm_pack_research.evidence_review.workflow import MAX_PASSES, WORKFLOW
 
+from swarm_handoff.api import load_registry, run_workflow
 from swarm_handoff.testing import run_workflow_case, workflow_cases
-from swarm_handoff.workflow import load_registry, run_workflow
 
 
 @pytest.mark.parametrize("case", workflow_cases(WORKFLOW))

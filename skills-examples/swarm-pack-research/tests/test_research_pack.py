@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib_metadata
 
-from swarm_handoff.yamlio import parse_yaml
+from swarm_handoff.api import parse_yaml
 
 
 def _entry_point():

@@ -9,8 +9,8 @@ import re
 import sys
 from typing import Any
 
-from swarm_handoff import hookimpl
 from swarm_handoff.components import Document, Formatter, Register
+from swarm_handoff.hookspecs import hookimpl
 
 # JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
 # bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.

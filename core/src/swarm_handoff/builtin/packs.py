@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff import hookimpl
 from swarm_handoff.components import Register
+from swarm_handoff.hookspecs import hookimpl
 
 
 def _source() -> Any:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from swarm_handoff import hookimpl
 from swarm_handoff.components import Register
+from swarm_handoff.hookspecs import hookimpl
 
 
 def _v2_schema() -> object:

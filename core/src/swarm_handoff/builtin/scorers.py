@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from swarm_handoff import hookimpl
 from swarm_handoff.components import Register
+from swarm_handoff.hookspecs import hookimpl
 from swarm_handoff.records import Contribution, Scope, SkillRecord
 
 # ---- swarm-v2: the five factors of the discovery seed -----------------------------------------

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.components import Kind
+from swarm_handoff.components import Kind, PayloadValidator
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
@@ -128,17 +128,17 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
         item = problem(NOT_A_PAYLOAD, "(document)", f"is {what}, not a hand-off payload", hint)
         return ValidationReport(version=None, problems=_with_path([item], path), path=path)
     version = version_of(payload)
-    built: list[tuple[str, Any]] = []
+    built: list[tuple[str, PayloadValidator]] = []
     failures: list[Problem] = []
     for name in host.components(Kind.VALIDATOR):
         try:
             built.append((name, host.get(Kind.VALIDATOR, name)))
         except SwarmError as exc:
             failures.append(Problem(VALIDATOR_FAILED, exc.message, hint=exc.hint, severity=Severity.WARNING))
-    declared: list[tuple[str, Any, tuple[str, ...]]] = []
+    declared: list[tuple[str, PayloadValidator, tuple[str, ...]]] = []
     for name, component in built:
         try:
-            declared.append((name, component, check_versions(getattr(component, "versions", None))))
+            declared.append((name, component, check_versions(component.versions)))
         except BadResult as exc:  # a broken gate is reported and closed: it fails validation, never silently
             failures.append(host.blame(Kind.VALIDATOR, name, str(exc), outcome=_CLOSED, severity=Severity.ERROR))
     validators = [(n, c) for n, c, versions in declared if version in versions]

@@ -205,7 +205,7 @@ _SEVERITY_ORDER = ("MUST", "SHOULD", "COULD")
 
 def gate_action(gate: str, round_: int) -> str:
     """Say which severities block in this review round, as the named QR gate policy decides."""
-    from swarm_handoff.components import Kind
+    from swarm_handoff.components import Kind, LimitedGate
     from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
 
     policy = get_host().get(Kind.QR_GATE, gate)
@@ -215,22 +215,20 @@ def gate_action(gate: str, round_: int) -> str:
         f"Review round {round_}: findings of severity {', '.join(ordered)} block. "
         "Report PASS only when none of those remain."
     )
-    exhausted = getattr(policy, "exhausted", None)
-    if callable(exhausted) and exhausted(round_):
+    if isinstance(policy, LimitedGate) and policy.exhausted(round_):
         text += " This round is past the gate's limit: do not start another fix, hand the open findings to the user."
     return text
 
 
 def qr_checkpoint(gate: str, name: str, state: Mapping[str, Any], prefix: str) -> Mapping[str, Any] | None:
     """Ask the named QR gate policy for the checkpoint's pillars (banner, stop, re-verify), if it has them."""
-    from swarm_handoff.components import Kind
+    from swarm_handoff.components import CheckpointGate, Kind
     from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
 
     policy = get_host().get(Kind.QR_GATE, gate)
-    checkpoint = getattr(policy, "checkpoint", None)
-    if not callable(checkpoint):
+    if not isinstance(policy, CheckpointGate):
         return None
-    return dict(checkpoint(name=name, state=state, prefix=prefix))
+    return dict(policy.checkpoint(name=name, state=state, prefix=prefix))
 
 
 def orchestrator_action(nexts: Sequence[NextCommand]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from swarm_handoff.components import Kind
+from swarm_handoff.api import Kind
 from swarm_handoff_markdown.formatter import MarkdownFormatter, escape
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff.api import Contribution, SkillRecord
 
 # Okapi BM25's usual constants: k1 bounds how much repeating a word helps, b how much long
 # descriptions are discounted.

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff import hookimpl
-from swarm_handoff.components import Register
+from swarm_handoff.api import Register, hookimpl
 
 
 def _bm25() -> Any:

@@ -66,7 +66,7 @@ class XmlFormatter:
         lines = [f"<swarm-handoff{attribute('kind', document.kind)}>"]
         if layout is not None:
             writer = XmlWriter(lines, 1)
-            layout(writer, data)
+            layout(writer, dict(data))
         else:
             render_data(data, 1, lines)
         lines.append("</swarm-handoff>")

@@ -24,17 +24,30 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from swarm_handoff import parallel
-from swarm_handoff.api import ScopeSpec
-from swarm_handoff.cache import no_gc, record_from_row, record_to_row
-from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
-from swarm_handoff.skillmd import Frontmatter, load_skill_md, not_a_file, stat_problem
-from swarm_handoff.yamlio import file_kind
+from swarm_handoff.api import (  # transitional: the cache seam removes them
+    MIN_PARALLEL,
+    DiscoveryContext,
+    Frontmatter,
+    Problem,
+    Scope,
+    ScopeSpec,
+    Severity,
+    SkillRecord,
+    SourceResult,
+    irregular_file,
+    jobs_from,
+    load_skill_md,
+    map_chunks,
+    no_gc,
+    observe,
+    record_from_frontmatter,
+    record_from_row,
+    record_to_row,
+    stat_problem,
+)
 
 if TYPE_CHECKING:
-    from swarm_handoff.explain import Location
+    from swarm_handoff.api import Location
 
 SOURCE = "frontmatter"
 GIT_TIMEOUT = "GIT_TIMEOUT"
@@ -137,7 +150,7 @@ class Scan:
     inputs: list[tuple[str, int, int]] = attrs.field(factory=list)
     scanned: int = 0
     jobs: int = 1  # above 1, parsing waits for `flush` (and may use that many processes)
-    min_parallel: int = parallel.MIN_PARALLEL
+    min_parallel: int = MIN_PARALLEL
     # Files still to parse: (place in `records`, skill name, scope, SKILL.md path, mtime_ns, size).
     pending: list[tuple[int, str, Scope, str, int, int]] = attrs.field(factory=list)
 
@@ -209,7 +222,7 @@ class Scan:
         self.scanned += 1
         self.inputs.append((path, st.st_mtime_ns, st.st_size))
         if not S_ISREG(st.st_mode):  # a folder, FIFO, socket or device named SKILL.md: never opened
-            problem = not_a_file(path, f"{file_kind(st.st_mode)}, not a regular file")
+            problem = irregular_file(path, st.st_mode)
             self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
             return
         index = self.index
@@ -236,7 +249,7 @@ class Scan:
             return
         tasks = [(name, scope.value, path) for _, name, scope, path, _, _ in pending]
         jobs = self.jobs if len(tasks) >= self.min_parallel else 1
-        rows = parallel.map_chunks(_parse_rows, tasks, jobs)
+        rows = map_chunks(_parse_rows, tasks, jobs)
         index = self.index
         for (place, _, scope, path, mtime_ns, size), row in zip(pending, rows, strict=True):
             self.records[place] = record_from_row(row, scope)
@@ -274,7 +287,7 @@ class FrontmatterSource:
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Scan project, git root and global skills folders; a folder reached twice is read once."""
         roots, problems = skill_roots(context)
-        scan = Scan(index=getattr(context, "index", None), jobs=parallel.jobs_from(context.env))
+        scan = Scan(index=getattr(context, "index", None), jobs=jobs_from(context.env))
         scan.problems.extend(problems)
         scan.inputs.extend(_git_markers(context.cwd, roots))
         with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
@@ -295,7 +308,7 @@ class FrontmatterSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where a skill called `name` would be, in priority order (for `why`)."""
-        from swarm_handoff.explain import Location  # only `why` asks; `discover` need not import it
+        from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
         roots, _ = skill_roots(context)
         out: list[Location] = []
@@ -320,13 +333,13 @@ def scan_folder(
     scope: Scope | str = Scope.GLOBAL,
     *,
     jobs: int | None = None,
-    min_parallel: int = parallel.MIN_PARALLEL,
+    min_parallel: int = MIN_PARALLEL,
 ) -> SourceResult:
     """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record.
 
     `jobs` defaults to `SWARM_HANDOFF_JOBS` (else the usable CPUs), as discovery has it.
     """
-    jobs = parallel.jobs_from(os.environ) if jobs is None else jobs
+    jobs = jobs_from(os.environ) if jobs is None else jobs
     scan = Scan(jobs=jobs, min_parallel=min_parallel)
     with no_gc():
         scan.root(Root(Scope(scope), Path(path)))

@@ -60,7 +60,7 @@ MAX_PACK_FILE_BYTES = 256 * 1024 * 1024
 def _read(entry: Any) -> bytes:
     """A file on disk only as a regular file (`yamlio.read_regular`); a zip member as it comes."""
     if isinstance(entry, (str, os.PathLike)):
-        from swarm_handoff.yamlio import LoadError, read_regular
+        from swarm_handoff.api import LoadError, read_regular
 
         try:
             return read_regular(entry, limit=MAX_PACK_FILE_BYTES)

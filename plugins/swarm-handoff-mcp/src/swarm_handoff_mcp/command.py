@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from swarm_handoff.errors import SwarmError, UsageError
+from swarm_handoff.api import SwarmError, UsageError
 
 TOKEN_ENV = "SWARM_HANDOFF_MCP_TOKEN"
 MIN_TOKEN = 32

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 
 
 @hookimpl

@@ -11,9 +11,7 @@ from typing import Any
 
 import mcp_types as types
 
-from swarm_handoff.errors import SwarmError, UsageError
-from swarm_handoff.plugins import PluginHost
-from swarm_handoff.render import render
+from swarm_handoff.api import PluginHost, SwarmError, UsageError, render
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 MAX_ARGUMENT = 1 << 20

@@ -19,9 +19,7 @@ from urllib.parse import quote, unquote
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from swarm_handoff.errors import ErrorCode, SwarmError
-from swarm_handoff.plugins import PluginHost
-from swarm_handoff.records import SkillRecord
+from swarm_handoff.api import ErrorCode, PluginHost, SkillRecord, SwarmError
 
 MAX_RESOURCE_BYTES = 4 << 20  # a SKILL.md or payload larger than this is refused, not streamed
 MAX_SESSION_FILES = 1000
@@ -97,7 +95,7 @@ def _read_limited(path: Path) -> bytes:
 
 
 def _discovered(host: PluginHost) -> tuple[SkillRecord, ...]:
-    from swarm_handoff.discovery import discover, make_context
+    from swarm_handoff.api import discover, make_context
 
     return discover(make_context(), host).workflows
 

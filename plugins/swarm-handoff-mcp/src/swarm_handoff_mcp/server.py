@@ -22,10 +22,7 @@ from anyio import from_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from swarm_handoff.components import Document
-from swarm_handoff.errors import SwarmError
-from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.render import render
+from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
 from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, tool_specs
 

@@ -97,7 +97,7 @@ async def connect(world: World, *, env: dict[str, str] | None = None, **session_
 
 def example_step() -> tuple[str, str] | None:
     """(workflow, first step) of the example pack `think-through` when installed (nox `all`), else None."""
-    from swarm_handoff.workflow.registry import get_registry
+    from swarm_handoff.api import get_registry
 
     found = get_registry().workflows.get("think-through")
     return None if found is None else ("think-through", found.workflow.steps[0].id)

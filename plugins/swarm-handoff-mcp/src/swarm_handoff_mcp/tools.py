@@ -16,9 +16,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
-from swarm_handoff.plugins import PluginHost
+from swarm_handoff.api import Document, ErrorCode, PluginHost, SwarmError, UsageError
 
 Confirm = Callable[[str], bool]
 
@@ -130,7 +128,7 @@ def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
 
 
 def _cwd(call: Call) -> Path | None:
-    from swarm_handoff.cli.output import check_cwd
+    from swarm_handoff.api import check_cwd
 
     cwd = call.args.get("cwd")
     path = Path(cwd) if cwd else None
@@ -139,8 +137,7 @@ def _cwd(call: Call) -> Path | None:
 
 
 def _discover(call: Call) -> Document:
-    from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.records import Scope
+    from swarm_handoff.api import Scope, discover, make_context
 
     scopes = [s.value for s in Scope]
     bad = [s for s in call.args.get("scope", []) if s not in scopes]
@@ -152,14 +149,13 @@ def _discover(call: Call) -> Document:
 
 
 def _why(call: Call) -> Document:
-    from swarm_handoff.discovery import make_context
-    from swarm_handoff.explain import explain
+    from swarm_handoff.api import explain, make_context
 
     return explain(call.args["name"], make_context(_cwd(call)), call.host)
 
 
 def _lint(call: Call) -> Document:
-    from swarm_handoff.lint import lint
+    from swarm_handoff.api import lint
 
     paths = call.args["path"]
     return lint([paths] if isinstance(paths, str) else paths)
@@ -188,11 +184,17 @@ class _Synthesis:
 
 
 def _rank(call: Call) -> Document:
-    from swarm_handoff.cli.rank_commands import recorded_history
-    from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.ranking import RankingRequest, rank
-    from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP
-    from swarm_handoff.synthesis import load_synthesis, parse_synthesis
+    from swarm_handoff.api import (
+        DEFAULT_SCORER,
+        DEFAULT_TOP,
+        RankingRequest,
+        discover,
+        load_synthesis,
+        make_context,
+        parse_synthesis,
+        rank,
+        recorded_history,
+    )
 
     given = call.args["synthesis"]
     synthesis = load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
@@ -251,13 +253,13 @@ def _yes(_message: str) -> bool:
 
 
 def _verify(call: Call) -> Document:
-    from swarm_handoff.payload.verify import verify_file
+    from swarm_handoff.api import verify_file
 
     return verify_file(Path(call.args["path"]), require_signature=bool(call.args.get("require_signature", False)))
 
 
 def _validate(call: Call) -> Document:
-    from swarm_handoff.payload.validate import validate_file
+    from swarm_handoff.api import validate_file
 
     report = validate_file(Path(call.args["path"]), call.host)
     if not report.valid:
@@ -266,11 +268,7 @@ def _validate(call: Call) -> Document:
 
 
 def _ack(call: Call) -> Document:
-    from swarm_handoff.cli.handoff_commands import AckReport
-    from swarm_handoff.discovery import config_dir
-    from swarm_handoff.history import open_history
-    from swarm_handoff.payload.integrity import require_intact
-    from swarm_handoff.payload.validate import load_payload
+    from swarm_handoff.api import AckReport, config_dir, load_payload, open_history, require_intact
 
     payload = Path(call.args["path"])
     data = load_payload(payload)
@@ -296,10 +294,7 @@ def _history(call: Call) -> Document:
 
 
 def _workflow_step(call: Call) -> Document:
-    from swarm_handoff.workflow.params import coerce_state
-    from swarm_handoff.workflow.protocol import render_step
-    from swarm_handoff.workflow.registry import get_registry
-    from swarm_handoff.workflow.resources import SessionResources
+    from swarm_handoff.api import SessionResources, coerce_state, get_registry, render_step
 
     registry = get_registry()
     workflow = registry.get(call.args["skill"])
@@ -310,7 +305,7 @@ def _workflow_step(call: Call) -> Document:
 
 
 def _ack_statuses() -> list[str]:
-    from swarm_handoff.history import ACK_STATUSES
+    from swarm_handoff.api import ACK_STATUSES
 
     return list(ACK_STATUSES)
 
@@ -327,7 +322,7 @@ _PATH = _text("The payload file (YAML or JSON).")
 
 def tool_specs() -> tuple[ToolSpec, ...]:
     """The tools, in the order an agent uses them (discover, rank, hand off, check, acknowledge)."""
-    from swarm_handoff.records import Scope
+    from swarm_handoff.api import Scope
 
     return (
         ToolSpec(

@@ -23,13 +23,15 @@ from typing import Annotated, Any
 
 import attrs
 
-from swarm_handoff.components import Kind
-from swarm_handoff.workflow.types import (
+from swarm_handoff.api import (
     FAIL,
     PASS,
     AgentRole,
     Arg,
     Dispatch,
+    GatePolicy,
+    Kind,
+    LimitedGate,
     Outcome,
     StepContext,
     StepDef,
@@ -59,11 +61,12 @@ class GateConfig:
         return "fix them yourself" if self.self_fix else f"dispatch them to the {self.fix_target.value} agent to fix"
 
 
-def gate_policy(name: str) -> Any:
+def gate_policy(name: str) -> GatePolicy:
     """Return the QR gate policy registered under `name` through the `swarm_handoff_qr_gates` hook."""
-    from swarm_handoff.plugins import get_host  # deferred: building a gate loads no plugins
+    from swarm_handoff.api import get_host  # deferred: building a gate loads no plugins
 
-    return get_host().get(Kind.QR_GATE, name)
+    policy: GatePolicy = get_host().get(Kind.QR_GATE, name)  # the host checked it against GatePolicy
+    return policy
 
 
 @attrs.frozen(kw_only=True)
@@ -86,7 +89,9 @@ class QRGate(Dispatch):
         outcome = self.outcome_for(verdict)
         before = QRState.from_state(ctx.step_state, self.state_prefix)
         after = before.after(verdict)
-        if outcome is Outcome.FAIL and gate_policy(self.config.policy).exhausted(after.iteration):
+        policy = gate_policy(self.config.policy)
+        # a policy without the LimitedGate capability has no last round: the loop never escalates by itself
+        if outcome is Outcome.FAIL and isinstance(policy, LimitedGate) and policy.exhausted(after.iteration):
             # The last round failed: keep its number so the user sees how far the loop got.
             return Outcome.ESCALATE, QRState(before.iteration, True, FAIL).to_state(self.state_prefix)
         return outcome, after.to_state(self.state_prefix)
@@ -148,7 +153,7 @@ def ask_user_step(config: GateConfig, id: str | None = None, *, title: str | Non
     """Build the terminal step a gate escalates to when its rounds run out."""
 
     def actions(ctx: StepContext) -> list[str]:
-        from swarm_handoff.workflow.protocol import step_command
+        from swarm_handoff.api import step_command
 
         qr = QRState.from_state(ctx.step_state, config.prefix)
         # A restart keeps the run's other state and resets the loop to round 1.

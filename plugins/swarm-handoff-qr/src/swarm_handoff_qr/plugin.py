@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from swarm_handoff import hookimpl
-from swarm_handoff.components import Register
+from swarm_handoff.api import Register, hookimpl
+
+if TYPE_CHECKING:
+    from swarm_handoff_qr.policy import BlockingPolicy
 
 
-def _default_policy() -> Any:
+def _default_policy() -> BlockingPolicy:
     from swarm_handoff_qr.policy import BlockingPolicy
 
     return BlockingPolicy()

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.workflow.types import FAIL, PASS
+from swarm_handoff.api import FAIL, PASS
 
 PILLARS = ("banner", "stop_condition", "reverify")
 _ORDER = ("MUST", "SHOULD", "COULD")

@@ -7,9 +7,7 @@ from typing import Annotated, Any, ClassVar
 import attrs
 import typer
 
-from swarm_handoff.cli.output import format_option, run
-from swarm_handoff.components import Document
-from swarm_handoff.plugins import PluginHost
+from swarm_handoff.api import Document, PluginHost, format_option, run
 
 
 @attrs.frozen
@@ -34,7 +32,7 @@ def synced_records(result: Any, *, packs: bool) -> tuple[Any, ...]:
 
     A project's or git root's skills are never written: the registry is read everywhere.
     """
-    from swarm_handoff.records import Scope
+    from swarm_handoff.api import Scope
 
     wanted = {Scope.GLOBAL, Scope.INSTALLED} if packs else {Scope.GLOBAL}
     found: dict[str, Any] = {}
@@ -81,7 +79,7 @@ def registry_app() -> typer.Typer:
         """Regenerate the registry from your user-level skills (and packs), keeping manual edits and comments."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.api import discover, make_context
             from swarm_handoff_registry.registry import registry_path
             from swarm_handoff_registry.sync import sync
 

@@ -16,16 +16,25 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import OVERLAY, ScopeSpec
-from swarm_handoff.discovery import config_dir
-from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
-from swarm_handoff.skillmd import plain
-from swarm_handoff.yamlio import LoadError, load_file
+from swarm_handoff.api import (
+    OVERLAY,
+    DiscoveryContext,
+    LoadError,
+    Problem,
+    Scope,
+    ScopeSpec,
+    Severity,
+    SkillRecord,
+    SourceResult,
+    config_dir,
+    load_file,
+    observe,
+    plain,
+    record_from_frontmatter,
+)
 
 if TYPE_CHECKING:
-    from swarm_handoff.explain import Location
+    from swarm_handoff.api import Location
 
 REGISTRY_FILE = "handoff-registry.yaml"
 SOURCE = "registry"
@@ -156,7 +165,7 @@ class RegistrySource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where `why` looks: the entry of that name in the registry file."""
-        from swarm_handoff.explain import Location  # only `why` asks; `discover` need not import it
+        from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
         path = context.config_dir / REGISTRY_FILE
         note = None if path.exists() else "no registry file"

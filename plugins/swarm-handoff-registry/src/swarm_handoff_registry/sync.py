@@ -25,9 +25,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.cache import atomic_write
-from swarm_handoff.errors import SwarmError
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.api import Scope, SkillRecord, SwarmError, atomic_write
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
 BACKUP_SUFFIX = ".bak"
@@ -137,7 +135,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
     The read-change-write runs under an exclusive lock on the registry's folder (the one `skills
     link` uses for its manifest), so two syncs at once each keep the other's entries.
     """
-    from swarm_handoff.safefs import locked
+    from swarm_handoff.api import locked
 
     path.parent.mkdir(parents=True, exist_ok=True)  # the lock is taken on this folder
     with locked(path.parent):
@@ -146,7 +144,7 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
 
 def _read(path: Path) -> bytes | None:
     """The registry's bytes, None when there is none; anything else unreadable stops the sync."""
-    from swarm_handoff.yamlio import LoadError, read_regular
+    from swarm_handoff.api import LoadError, read_regular
 
     try:
         return read_regular(path)
@@ -188,8 +186,7 @@ def _load(path: Path) -> tuple[Any, Any, bytes | None]:
     """The round-trip loader, the document (None when there is no file) and the file's bytes."""
     from ruamel.yaml.error import YAMLError
 
-    from swarm_handoff.yamlio import LoadError, check_events, check_nesting
-    from swarm_handoff.yamlout import portable_yaml
+    from swarm_handoff.api import LoadError, check_events, check_nesting, portable_yaml
 
     yaml = portable_yaml("rt")  # strings YAML 1.1 readers would misread are quoted
     yaml.preserve_quotes = True
@@ -289,7 +286,7 @@ class PruneReport:
 
 def prune(path: Path) -> PruneReport:
     """Remove the entries `sync` marked stale (their skill is gone), keeping everything else as written."""
-    from swarm_handoff.safefs import locked
+    from swarm_handoff.api import locked
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path.parent):

@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff.api import Contribution, SkillRecord
 from swarm_handoff_router.text import SYNONYM_WEIGHT, SYNONYMS, split_negative, split_negative_sections, tokenize
 
 K1 = 1.2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff.components import Document
+from swarm_handoff.api import Document
 
 _SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>()#+-.!|"})
 

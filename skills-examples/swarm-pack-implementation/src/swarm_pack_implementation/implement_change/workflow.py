@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from swarm_handoff.workflow import Outcome, StepContext, StepDef, Workflow
+from swarm_handoff.api import Outcome, StepContext, StepDef, Workflow
 from swarm_handoff_qr.gates import GateConfig, ask_user_step, fix_banner, gate_step
 
 ROUNDS = 6  # the `default` QR gate policy's iteration limit

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from swarm_handoff.workflow import Arg, Outcome, StepContext, StepDef, Workflow
+from swarm_handoff.api import Arg, Outcome, StepContext, StepDef, Workflow
 
 MAX_PASSES = 3
 COVERAGE = ("gaps", "complete")
