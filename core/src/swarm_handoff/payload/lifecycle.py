@@ -24,6 +24,7 @@ import attrs
 from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.payload import targeting
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, file_stamp, v3_path
 from swarm_handoff.payload.canonical import check_integrity, seal
@@ -346,6 +347,10 @@ def _hand_off(
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
         run.payload = seal(run.payload)
         notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
+    named = incoming_from(record, source)  # the source's `handoffs:` entry: its prompt travels with the work
+    if named is not None:
+        run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
+        run.payload = seal(run.payload)
     if options.sign:
         from swarm_handoff.payload.signing import sign
 
