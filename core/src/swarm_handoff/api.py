@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import UsageError as UsageError
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
+    from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
     from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
@@ -138,6 +139,7 @@ _EXPORTS: dict[str, str] = {
     "load_skill_md": "swarm_handoff.skillmd",
     "plain": "swarm_handoff.skillmd",
     "record_from_frontmatter": "swarm_handoff.metadata",
+    "agent_key": "swarm_handoff.handoff_edges",
     "LoadError": "swarm_handoff.yamlio",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
