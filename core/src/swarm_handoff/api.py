@@ -82,6 +82,8 @@ if TYPE_CHECKING:
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
+    from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
+    from swarm_handoff.undeclared import with_undeclared as with_undeclared
     from swarm_handoff.workflow import AgentRole as AgentRole
     from swarm_handoff.workflow import Arg as Arg
     from swarm_handoff.workflow import Dispatch as Dispatch
@@ -164,6 +166,8 @@ _EXPORTS: dict[str, str] = {
     "RankedCandidate": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "with_undeclared": "swarm_handoff.undeclared",
+    "undeclared_candidates": "swarm_handoff.undeclared",
     "load_synthesis": "swarm_handoff.synthesis",
     "parse_synthesis": "swarm_handoff.synthesis",
     "hand_off": "swarm_handoff.payload.lifecycle",

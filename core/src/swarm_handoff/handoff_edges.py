@@ -34,7 +34,7 @@ def _names(record: SkillRecord) -> set[str]:
     return names
 
 
-def _promotable(record: SkillRecord) -> bool:
+def declares_nothing(record: SkillRecord) -> bool:
     """Undeclared (only HANDOFF_ABSENT kept it out) and readable: nothing the author said is overruled."""
     codes = {p.code for p in record.problems if p.severity is not Severity.INFO}
     return not record.eligible and not codes and any(p.code == _ABSENT for p in record.problems)
@@ -59,7 +59,7 @@ def receive_named(records: Sequence[SkillRecord]) -> Sequence[SkillRecord]:
             continue
         entries = list(found.values())
         meta = {**dict(record.meta), "handoffs_in": entries}
-        if _promotable(record) and record.name not in held:
+        if declares_nothing(record) and record.name not in held:
             out.append(_promoted(record, meta, entries))
         else:
             out.append(attrs.evolve(record, meta=meta))

@@ -104,6 +104,13 @@ def register(app: typer.Typer) -> None:
                 help="Hand off although the target's accepts_from does not list the source (recorded).",
             ),
         ] = False,
+        allow_undeclared: Annotated[
+            bool,
+            typer.Option(
+                "--allow-undeclared",
+                help="Hand off to a skill that declares no hand-off metadata (recorded; rank --include-undeclared).",
+            ),
+        ] = False,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -124,6 +131,7 @@ def register(app: typer.Typer) -> None:
                 health_check=health_check,
                 sign=sign,
                 override_accepts_from=override_accepts_from,
+                allow_undeclared=allow_undeclared,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)

@@ -36,6 +36,9 @@ from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.synthesis import load_synthesis
+from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
+from swarm_handoff.undeclared import is_undeclared, named_undeclared
+from swarm_handoff.undeclared import override_record as undeclared_override
 
 SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
@@ -60,6 +63,7 @@ class HandoffOptions:
     health_check: bool = False
     sign: bool = False
     override_accepts_from: bool = False  # hand off although the target does not accept the source
+    allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
 
 
 @attrs.frozen(kw_only=True)
@@ -117,9 +121,14 @@ def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
     )
 
 
-def _not_found(target: str, found: list[str], ineligible: list[str]) -> SwarmError:
+def _not_found(target: str, found: list[str], ineligible: list[str], undeclared: bool = False) -> SwarmError:
     close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
-    if target in ineligible:
+    if undeclared:
+        hint = (
+            f"{target} declares no hand-off metadata: hand off anyway with {UNDECLARED_OPTION} (recorded in the "
+            f"payload and the history), or make it a target (swarm-handoff adopt {target})"
+        )
+    elif target in ineligible:
         hint = f"{target} exists but does not accept hand-offs (its SKILL.md has no eligible handoff: block)"
     elif close:
         hint = f"did you mean: {', '.join(close)}?"
@@ -284,8 +293,12 @@ def _hand_off(
     synthesis = load_synthesis(options.synthesis)
     found = discover(context, host)
     record = found.named(options.target)
+    undeclared = named_undeclared(found, options.target) if record is None else None
+    if record is None and undeclared is not None and options.allow_undeclared:
+        record = undeclared
     if record is None:
-        raise _not_found(options.target, [r.name for r in found.workflows], [r.name for r in found.ineligible])
+        names = [r.name for r in found.workflows]
+        raise _not_found(options.target, names, [r.name for r in found.ineligible], undeclared is not None)
     source = options.source or SOURCE_SKILL
     override = targeting.check_source(record, source, override=options.override_accepts_from)
     choice = targeting.choose_version(
@@ -347,6 +360,10 @@ def _hand_off(
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
         run.payload = seal(run.payload)
         notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
+    if is_undeclared(record):  # said in the payload, so the target and the history both see it
+        run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = undeclared_override(source)
+        run.payload = seal(run.payload)
+        notes.append(f"{record.name} declares no hand-off metadata; handed off with {UNDECLARED_OPTION}")
     named = incoming_from(record, source)  # the source's `handoffs:` entry: its prompt travels with the work
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
