@@ -124,10 +124,35 @@ def test_handoff_typos_get_a_did_you_mean(tmp_path: Path, key: str) -> None:
     assert "did you mean" in hint.message + (hint.hint or "")
 
 
-def test_spec_kit_handoffs_list_is_explained(tmp_path: Path) -> None:
+def test_spec_kit_handoffs_list_is_a_known_extension_not_a_typo(tmp_path: Path) -> None:
     text = "---\nname: tool\ndescription: x\nhandoffs:\n  - label: Plan\n    agent: speckit.plan\n---\n"
-    hint = next(p for p in lint([write(tmp_path, "tool", text)]).files[0].problems if p.code == "HANDOFF_DID_YOU_MEAN")
-    assert "spec-kit" in hint.message
+    found = {p.code: p for p in lint([write(tmp_path, "tool", text)]).files[0].problems}
+    assert "HANDOFF_DID_YOU_MEAN" not in found
+    assert "spec-kit" in found["SPEC_EXTENSION_FIELD"].message
+    assert found["SPEC_EXTENSION_FIELD"].line == 4
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"), [("accepts_from", "accepts-from"), ("handoff_categories", "handoff-categories")]
+)
+def test_metadata_form_typos_get_a_did_you_mean(tmp_path: Path, key: str, meant: str) -> None:
+    path = write(tmp_path, "tool", f"---\nname: tool\ndescription: x\nmetadata:\n  {key}: research\n---\n")
+    hint = next(p for p in lint([path]).files[0].problems if p.code == "HANDOFF_DID_YOU_MEAN")
+    assert meant in hint.message
+    assert hint.line == 5
+
+
+def test_metadata_form_key_at_top_level_points_under_metadata(tmp_path: Path) -> None:
+    path = write(tmp_path, "tool", "---\nname: tool\ndescription: x\naccepts-from: '*'\n---\n")
+    hint = next(p for p in lint([path]).files[0].problems if p.code == "HANDOFF_DID_YOU_MEAN")
+    assert "metadata" in hint.message
+
+
+def test_metadata_form_is_accepted_by_lint(tmp_path: Path) -> None:
+    text = '---\nname: tool\ndescription: x\nmetadata:\n  accepts-from: "*"\n  handoff-categories: "review"\n---\n'
+    record = lint([write(tmp_path, "tool", text)]).files[0]
+    assert record.eligible
+    assert [p.code for p in record.problems] == []
 
 
 def test_lint_on_a_missing_path_says_it_does_not_exist(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.explain import WhyReport
 from swarm_handoff.history import HandoffRow, HistoryReport
+from swarm_handoff.history_reports import TraceReport
 from swarm_handoff.lint import LintReport
 from swarm_handoff.payload.adapters import AdapterResult
 from swarm_handoff.payload.health import HealthResult
@@ -182,6 +183,7 @@ SAMPLES: dict[str, Callable[[], Any]] = {
     ),
     "acknowledgment": lambda: AckReport(handoff=ROW),
     "history": lambda: HistoryReport(handoffs=(ROW,), skill="writer", problems=(PROBLEM,)),
+    "trace": lambda: TraceReport(trace_id="0123456789abcdef", hops=(ROW,)),
     "workflow-step": lambda: STEP,
     "dispatch": lambda: DispatchDocument.from_step(REVIEW),
     "workflow-list": lambda: WorkflowListDocument(

@@ -90,3 +90,13 @@ def test_an_empty_ranking_says_so(make_swarm_host, swarm_cli, tmp_path):
     path.write_text(SYNTHESIS)
     result = swarm_cli("rank", "--synthesis", str(path), "--cwd", str(tmp_path))
     assert "No skill that accepts a hand-off was found." in result.stdout
+
+
+def test_an_undeclared_candidate_says_how_to_hand_off_to_it():
+    from swarm_handoff_formatters.ranking_text import render_ranking
+
+    entry = {"label": "C", "skill": "plain", "description": "d", "categories": [], "score": 1, "scope": "project"}
+    data = {"request": {"problem_type": "decision"}, "scorer": "swarm-v2", "shown": 1, "candidates": 1}
+    text = render_ranking({**data, "workflows": [{**entry, "undeclared": True}]})
+    assert "    score 1 | project | undeclared: hand off with --allow-undeclared" in text.splitlines()
+    assert "undeclared" not in render_ranking({**data, "workflows": [entry]})

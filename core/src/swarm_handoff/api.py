@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import UsageError as UsageError
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
+    from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
     from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
@@ -114,6 +115,8 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.textviews.discovery import problem_line as problem_line
+    from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
+    from swarm_handoff.undeclared import with_undeclared as with_undeclared
     from swarm_handoff.workflow import AgentRole as AgentRole
     from swarm_handoff.workflow import Arg as Arg
     from swarm_handoff.workflow import Dispatch as Dispatch
@@ -202,6 +205,7 @@ _EXPORTS: dict[str, str] = {
     "record_from_frontmatter": "swarm_handoff.metadata",
     "installed_pack_skills": "swarm_handoff.pack_files",
     "InstalledPackSkill": "swarm_handoff.pack_files",
+    "agent_key": "swarm_handoff.handoff_edges",
     "LoadError": "swarm_handoff.yamlio",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
@@ -236,6 +240,8 @@ _EXPORTS: dict[str, str] = {
     "HistoryCounts": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "with_undeclared": "swarm_handoff.undeclared",
+    "undeclared_candidates": "swarm_handoff.undeclared",
     "load_synthesis": "swarm_handoff.synthesis",
     "parse_synthesis": "swarm_handoff.synthesis",
     "hand_off": "swarm_handoff.payload.lifecycle",

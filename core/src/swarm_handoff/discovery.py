@@ -285,6 +285,9 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
         ordered.extend(result.records)
         problems.extend(result.problems)
         scanned += result.scanned
+    from swarm_handoff.handoff_edges import receive_named  # lazy: a cache hit never merges
+
+    ordered = list(receive_named(ordered))  # `handoffs:` targets become eligible before names are claimed
     ordered.sort(key=lambda r: r.priority)  # stable: equal priorities keep source order
     winners: dict[str, SkillRecord] = {}
     ineligible: list[SkillRecord] = []

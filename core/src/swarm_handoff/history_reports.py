@@ -59,17 +59,3 @@ class TraceReport:
             "hops": [{"hop": n, **row.to_data(), "span_id": span_of(row)} for n, row in enumerate(self.hops, 1)],
             "problems": [p.to_data() for p in self.problems],
         }
-
-    def to_text(self) -> str:
-        """One line per hop: who handed to whom, in which version, its status, and the span it continues."""
-        if not self.hops:
-            return f"trace {self.trace_id}: no hand-off recorded with this trace id\n"
-        lines = [f"trace {self.trace_id}: {len(self.hops)} hand-off(s), oldest first"]
-        for n, row in enumerate(self.hops, 1):
-            parent = f"continues {row.parent_span_id}" if row.parent_span_id else "root"
-            lines.append(
-                f"  {n}. {row.source} -> {row.target}  v{row.version}  {row.status}  {row.created_at[:19]}Z"
-                f"  span {span_of(row) or '-'} ({parent})"
-            )
-            lines.append(f"     {row.payload_path}")
-        return "\n".join(lines) + "\n"

@@ -4,7 +4,8 @@ Each rule becomes a located `Problem` (the line of the key it is about). Spec fi
 warnings, or errors under `lint --strict-spec`; this project's own top-level extensions
 (`handoff:`, `categories`) are reported once each as outside the spec, at info level, so that a
 user sees why `agentskills validate` rejects the file without `lint` failing it. Near-misses of
-`handoff:` get a "did you mean".
+`handoff:` and of the metadata form's keys get a "did you mean"; a `handoffs:` list (spec-kit,
+VS Code) is a known extension, read as outgoing hand-offs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
 
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
 SPEC_NAME_TYPE = "SPEC_NAME_TYPE"
@@ -92,11 +94,11 @@ def _did_you_mean(key: str, value: Any) -> tuple[str, str] | None:
     """(message, hint) when `key` looks like a misplaced or misspelt `handoff:`; None otherwise."""
     squashed = key.lower().replace("-", "").replace("_", "")
     if key == "handoffs" and isinstance(value, list):
+        return None  # the spec-kit / VS Code form: read as outgoing edges (reported as an extension)
+    if key in METADATA_FORM_KEYS:
         return (
-            "'handoffs:' is the spec-kit / VS Code list of outgoing hand-offs; swarm-handoff reads "
-            "the hand-offs a skill accepts from 'handoff:'",
-            "keep 'handoffs:' for the agents that read it, and add a 'handoff:' block "
-            "(accepts_from, categories) for swarm-handoff; did you mean 'handoff:'?",
+            f"{key!r} is a key of the metadata form written at the top level; did you mean it under 'metadata:'?",
+            f'indent {key!r} under metadata: as text, e.g. metadata: {{{key}: "..."}}',
         )
     if key != "handoff" and (
         squashed in ("handoff", "handoffs") or difflib.get_close_matches(key, ["handoff"], 1, 0.8)
@@ -153,10 +155,11 @@ def spec_problems(
         mean = _did_you_mean(key, data[key])
         if mean is not None:
             add(HANDOFF_DID_YOU_MEAN, *mean, key=key, level=Severity.WARNING)
-        if key in EXTENSION_FIELDS:
+        if key in EXTENSION_FIELDS or (key == "handoffs" and isinstance(data[key], list)):
+            owner = "a spec-kit / VS Code" if key == "handoffs" else "a swarm-handoff"
             add(
                 SPEC_EXTENSION_FIELD,
-                f"{key!r} is a swarm-handoff extension outside the Agent Skills spec (agentskills validate rejects it)",
+                f"{key!r} is {owner} extension outside the Agent Skills spec (agentskills validate rejects it)",
                 "other agents ignore it; use lint --strict-spec to hold the file to the spec alone",
                 key=key,
                 level=Severity.ERROR if strict else Severity.INFO,
@@ -236,17 +239,41 @@ def _metadata_problems(
             )
         ]
     return [
-        Problem(
-            SPEC_METADATA_VALUE,
-            f"metadata.{key} is {_kind(item)}, not text (the spec allows only string values)",
-            path=path,
-            line=lines.get(str(key), line),
-            hint=f'quote it: {key}: "..." (a list or mapping: join it into one string)',
-            severity=severity,
-        )
-        for key, item in value.items()
-        if not isinstance(item, str)
+        *_metadata_typos(value, path, lines),
+        *(
+            Problem(
+                SPEC_METADATA_VALUE,
+                f"metadata.{key} is {_kind(item)}, not text (the spec allows only string values)",
+                path=path,
+                line=lines.get(str(key), line),
+                hint=f'quote it: {key}: "..." (a list or mapping: join it into one string)',
+                severity=severity,
+            )
+            for key, item in value.items()
+            if not isinstance(item, str)
+        ),
     ]
+
+
+def _metadata_typos(value: Mapping[str, Any], path: str, lines: Mapping[str, int]) -> list[Problem]:
+    """Near-misses of the metadata form's keys (`accepts_from`, `handoff_categories`), with the right spelling."""
+    found = []
+    for key in value:
+        if not isinstance(key, str) or key in METADATA_FORM_KEYS:
+            continue
+        close = difflib.get_close_matches(key.lower().replace("_", "-"), METADATA_FORM_KEYS, 1, 0.85)
+        if close:
+            found.append(
+                Problem(
+                    HANDOFF_DID_YOU_MEAN,
+                    f"metadata.{key} is not a hand-off key; did you mean {close[0]!r}?",
+                    path=path,
+                    line=lines.get(key),
+                    hint=f"rename it to {close[0]} (docs/handoff-metadata.md lists the keys)",
+                    severity=Severity.WARNING,
+                )
+            )
+    return found
 
 
 def _kind(value: Any) -> str:

@@ -6,6 +6,8 @@ v2.0 (`handoff.accepts_handoff`, `handoff_categories`, `handoff_description`) is
 v3.0 (`handoff.accepts_from`, `provides_to`, `schema_version`, `schema_type`, top-level
 `categories`, `input_requirements`, `output_types`) is eligible when `accepts_from` is non-empty.
 Where a skill has both, the v3.0 fields win; a skill with only v2.0 fields is marked `legacy`.
+Without a `handoff:` block, the spec-conformant keys under `metadata:` are read the v3.0 way, and a
+`handoffs:` list (spec-kit, VS Code) adds outgoing edges in any form (metadata_forms.py).
 A skill that is not eligible is still a record, with `eligible=False` and the reason as a problem.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swarm_handoff import metadata_forms as forms
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.records import Scope, SkillRecord
 
@@ -94,12 +97,23 @@ def record_from_frontmatter(
         "description": main_description,
         "meta": meta,
     }
+    outgoing: list[str] = []
+    if forms.HANDOFFS_KEY in data:  # outgoing edges, whichever form says what the skill accepts
+        entries = forms.handoff_entries(data[forms.HANDOFFS_KEY], reader)
+        meta["handoffs"] = entries
+        outgoing = [e["agent"] for e in entries]
+        base["provides_to"] = outgoing
     handoff = data.get("handoff")
+    if handoff is None and forms.has_metadata_form(data.get("metadata")):
+        fields = forms.metadata_fields(data["metadata"], main_description, reader)
+        fields["provides_to"] = _union(fields["provides_to"], outgoing)
+        eligible = _check_metadata_form(fields, reader)
+        return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
     if handoff is None:
         reader.add(
             HANDOFF_ABSENT,
-            "no 'handoff:' block, so the skill does not accept hand-offs",
-            "add a 'handoff:' block with accepts_from (v3.0) or accepts_handoff (v2.0)",
+            "no hand-off metadata ('handoff:' block or metadata.accepts-from), so the skill does not accept hand-offs",
+            'add metadata: {accepts-from: "*", handoff-categories: "..."} (or swarm-handoff adopt SKILL)',
             Severity.INFO,
         )
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
@@ -107,6 +121,7 @@ def record_from_frontmatter(
         reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", _SCHEMA_HINT)
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
     fields, eligible = _interpret(data, handoff, main_description, reader)
+    fields["provides_to"] = _union(fields["provides_to"], outgoing)
     if "health_check_env" in handoff:  # the variables its health check needs, kept with the free-form facts
         base["meta"] = {
             **meta,
@@ -152,6 +167,22 @@ def _interpret(
         "add accepts_from: ['*'] (v3.0) or accepts_handoff: true (v2.0)",
     )
     return fields, False
+
+
+def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
+    """Both lists of names, in order, each once (a `handoffs:` agent may repeat a `provides_to`)."""
+    return list(dict.fromkeys([*first, *second]))
+
+
+def _check_metadata_form(fields: dict[str, Any], reader: _Reader) -> bool:
+    if not fields["accepts_from"]:
+        reader.add(
+            HANDOFF_NO_ACCEPT_FIELD,
+            "metadata has hand-off keys but no accepts-from, so no skill may hand off to this one",
+            'add accepts-from: "*" under metadata: (or a comma-separated list of skill names)',
+        )
+        return False
+    return _check_v3(fields, reader)
 
 
 def _check_v3(fields: dict[str, Any], reader: _Reader) -> bool:

@@ -148,6 +148,7 @@ class RankedCandidate:
             "compatibility": menu_compatibility(self.record, self.source_version).to_data(),
             "path": self.record.path,
             "breakdown": [c.to_data() for c in self.contributions],
+            **({"undeclared": True} if self.record.meta.get("undeclared") is True else {}),
         }
 
 

@@ -123,6 +123,13 @@ def register(app: typer.Typer) -> None:
                 help="Hand off although the target's accepts_from does not list the source (recorded).",
             ),
         ] = False,
+        allow_undeclared: Annotated[
+            bool,
+            typer.Option(
+                "--allow-undeclared",
+                help="Hand off to a skill that declares no hand-off metadata (recorded; rank --include-undeclared).",
+            ),
+        ] = False,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -144,6 +151,7 @@ def register(app: typer.Typer) -> None:
                 sign=sign,
                 override_accepts_from=override_accepts_from,
                 received=received,
+                allow_undeclared=allow_undeclared,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)

@@ -9,7 +9,7 @@ import attrs
 import typer
 
 from swarm_handoff.cli.output import format_option, run
-from swarm_handoff.errors import SwarmError
+from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP, Autonomy
 
@@ -114,6 +114,13 @@ def register(app: typer.Typer) -> None:
         show_all: Annotated[
             bool, typer.Option("--all", help="Also list the targets the query left out, with the reason.")
         ] = False,
+        include_undeclared: Annotated[
+            bool,
+            typer.Option(
+                "--include-undeclared",
+                help="Also rank skills that declare no hand-off metadata (marked; hand off with --allow-undeclared).",
+            ),
+        ] = False,
         fmt: str = format_option(),
     ) -> None:
         """Rank the discovered hand-off targets for a synthesis and print the menu (C, D, E, ...)."""
@@ -130,6 +137,11 @@ def register(app: typer.Typer) -> None:
                 autonomy=autonomy,
                 history=load_history(history) if history is not None else recorded_history(),
             )
+            if workflows is not None and include_undeclared:
+                raise UsageError(
+                    "--include-undeclared ranks what discovery found, not a --workflows file",
+                    hint="drop one of the two options",
+                )
             if workflows is not None:
                 from swarm_handoff.workflows_file import load_workflows
 
@@ -137,6 +149,10 @@ def register(app: typer.Typer) -> None:
             else:
                 found = discover(make_context(cwd), host)
                 records, problems = found.workflows, found.problems
+                if include_undeclared:
+                    from swarm_handoff.undeclared import with_undeclared
+
+                    records = tuple(with_undeclared(found))
             records = by_category(records, category or [])
             result = rank(
                 records,

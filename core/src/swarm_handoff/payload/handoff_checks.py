@@ -43,12 +43,19 @@ def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
     )
 
 
-def not_found(target: str, found: list[str], ineligible: list[SkillRecord]) -> SwarmError:
+def not_found(target: str, found: list[str], ineligible: list[SkillRecord], undeclared: bool = False) -> SwarmError:
     """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
+    from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
+
     close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
     skipped = next((r for r in ineligible if r.name == target), None)
     details: dict[str, Any] = {"target_skill": target, "closest": close}
-    if skipped is not None and skipped.scope == "registry" and skipped.problems:
+    if undeclared:
+        hint = (
+            f"{target} declares no hand-off metadata: hand off anyway with {UNDECLARED_OPTION} (recorded in the "
+            f"payload and the history), or make it a target (swarm-handoff adopt {target})"
+        )
+    elif skipped is not None and skipped.scope == "registry" and skipped.problems:
         # a registry entry set aside (stale, another environment's pack): say why, it is not a typo
         details["reason"] = skipped.problems[-1].message
         hint = f"{target} is not a hand-off target here: {details['reason']} ({skipped.problems[-1].hint})"

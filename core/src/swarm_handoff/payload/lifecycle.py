@@ -20,6 +20,7 @@ import attrs
 from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.payload import continuation, targeting
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, v3_path
 from swarm_handoff.payload.canonical import check_integrity, seal
@@ -41,6 +42,9 @@ from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.synthesis import load_synthesis
+from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
+from swarm_handoff.undeclared import is_undeclared, named_undeclared
+from swarm_handoff.undeclared import override_record as undeclared_override
 
 SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
@@ -62,6 +66,7 @@ class HandoffOptions:
     sign: bool = False
     override_accepts_from: bool = False  # hand off although the target does not accept the source
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
+    allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
 
 
 @attrs.frozen(kw_only=True)
@@ -197,8 +202,13 @@ def _hand_off(
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
+    undeclared = named_undeclared(found, options.target) if record is None else None
+    if record is None and undeclared is not None and options.allow_undeclared:
+        record = undeclared
     if record is None:
-        raise not_found(options.target, [r.name for r in found.workflows], list(found.ineligible))
+        raise not_found(
+            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None
+        )
     gone = gone_target(record)
     if gone is not None:
         raise gone
@@ -287,6 +297,14 @@ def _hand_off(
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
         run.payload = seal(run.payload)
         notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
+    if is_undeclared(record):  # said in the payload, so the target and the history both see it
+        run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = undeclared_override(source)
+        run.payload = seal(run.payload)
+        notes.append(f"{record.name} declares no hand-off metadata; handed off with {UNDECLARED_OPTION}")
+    named = incoming_from(record, source)  # the source's `handoffs:` entry: its prompt travels with the work
+    if named is not None:
+        run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
+        run.payload = seal(run.payload)
     if options.sign:
         from swarm_handoff.payload.signing import sign
 

@@ -41,6 +41,7 @@ LAYOUTS: dict[str, tuple[str, str, str]] = {
     "conversion": ("payloads", "conversion_text", DOCUMENT),
     "acknowledgment": ("payloads", "acknowledgment_text", DATA),
     "history": ("payloads", "history_text", DATA),
+    "trace": ("payloads", "trace_text", DATA),
     "workflow-step": ("workflow", "step_text", DATA),
     "dispatch": ("workflow", "dispatch_text", DATA),
     "workflow-list": ("workflow", "workflow_list_text", DATA),

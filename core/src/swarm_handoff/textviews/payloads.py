@@ -174,3 +174,18 @@ def synthesis_text(data: dict[str, Any]) -> str:
     if data.get("user_feedback"):
         lines.append(f"  user feedback: {data['user_feedback']}")
     return "\n".join(lines) + "\n"
+
+
+def trace_text(data: dict[str, Any]) -> str:
+    """One line per hop: who handed to whom, in which version, its status, and the span it continues."""
+    if not data["hops"]:
+        return f"trace {data['trace_id']}: no hand-off recorded with this trace id\n"
+    lines = [f"trace {data['trace_id']}: {len(data['hops'])} hand-off(s), oldest first"]
+    for hop in data["hops"]:
+        parent = f"continues {hop['parent_span_id']}" if hop.get("parent_span_id") else "root"
+        lines.append(
+            f"  {hop['hop']}. {hop['source']} -> {hop['target']}  v{hop['version']}  {hop['status']}"
+            f"  {str(hop['created_at'])[:19]}Z  span {hop.get('span_id') or '-'} ({parent})"
+        )
+        lines.append(f"     {hop['payload_path']}")
+    return "\n".join(lines) + "\n"

@@ -41,6 +41,8 @@ def ranking_text(data: dict[str, Any]) -> str:
         compatibility = entry.get("compatibility")
         if compatibility:
             details.append(f"schema {compatibility['target_version']}: {compatibility['status']}")
+        if entry.get("undeclared"):
+            details.append("undeclared: hand off with --allow-undeclared")
         lines.append("    " + " | ".join(details))
         if data.get("explain"):
             factor_width = max((len(c["factor"]) for c in entry["breakdown"]), default=0)

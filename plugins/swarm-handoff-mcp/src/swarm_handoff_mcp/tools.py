@@ -205,9 +205,14 @@ def _rank(call: Call) -> Document:
     request = RankingRequest(synthesis=synthesis, chain=",".join(chain), history=recorded_history())
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
-    call.progress(f"ranking {len(found.workflows)} targets")
+    records = found.workflows
+    if call.args.get("include_undeclared"):
+        from swarm_handoff.api import with_undeclared
+
+        records = tuple(with_undeclared(found))
+    call.progress(f"ranking {len(records)} targets")
     return rank(
-        found.workflows,
+        records,
         request,
         scorer=call.args.get("scorer", DEFAULT_SCORER),
         top=call.args.get("top", DEFAULT_TOP),
@@ -241,6 +246,7 @@ def _handoff(call: Call) -> Document:
             chain=tuple(call.args.get("chain", [])),
             health_check=bool(call.args.get("health_check", False)),
             sign=bool(call.args.get("sign", False)),
+            allow_undeclared=bool(call.args.get("allow_undeclared", False)),
         )
         confirm = call.confirm
         if call.args.get("confirm_loop"):
@@ -378,6 +384,10 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                     "chain": {**_STRINGS, "description": "The hand-off chain so far, source first."},
                     "source": _text("The skill handing off (put at the head of the chain)."),
                     "explain": {"type": "boolean", "description": "Show every factor's points and reason."},
+                    "include_undeclared": {
+                        "type": "boolean",
+                        "description": "Also rank skills that declare no hand-off metadata (marked undeclared).",
+                    },
                 },
                 ("synthesis",),
             ),
@@ -403,6 +413,10 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                     "chain": {**_STRINGS, "description": "The chain so far, source first."},
                     "health_check": {"type": "boolean", "description": "Run the target's health_check first."},
                     "sign": {"type": "boolean", "description": "Add an HMAC signature with the user's key."},
+                    "allow_undeclared": {
+                        "type": "boolean",
+                        "description": "Hand off to a skill that declares no hand-off metadata (recorded as such).",
+                    },
                     "confirm_loop": {
                         "type": "boolean",
                         "description": "The user confirmed handing off to a skill already in the chain (--yes).",

@@ -1,0 +1,111 @@
+"""Issue 18, point 3: skills that declared no hand-off metadata, as candidates only on request."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from swarm_handoff import hookimpl
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.history import open_history
+from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.undeclared import is_undeclared, undeclared_candidates
+
+SYNTHESIS = "original_prompt: Review the loader.\nproblem_type: analytical\nsynthesis_summary: Review it.\n"
+
+
+def _record(name: str, data: dict[str, Any] | None, scope: str = "project") -> SkillRecord:
+    return record_from_frontmatter(data, name=name, scope=scope, source="t", path=f"/s/{name}/SKILL.md")
+
+
+RECORDS = (
+    _record("declared", {"description": "A target.", "handoff": {"accepts_from": ["*"]}, "categories": ["review"]}),
+    _record("plain", {"description": "Review code for bugs."}),
+    _record("refuses", {"description": "No thanks.", "handoff": {"accepts_handoff": False}}),
+    _record("broken", None),
+    _record("declared", {"description": "Same name, declares nothing."}, scope="global"),
+)
+
+
+def test_only_skills_that_declared_nothing_become_candidates() -> None:
+    workflows = [r for r in RECORDS if r.eligible]
+    found = undeclared_candidates(workflows, [r for r in RECORDS if not r.eligible])
+    assert [r.name for r in found] == ["plain"]
+    assert is_undeclared(found[0])
+    assert found[0].accepts_from == ("*",)
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register_plugin: Any) -> dict[str, Path]:
+    class Source:
+        priority = 1
+
+        def discover(self, context: object) -> SourceResult:
+            return SourceResult(records=RECORDS, scanned=len(RECORDS))
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_discovery_sources(self, register: Any) -> None:
+            register("undeclared-test", Source)
+
+    register_plugin(Plugin(), "undeclared-test")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    (tmp_path / "session").mkdir()
+    (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)
+    return {"session": tmp_path / "session", "synthesis": tmp_path / "synthesis.yaml", "config": tmp_path / "config"}
+
+
+def test_rank_offers_undeclared_skills_only_when_asked(swarm_cli: Any, world: dict[str, Path]) -> None:
+    base = ("rank", "--synthesis", str(world["synthesis"]), "-f", "json")
+    default = swarm_cli(*base).json()
+    assert [w["skill"] for w in default["workflows"]] == ["declared"]
+    wide = swarm_cli(*base, "--include-undeclared").json()
+    marks = {w["skill"]: w.get("undeclared", False) for w in wide["workflows"]}
+    assert marks == {"declared": False, "plain": True}
+
+
+def test_rank_include_undeclared_with_a_workflows_file_is_a_usage_error(swarm_cli: Any, world: dict[str, Path]) -> None:
+    listing = world["session"] / "available-workflows.yaml"
+    listing.write_text("workflows: []\n")
+    result = swarm_cli(
+        "rank",
+        "--synthesis",
+        str(world["synthesis"]),
+        "--workflows",
+        str(listing),
+        "--include-undeclared",
+        "-f",
+        "json",
+    )
+    assert result.exit_code == 2
+
+
+def test_handoff_to_an_undeclared_skill_needs_the_option_and_is_recorded(world: dict[str, Path]) -> None:
+    options = HandoffOptions(target="plain", synthesis=world["synthesis"], session=world["session"])
+    with pytest.raises(SwarmError) as caught:
+        hand_off(options)
+    assert caught.value.code == "TARGET_NOT_FOUND"
+    assert "--allow-undeclared" in (caught.value.hint or "")
+    result = hand_off(
+        HandoffOptions(target="plain", synthesis=world["synthesis"], session=world["session"], allow_undeclared=True)
+    )
+    data = yaml.safe_load(Path(result.payload_path).read_text())  # JSON is YAML too
+    assert data["handoff"]["meta"]["eligibility_override"]["option"] == "--allow-undeclared"
+    assert any("--allow-undeclared" in note for note in result.notes)
+    with open_history(world["config"]) as history:
+        rows = history.list()
+    assert "--allow-undeclared" in (rows[0].eligibility_override or "")
+
+
+def test_the_option_never_reaches_a_skill_that_said_no(world: dict[str, Path]) -> None:
+    options = HandoffOptions(
+        target="refuses", synthesis=world["synthesis"], session=world["session"], allow_undeclared=True
+    )
+    with pytest.raises(SwarmError) as caught:
+        hand_off(options)
+    assert caught.value.code == "TARGET_NOT_FOUND"
