@@ -99,3 +99,22 @@ PROTOCOLS: dict[Kind, type] = {
     Kind.ADAPTER: SchemaAdapter,
     Kind.FORMATTER: Formatter,
 }
+
+
+if TYPE_CHECKING:
+    from swarm_handoff.ranking import RankingRequest
+    from swarm_handoff.records import Contribution, SkillRecord
+
+
+@runtime_checkable
+class BatchScorer(Protocol):
+    """A scorer's optional capability: every candidate of one request at once, for corpus statistics.
+
+    Document frequencies or average lengths need the whole candidate set; with this method they are
+    counted once per request, inside the call, so the scorer keeps no state between requests.
+    """
+
+    def score_many(
+        self, candidates: Sequence[SkillRecord], request: RankingRequest
+    ) -> Sequence[Sequence[Contribution]]:
+        """Return one sequence of `Contribution`s per candidate, in the order of `candidates`."""

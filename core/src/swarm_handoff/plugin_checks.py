@@ -141,3 +141,11 @@ def check_contributions(value: Any) -> tuple[Contribution, ...]:
             raise BadResult(f"item {index} needs a string factor and reason")
         checked.append(item)
     return tuple(checked)
+
+
+def check_batch(value: Any, count: int) -> list[Any]:
+    """A batch scorer's answer: one answer per candidate, in order; each is then read as one `score()`."""
+    answers = _items(value, "the result")
+    if len(answers) != count:
+        raise BadResult(f"returned {len(answers)} answers for {count} candidates")
+    return answers
