@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from swarm_handoff.cli.output import run as run
     from swarm_handoff.cli.rank_commands import recorded_history as recorded_history
     from swarm_handoff.components import DEFAULT_PRIORITY as DEFAULT_PRIORITY
+    from swarm_handoff.components import BatchScorer as BatchScorer
     from swarm_handoff.components import CheckpointGate as CheckpointGate
     from swarm_handoff.components import CliExtension as CliExtension
     from swarm_handoff.components import DiscoverySource as DiscoverySource
@@ -160,6 +161,7 @@ _EXPORTS: dict[str, str] = {
     "Document": "swarm_handoff.components",
     "DiscoverySource": "swarm_handoff.components",
     "Scorer": "swarm_handoff.components",
+    "BatchScorer": "swarm_handoff.components",
     "PayloadValidator": "swarm_handoff.components",
     "SchemaAdapter": "swarm_handoff.components",
     "Formatter": "swarm_handoff.components",

@@ -179,3 +179,17 @@ class CheckpointGate(Protocol):
 
     def checkpoint(self, *, name: str, state: Mapping[str, object], prefix: str) -> Mapping[str, object]:
         """Return the checkpoint's pillars for the loop state kept under `prefix` in `state`."""
+
+
+@runtime_checkable
+class BatchScorer(Protocol):
+    """A scorer's optional capability: every candidate of one request at once, for corpus statistics.
+
+    Document frequencies or average lengths need the whole candidate set; with this method they are
+    counted once per request, inside the call, so the scorer keeps no state between requests.
+    """
+
+    def score_many(
+        self, candidates: Sequence[SkillRecord], request: RankingRequest
+    ) -> Sequence[Sequence[Contribution]]:
+        """Return one sequence of `Contribution`s per candidate, in the order of `candidates`."""

@@ -191,3 +191,11 @@ def option_problem(hook: str, options: tuple[str, ...]) -> tuple[str, str]:
         )
     hint = f"remove {marks} from the @hookimpl of {hook} (see docs/plugins.md#hook-options)"
     return f"{hook} is marked {marks}; {outcome}", hint
+
+
+def check_batch(value: Any, count: int) -> list[Any]:
+    """A batch scorer's answer: one answer per candidate, in order; each is then read as one `score()`."""
+    answers = _items(value, "the result")
+    if len(answers) != count:
+        raise BadResult(f"returned {len(answers)} answers for {count} candidates")
+    return answers

@@ -1,22 +1,25 @@
-"""Rank discovered skills for one request: call the chosen scorer per candidate, sum, tie-break.
+"""Rank discovered skills for one request: call the chosen scorer, sum each candidate, tie-break.
 
 A scorer is a named component (the `swarm_handoff_scorers` hook) that explains, factor by factor,
-how well one candidate fits one request. This module owns everything around it: choosing the scorer
-by name, checking what it returns, summing, and the stable order (total desc, then scope priority,
-then skill name), so every scorer, built-in or third-party, ranks the same way.
+how well one candidate fits one request. It scores one candidate at a time (`Scorer.score`) or, when
+it needs statistics over the whole set, every candidate of the request at once
+(`BatchScorer.score_many`). This module owns everything around it: choosing the scorer by name,
+checking what it returns, summing, and the stable order (total desc, then scope priority, then
+skill name), so every scorer, built-in or third-party, ranks the same way.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.components import Kind
+from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.errors import Problem, SwarmError, UsageError
-from swarm_handoff.plugin_checks import BadResult, check_contributions, quiet
+from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
@@ -78,17 +81,31 @@ class RankingRequest:
     """Everything a scorer may look at besides the candidate: the synthesis and the user's context.
 
     `chain` is the payload's `handoff_chain` so far; `history` maps a skill name to its past
-    hand-off outcomes; `candidates` is every record being ranked, for scorers (BM25) that need
-    statistics over the whole set. `offered_inputs` overrides what the synthesis is taken to offer
-    (see `builtin.scorers.offered_inputs`).
+    hand-off outcomes. `offered_inputs` overrides what the synthesis is taken to offer (see
+    `builtin.scorers.offered_inputs`). The records being ranked are not part of the request: a
+    scorer that needs them all offers `score_many(candidates, request)` (`BatchScorer`).
     """
 
     synthesis: Synthesis
     chain: tuple[str, ...] = attrs.field(default=(), converter=_names)
     autonomy: Autonomy | None = attrs.field(default=None, converter=_autonomy)
     history: Mapping[str, HistoryCounts] = attrs.field(factory=dict, converter=_history, eq=False, hash=False)
-    candidates: tuple[SkillRecord, ...] = attrs.field(default=(), eq=False, hash=False)
+    # Deprecated (issue 13), removed in the next minor release: read through the `candidates`
+    # property, which warns. `rank()` still fills it, so a third-party per-candidate scorer that
+    # reads it keeps working for one release; the init argument is still `candidates=`.
+    _candidates: tuple[SkillRecord, ...] = attrs.field(default=(), eq=False, hash=False)
     offered_inputs: tuple[str, ...] | None = None
+
+    @property
+    def candidates(self) -> tuple[SkillRecord, ...]:
+        """Deprecated: every record being ranked; batch scorers get them as `score_many`'s argument."""
+        warnings.warn(
+            "RankingRequest.candidates is deprecated and will be removed in the next minor release: a scorer "
+            "that needs every candidate offers score_many(candidates, request) (swarm_handoff.api.BatchScorer)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._candidates
 
     def history_of(self, skill: str) -> HistoryCounts:
         """Return the recorded outcomes of `skill` (zero counts when it has no history)."""
@@ -202,13 +219,34 @@ class RankingResult:
         return data
 
 
-def _bad_result(scorer: str, distribution: str, skill: str, what: str, plugin: str = "") -> SwarmError:
+def _bad_result(scorer: str, distribution: str, skill: str | None, what: str, plugin: str = "") -> SwarmError:
+    """SCORER_BAD_RESULT for one skill's answer, or (`skill` None) for a batch answer as a whole."""
     by = f"plugin {plugin!r} of {distribution}" if plugin else distribution
+    details = {"scorer": scorer, "plugin": plugin, "distribution": distribution}
+    if skill is None:
+        return SwarmError(
+            SCORER_BAD_RESULT,
+            f"scorer {scorer!r} from {by} {what}",
+            details=details,
+            hint=f"score_many returns one list of contributions per candidate, in order; fix or remove {distribution}",
+        )
     return SwarmError(
         SCORER_BAD_RESULT,
         f"scorer {scorer!r} from {by} {what} for skill {skill!r}",
-        details={"scorer": scorer, "plugin": plugin, "distribution": distribution, "skill": skill},
+        details={**details, "skill": skill},
         hint=f"a scorer returns a list of Contribution(factor, points, reason); fix or uninstall {distribution}",
+    )
+
+
+def _failed(scorer: str, distribution: str, skill: str | None, exc: Exception) -> SwarmError:
+    """SCORER_FAILED: the scorer raised, for one skill or (`skill` None) for the whole batch."""
+    on = f" on skill {skill!r}" if skill is not None else ""
+    details = {"scorer": scorer, "distribution": distribution}
+    return SwarmError(
+        SCORER_FAILED,
+        f"scorer {scorer!r} from {distribution} failed{on}: {type(exc).__name__}: {exc}",
+        details=details if skill is None else {**details, "skill": skill},
+        hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
     )
 
 
@@ -220,7 +258,7 @@ def score_all(
     ref = host.components(Kind.SCORER)[scorer]
     distribution = ref.distribution
     scored = []
-    batch = _score_many(component, records, request, scorer, distribution)
+    batch = _score_many(component, records, request, scorer, distribution, ref.plugin)
     for position, record in enumerate(records):
         try:
             with quiet():  # a scorer's prints go to stderr, never into the ranking document
@@ -229,42 +267,34 @@ def score_all(
         except BadResult as exc:
             raise _bad_result(scorer, distribution, record.name, str(exc), ref.plugin) from None
         except Exception as exc:  # a plugin's bug must not surface as a traceback
-            raise SwarmError(
-                SCORER_FAILED,
-                f"scorer {scorer!r} from {distribution} failed on skill {record.name!r}: {type(exc).__name__}: {exc}",
-                details={"scorer": scorer, "distribution": distribution, "skill": record.name},
-                hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
-            ) from exc
+            raise _failed(scorer, distribution, record.name, exc) from exc
         total = sum(c.points for c in contributions)
         scored.append((record, _tidy(total), contributions))
     return scored
 
 
 def _score_many(
-    component: Any, records: Sequence[SkillRecord], request: RankingRequest, scorer: str, distribution: str
+    component: object,
+    records: Sequence[SkillRecord],
+    request: RankingRequest,
+    scorer: str,
+    distribution: str,
+    plugin: str,
 ) -> list[Any] | None:
-    """Corpus statistics once per request, no state kept between requests (None: one at a time)."""
-    score_many = getattr(component, "score_many", None)
-    if not callable(score_many):
+    """Corpus statistics once per request, no state kept between requests (None: one at a time).
+
+    The answers come back unchecked one by one: each is read as one `score()` answer, so a bad one
+    names its skill.
+    """
+    if not isinstance(component, BatchScorer):
         return None
     try:
         with quiet():
-            results = list(score_many(tuple(records), request))
+            return check_batch(component.score_many(tuple(records), request), len(records))
+    except BadResult as exc:
+        raise _bad_result(scorer, distribution, None, str(exc), plugin) from None
     except Exception as exc:  # a plugin's bug must not surface as a traceback
-        raise SwarmError(
-            SCORER_FAILED,
-            f"scorer {scorer!r} from {distribution} failed: {type(exc).__name__}: {exc}",
-            details={"scorer": scorer, "distribution": distribution},
-            hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
-        ) from exc
-    if len(results) != len(records):
-        raise SwarmError(
-            SCORER_BAD_RESULT,
-            f"scorer {scorer!r} from {distribution} returned {len(results)} results for {len(records)} candidates",
-            details={"scorer": scorer, "distribution": distribution},
-            hint="score_many returns one list of contributions per candidate, in order",
-        )
-    return results
+        raise _failed(scorer, distribution, None, exc) from exc
 
 
 def _tidy(total: float) -> float:
@@ -302,6 +332,7 @@ def rank(
         records, excluded = split(records, query)
     if top < 1:
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
+    # Only for per-candidate scorers still reading the deprecated `request.candidates`.
     request = attrs.evolve(request, candidates=tuple(records))
     scored = sorted(score_all(records, request, scorer, host), key=sort_key)
     entries = tuple(

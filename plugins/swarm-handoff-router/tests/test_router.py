@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from swarm_handoff.api import RankingRequest, SkillRecord, parse_synthesis, rank
+from swarm_handoff.api import BatchScorer, RankingRequest, SkillRecord, parse_synthesis, rank
 from swarm_handoff_router.router import Document, RouterScorer, read_body, route
 from swarm_handoff_router.text import split_negative, split_negative_sections, stem, tokenize
 
@@ -127,15 +128,29 @@ def test_unmatched_skill_gets_one_zero_contribution_saying_why() -> None:
 
 def test_stateless_across_requests_score_equals_score_many() -> None:
     scorer = RouterScorer()
+    assert isinstance(scorer, BatchScorer)
     first = request("debug an error", SKILLS)
     other_skills = (skill("a", "debug errors"), skill("b", "debug errors"), skill("c", "write poems"))
     second = request("debug an error", other_skills)
     before = scorer.score_many(SKILLS, first)
     scorer.score_many(other_skills, second)  # a different corpus in between
     assert scorer.score_many(SKILLS, first) == before
-    assert [scorer.score(c, first) for c in SKILLS] == before
+    # One candidate on its own is a set of one (the ranking calls score_many with them all).
+    assert [scorer.score(c, first) for c in SKILLS] == [scorer.score_many((c,), first)[0] for c in SKILLS]
     # The same skill scores differently against a different set of candidates (IDF is per request).
-    assert scorer.score(other_skills[0], second) != scorer.score(SKILLS[3], first)
+    assert scorer.score_many(other_skills, second)[0] != before[3]
+
+
+def test_rankings_in_a_row_through_one_host_are_independent(make_swarm_host: Any) -> None:
+    host = make_swarm_host(["router"])
+    more = (*SKILLS, skill("quoter", "Vendor quotes and vendor lead times"), skill("poet", "Write poems"))
+    synthesis_request = request("vendor quotes and a cost estimate")
+    rank(more, synthesis_request, scorer="router", host=host)
+    after = rank(SKILLS, synthesis_request, scorer="router", host=host)
+    fresh = rank(SKILLS, synthesis_request, scorer="router", host=make_swarm_host(["router"]))
+    assert [(e.record.name, e.contributions) for e in after.ranked] == [
+        (e.record.name, e.contributions) for e in fresh.ranked
+    ]
 
 
 def test_request_fields_are_weighted_and_summary_counts() -> None:

@@ -8,11 +8,16 @@ docs/scorers/), so a reader can check a score against them without reading the c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from swarm_handoff.components import Register
 from swarm_handoff.hookspecs import hookimpl
 from swarm_handoff.records import Contribution, Scope, SkillRecord
+
+if TYPE_CHECKING:
+    from swarm_handoff.ranking import RankingRequest
+    from swarm_handoff.ranking_options import Autonomy
+    from swarm_handoff.synthesis import Synthesis
 
 # ---- swarm-v2: the five factors of the discovery seed -----------------------------------------
 
@@ -51,7 +56,7 @@ class SwarmV2Scorer:
 
     points = SWARM_V2_POINTS
 
-    def score(self, candidate: SkillRecord, request: Any) -> list[Contribution]:
+    def score(self, candidate: SkillRecord, request: RankingRequest) -> list[Contribution]:
         """Score `candidate` for `request.synthesis`, one contribution per factor."""
         synthesis = request.synthesis
         categories = _categories(candidate)
@@ -130,7 +135,7 @@ REGISTRY_V3_POINTS: Mapping[str, int] = {
 }
 
 
-def offered_inputs(synthesis: Any) -> tuple[str, ...]:
+def offered_inputs(synthesis: Synthesis) -> tuple[str, ...]:
     """Name the inputs a synthesis offers a target, from the fields it fills (documented data)."""
     offered = ["synthesis", "problem-statement", "context"]
     optional = (
@@ -150,7 +155,7 @@ class RegistryV3Scorer:
 
     points = REGISTRY_V3_POINTS
 
-    def score(self, candidate: SkillRecord, request: Any) -> list[Contribution]:
+    def score(self, candidate: SkillRecord, request: RankingRequest) -> list[Contribution]:
         """Score `candidate` for `request`, one contribution per factor of the table."""
         return [
             self._category(request.synthesis.problem_type, _categories(candidate)),
@@ -182,7 +187,7 @@ class RegistryV3Scorer:
             return Contribution("schema_compatibility", self.points["schema_universal"], reason)
         return Contribution("schema_compatibility", 0, f"schema version {version}, not 3.0 or universal")
 
-    def _inputs(self, candidate: SkillRecord, request: Any) -> Contribution:
+    def _inputs(self, candidate: SkillRecord, request: RankingRequest) -> Contribution:
         required = [r.strip().lower() for r in candidate.input_requirements if r.strip()]
         if not required:
             return Contribution("input_compatibility", 0, "declares no input_requirements to match")
@@ -199,7 +204,7 @@ class RegistryV3Scorer:
             return Contribution("input_compatibility", self.points["input_partial"], reason)
         return Contribution("input_compatibility", 0, f"offers none of {', '.join(required)}")
 
-    def _history(self, candidate: SkillRecord, request: Any) -> Contribution:
+    def _history(self, candidate: SkillRecord, request: RankingRequest) -> Contribution:
         counts = request.history_of(candidate.name)
         seen = f"{counts.successes} succeeded, {counts.failures} failed"
         if counts.successes == 0 and counts.failures == 0:
@@ -208,7 +213,7 @@ class RegistryV3Scorer:
             return Contribution("previous_success", self.points["previous_success"], f"past hand-offs: {seen}")
         return Contribution("previous_success", 0, f"past hand-offs: {seen}; failures outweigh successes")
 
-    def _autonomy(self, candidate: SkillRecord, preference: Any) -> Contribution:
+    def _autonomy(self, candidate: SkillRecord, preference: Autonomy | None) -> Contribution:
         declared = candidate.meta.get("autonomous")
         if preference is None:
             return Contribution("autonomy_match", 0, "no --autonomy preference given")

@@ -3,9 +3,13 @@
 The query is the synthesis: its prompt, reframed challenge, summary, uncertainties, open questions,
 suggested search terms and blind spots. Each skill is one document: its description plus its
 categories (`skill-development` counts as `skill` and `development`). Document frequencies come
-from every candidate in the ranking request, so a word every skill uses ("workflow") weighs little
+from every candidate of the ranking request, so a word every skill uses ("workflow") weighs little
 and a rare one weighs a lot. Each matched query term is one contribution, so `--explain` shows
 exactly which words earned which points.
+
+The statistics are counted inside `score_many`, once per request, from the candidates it is given:
+the scorer keeps nothing between requests (it is frozen), so rankings one after another, or at the
+same time, cannot see each other's candidates.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from swarm_handoff.api import Contribution, SkillRecord
+
+if TYPE_CHECKING:
+    from swarm_handoff.api import RankingRequest
 
 # Okapi BM25's usual constants: k1 bounds how much repeating a word helps, b how much long
 # descriptions are discounted.
@@ -114,32 +121,29 @@ def term_score(tf: int, length: int, idf: float, average_length: float, k1: floa
     return idf * tf * (k1 + 1) / (tf + k1 * norm)
 
 
+@attrs.frozen
 class BM25Scorer:
-    """Scores a candidate by BM25 against the synthesis, one contribution per matched term."""
+    """Scores candidates by BM25 against the synthesis, one contribution per matched term."""
 
-    def __init__(self, k1: float = K1, b: float = B) -> None:
-        self.k1 = k1
-        self.b = b
-        # The corpus of the last request: ranking calls `score` once per candidate with the same
-        # request, so the statistics are counted once per ranking, not once per candidate.
-        self._cached: tuple[Any, Corpus] | None = None
+    k1: float = K1
+    b: float = B
 
-    def corpus(self, candidate: SkillRecord, request: Any) -> Corpus:
-        """Statistics over the request's candidates (just `candidate` when called on its own)."""
-        if self._cached is not None and self._cached[0] is request:
-            return self._cached[1]
-        candidates = tuple(getattr(request, "candidates", ())) or (candidate,)
-        corpus = Corpus.of(document_tokens(c) for c in candidates)
-        self._cached = (request, corpus)
-        return corpus
+    def score_many(self, candidates: Sequence[SkillRecord], request: RankingRequest) -> list[list[Contribution]]:
+        """Every candidate of one request, in order: the corpus statistics are theirs, counted once."""
+        documents = [document_tokens(c) for c in candidates]
+        corpus = Corpus.of(documents)
+        terms = query_terms(request.synthesis)
+        return [self._explain(doc, terms, corpus) for doc in documents]
 
-    def score(self, candidate: SkillRecord, request: Any) -> list[Contribution]:
-        """Return one contribution per synthesis term found in the candidate's words."""
-        corpus = self.corpus(candidate, request)
-        doc = document_tokens(candidate)
+    def score(self, candidate: SkillRecord, request: RankingRequest) -> list[Contribution]:
+        """One candidate on its own, as a corpus of one (ranking calls `score_many` with them all)."""
+        return self.score_many((candidate,), request)[0]
+
+    def _explain(self, doc: Sequence[str], terms: Sequence[str], corpus: Corpus) -> list[Contribution]:
+        """One contribution per query term found in `doc`, or one zero contribution saying none was."""
         counts = Counter(doc)
         found: list[Contribution] = []
-        for term in query_terms(request.synthesis):
+        for term in terms:
             tf = counts.get(term, 0)
             if not tf:
                 continue

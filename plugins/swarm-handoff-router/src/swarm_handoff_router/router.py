@@ -8,9 +8,9 @@ to use" section of its body) gives as negative triggers ("not for exact pricing"
 for it; a query term found there costs the skill points instead.
 
 Statistics (document frequencies, average field lengths) come from the candidates of the one
-request being ranked, built afresh for each request: the scorer holds no state between requests.
-The host calls `score_many` once per ranking; `score` (one candidate) builds the same statistics
-from `request.candidates` on each call, slower but equal.
+request being ranked, built afresh for each request inside `score_many`, which the host calls
+once per ranking with every candidate: the scorer holds no state between requests. `score` (one
+candidate) ranks that candidate on its own, as a set of one.
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from swarm_handoff.api import Contribution, SkillRecord
 from swarm_handoff_router.text import SYNONYM_WEIGHT, SYNONYMS, split_negative, split_negative_sections, tokenize
+
+if TYPE_CHECKING:
+    from swarm_handoff.api import RankingRequest
 
 K1 = 1.2
 # Field weights and length normalisation: a name word is strong evidence, a description word good
@@ -200,16 +203,10 @@ def route(
 class RouterScorer:
     """The `router` scorer component: stateless; `score_many` ranks a request's candidates together."""
 
-    def score_many(self, candidates: Sequence[SkillRecord], request: Any) -> list[list[Contribution]]:
+    def score_many(self, candidates: Sequence[SkillRecord], request: RankingRequest) -> list[list[Contribution]]:
         """Contributions for every candidate of one request, in order (statistics built once)."""
         return route(candidates, request.synthesis)
 
-    def score(self, candidate: SkillRecord, request: Any) -> list[Contribution]:
-        """Contributions for one candidate, with statistics over `request.candidates` (or it alone)."""
-        candidates = tuple(getattr(request, "candidates", ())) or (candidate,)
-        docs = analyse(candidates)
-        doc = next((d for d, c in zip(docs, candidates, strict=True) if c is candidate), None)
-        if doc is None:  # the candidate is not among the request's: count it in as well
-            doc = Document.of(candidate)
-            docs.append(doc)
-        return score_document(doc, query_terms(request.synthesis), Corpus.of(docs))
+    def score(self, candidate: SkillRecord, request: RankingRequest) -> list[Contribution]:
+        """Contributions for one candidate on its own (ranking calls `score_many` with them all)."""
+        return self.score_many((candidate,), request)[0]
