@@ -19,15 +19,20 @@ if TYPE_CHECKING:
 
     import pluggy
 
+    from swarm_handoff.cache import not_cacheable as not_cacheable
+    from swarm_handoff.cache import read_skills as read_skills
+    from swarm_handoff.cache import watch as watch
     from swarm_handoff.cli.handoff_commands import AckReport as AckReport
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
     from swarm_handoff.cli.output import run as run
     from swarm_handoff.cli.rank_commands import recorded_history as recorded_history
+    from swarm_handoff.components import CachedSource as CachedSource
     from swarm_handoff.components import DiscoverySource as DiscoverySource
     from swarm_handoff.components import Document as Document
     from swarm_handoff.components import Formatter as Formatter
     from swarm_handoff.components import Kind as Kind
+    from swarm_handoff.components import LocatingSource as LocatingSource
     from swarm_handoff.components import PayloadValidator as PayloadValidator
     from swarm_handoff.components import Register as Register
     from swarm_handoff.components import SchemaAdapter as SchemaAdapter
@@ -126,6 +131,12 @@ _EXPORTS: dict[str, str] = {
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",
     "Location": "swarm_handoff.explain",
+    # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
+    "CachedSource": "swarm_handoff.components",
+    "LocatingSource": "swarm_handoff.components",
+    "watch": "swarm_handoff.cache",
+    "not_cacheable": "swarm_handoff.cache",
+    "read_skills": "swarm_handoff.cache",
     # errors
     "Problem": "swarm_handoff.errors",
     "Severity": "swarm_handoff.errors",

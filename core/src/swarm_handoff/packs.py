@@ -23,13 +23,14 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.cache import not_cacheable, watch
 from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.entrypoints import entry_points as all_entry_points
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, env_list
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
 SOURCE = "packs"
@@ -85,13 +86,15 @@ def _real_path(resource: Any) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
-    """Turn one entry point into a record; problems instead of exceptions; inputs for the cache key."""
+def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem]]:
+    """Turn one entry point into a record; problems instead of exceptions; what it reads is watched."""
     distribution, version = dist_of(ep)
     where = f"entry point {ep.name!r} ({distribution} {version})"
     info = _dist_info(ep)
     # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.
-    inputs = [observe(info), observe(os.path.dirname(info))] if info else []
+    if info:
+        watch(info)
+        watch(os.path.dirname(info))
     try:
         with quiet():  # a pack that prints at import must not corrupt a JSON document
             obj = ep.load()
@@ -102,27 +105,27 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
             hint=f"fix or uninstall {distribution}",
             severity=Severity.WARNING,
         )
-        return None, [problem], inputs
+        return None, [problem]
     code = getattr(sys.modules.get(getattr(ep, "module", "")), "__file__", None)
     if isinstance(code, str):  # an editable pack's code can change in place, without a reinstall
-        inputs.append(observe(code))
+        watch(code)
     found = skill_resource(obj)
     if found is None:
         if getattr(obj, "WORKFLOW", None) is not None:
-            return None, [], inputs  # a workflow only: the workflow engine reads it
+            return None, []  # a workflow only: the workflow engine reads it
         problem = Problem(
             PACK_NOT_A_SKILL,
             f"{where} has neither SKILL_MD nor SKILL",
             hint="set SKILL_MD to the packaged SKILL.md, or SKILL to a metadata mapping (see docs/skill-packs.md)",
             severity=Severity.WARNING,
         )
-        return None, [problem], inputs
+        return None, [problem]
     kind, value = found
     path: str | None
     if kind == "file":
         real = _real_path(value)
         if real:
-            inputs.append(observe(real))
+            watch(real)
         front = load_skill_resource(value)
         path = real or str(value)
     else:
@@ -132,7 +135,7 @@ def load_pack(ep: Any) -> tuple[SkillRecord | None, list[Problem], list[tuple[st
         front.data, name=ep.name, scope=Scope.INSTALLED, source=SOURCE, path=path, problems=front.problems
     )
     meta = {**record.meta, "distribution": distribution, "distribution_version": version, "entry_point": ep.value}
-    return attrs.evolve(record, meta=meta), [], inputs
+    return attrs.evolve(record, meta=meta), []
 
 
 def _dist_info(ep: Any) -> str | None:
@@ -153,24 +156,19 @@ class PackSource:
         # A new distribution adds a folder to the sys.path entry it is installed in (site-packages,
         # or any folder on PYTHONPATH), which changes that folder's mtime; sys.path itself is part
         # of the cache key, so a new path entry is noticed too.
-        inputs = [observe(os.path.abspath(p)) for p in sys.path]
+        for entry in sys.path:
+            watch(os.path.abspath(entry))
         for ep in entry_points():
-            record, found, used = load_pack(ep)
+            record, found = load_pack(ep)
             problems.extend(found)
-            inputs.extend(used)
             if record is not None:
                 records.append(record)
         # A pack that failed to import is never cached: fixing it in place touches nothing we stat.
-        broken = any(p.code == PACK_LOAD_FAILED for p in problems)
-        return SourceResult(
-            records=tuple(records),
-            problems=tuple(problems),
-            scanned=len(records),
-            inputs=tuple(inputs),
-            cacheable=not broken,
-        )
+        if any(p.code == PACK_LOAD_FAILED for p in problems):
+            not_cacheable("a skill pack failed to import")
+        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
 
-    def cache_key(self, context: DiscoveryContext) -> str:
+    def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
         """The allow and block lists change the answer without touching any file."""
         return f"{os.environ.get(ENV_LOAD_PACKS)!r}|{os.environ.get(ENV_DISABLE_PACKS)!r}"
 

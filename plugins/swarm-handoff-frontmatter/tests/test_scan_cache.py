@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from swarm_handoff import skillmd
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.testing import SkillTree
-from swarm_handoff_frontmatter import scan
 
 
 @pytest.fixture
@@ -34,8 +34,8 @@ def test_only_changed_files_are_parsed_again(tmp_path, host, monkeypatch):
     tree = SkillTree(tmp_path)
     paths = [tree.add_handoff(f"s{i}") for i in range(5)]
     parsed = []
-    real = scan.load_skill_md
-    monkeypatch.setattr(scan, "load_skill_md", lambda p: parsed.append(p) or real(p))
+    real = skillmd.load_skill_md  # the core parses for the scan (`read_skills`), reusing unchanged files
+    monkeypatch.setattr(skillmd, "load_skill_md", lambda p: parsed.append(p) or real(p))
     discover(ctx(tmp_path), host)
     assert len(parsed) == 5
     parsed.clear()

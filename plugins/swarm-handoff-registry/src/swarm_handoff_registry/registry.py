@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
+from swarm_handoff.api import DiscoveryContext, Scope, SkillRecord, SourceResult, watch
 from swarm_handoff.discovery import config_dir
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
 from swarm_handoff.skillmd import plain
 from swarm_handoff.yamlio import LoadError, load_file
 
 if TYPE_CHECKING:
-    from swarm_handoff.explain import Location
+    from swarm_handoff.api import Location
 
 REGISTRY_FILE = "handoff-registry.yaml"
 SOURCE = "registry"
@@ -117,14 +117,18 @@ class RegistrySource:
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read the registry file, if there is one; its absence is not a problem."""
         path = context.config_dir / REGISTRY_FILE
-        seen = observe(path)  # before reading: an edit while we read makes the cache entry stale
+        watch(path)  # before reading: the core then knows the answer rests on this file (absent or not)
         entries, problems = read_entries(path)
         records = tuple(entry_record(e, path) for e in entries)
-        return SourceResult(records=records, problems=tuple(problems), inputs=(seen,))
+        return SourceResult(records=records, problems=tuple(problems))
 
-    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+    def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
+        """Nothing but the watched file: the config folder is already part of every cache key."""
+        return ""
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:  # LocatingSource
         """Where `why` looks: the entry of that name in the registry file."""
-        from swarm_handoff.explain import Location  # only `why` asks; `discover` need not import it
+        from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
         path = context.config_dir / REGISTRY_FILE
         note = None if path.exists() else "no registry file"

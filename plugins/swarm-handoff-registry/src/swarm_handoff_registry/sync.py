@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.cache import atomic_write
+from swarm_handoff.api import atomic_write
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.records import Scope, SkillRecord
 
