@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
         global_skills.rename(home / ".claude" / "skills")
         cache = work / "cache"
         env = {"HOME": str(home), "XDG_CACHE_HOME": str(cache), "PATH": os.environ.get("PATH", "")}
+        env.update((k, v) for k, v in os.environ.items() if k.startswith("SWARM_HANDOFF_"))  # plugin choices
         started = time.perf_counter()
         for i in range(args.runs):
             project = work / "projects" / f"p{i:03d}"

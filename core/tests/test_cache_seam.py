@@ -337,3 +337,22 @@ def test_two_processes_pruning_at_once_remove_each_file_once(tmp_path):
     assert sum(counts) == 290  # between them each file went once: no error, none missed, none twice
     assert sorted(p.name for p in tmp_path.glob("*.bin")) == [f"{i:03d}.bin" for i in range(290, 300)]
     assert (tmp_path / ".x.bin.123.0123456789ab.tmp").exists()  # not ours to judge by name alone: too young
+
+
+class FailingSource(LocatedSource):
+    """A cached source whose discover raises after watching: its answer must not be kept."""
+
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        api.watch(self.listing)
+        raise RuntimeError("boom")
+
+
+def test_a_failing_cached_source_leaves_the_answer_uncached(swarm_host, register_plugin, list_source, tmp_path):
+    list_source.listing.write_text("a")
+    _register(register_plugin, FailingSource(tmp_path / "l.txt"), "failing")
+    result, inputs = discover_detailed(ctx(tmp_path), swarm_host)
+    assert [r.name for r in result.workflows] == ["a"]
+    assert [p.code for p in result.problems] == ["SOURCE_FAILED"]
+    assert inputs is None
+    discover(ctx(tmp_path), swarm_host)
+    assert list_source.runs == 2
