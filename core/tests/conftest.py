@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from swarm_handoff import plugins
-from swarm_handoff.api import hookimpl
+from swarm_handoff.api import hookimpl, not_cacheable, watch
 from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
-from swarm_handoff.records import SkillRecord, SourceResult, observe
+from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
 from swarm_handoff.workflow.registry import reset_registry
 
 
@@ -45,13 +45,17 @@ class ListSource:
         self.runs = 0
         self.cacheable = True
 
-    def discover(self, context: object) -> SourceResult:
+    def discover(self, context: DiscoveryContext) -> SourceResult:
         self.runs += 1
+        watch(self.listing)
         names = self.listing.read_text().split() if self.listing.exists() else []
         records = tuple(SkillRecord(name=n, scope="project", source="list", path=str(self.listing)) for n in names)
-        return SourceResult(
-            records=records, scanned=len(records), inputs=(observe(self.listing),), cacheable=self.cacheable
-        )
+        if not self.cacheable:
+            not_cacheable("the test says so")
+        return SourceResult(records=records, scanned=len(records))
+
+    def cache_key(self, context: DiscoveryContext) -> str:
+        return ""
 
 
 @pytest.fixture

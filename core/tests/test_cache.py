@@ -9,7 +9,8 @@ import pytest
 
 from swarm_handoff import cache, filecache
 from swarm_handoff.discovery import discover, discover_detailed, make_context
-from swarm_handoff.records import SkillRecord, observe
+from swarm_handoff.filecache import observe
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.session import SESSION_FILE, STATE_FILE, discover_with_session, read_session
 
 
@@ -87,9 +88,9 @@ def test_record_rows_round_trip():
         meta={"k": [1]},
         problems=(Problem("C", "m", path="/p", line=2),),
     )
-    assert cache.record_from_row(cache.record_to_row(record)) == record
+    assert SkillRecord.from_row(record.to_row()) == record
     with pytest.raises(ValueError):
-        cache.record_from_row(("global", "x"))
+        SkillRecord.from_row(("global", "x"))
 
 
 # -- the session file ---------------------------------------------------------------------------
@@ -228,6 +229,6 @@ def test_racy_means_changed_within_the_margin_before_the_start(monkeypatch):
 def test_the_parse_index_keeps_no_entry_for_a_racy_file(monkeypatch):
     monkeypatch.setattr(filecache, "RACY_NS", 50)
     index = cache.ParseIndex(None, since_ns=1_000)
-    index.store("fresh/SKILL.md", 990, 10, ("row",))
-    index.store("old/SKILL.md", 100, 10, ("row",))
+    index.store("fresh/SKILL.md", (990, 10), ("row",))
+    index.store("old/SKILL.md", (100, 10), ("row",))
     assert set(index.entries) == {"old/SKILL.md"}

@@ -20,6 +20,7 @@ def _namespace() -> dict[str, object]:
     import typer
 
     from swarm_handoff.errors import Problem
+    from swarm_handoff.explain import Location
     from swarm_handoff.payload.adapters import AdapterResult
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import Contribution, DiscoveryContext, SkillRecord
@@ -36,6 +37,7 @@ def _namespace() -> dict[str, object]:
         "SkillRecord": SkillRecord,
         "SourceResult": SourceResult,
         "ScopeSpec": ScopeSpec,
+        "Location": Location,
     }
 
 

@@ -55,7 +55,6 @@ GOOD = "good-source"
         (1, SourceResult(records=("not a record",)), "records[0] is str"),
         (1, SourceResult(records=(record("x"),), problems=("oops",)), "problems[0] is str"),
         (1, SourceResult(scanned="3"), "scanned is '3'"),
-        (1, SourceResult(inputs=(("p", "1", 2),)), "inputs[0]"),
     ],
 )
 def test_a_bad_source_is_skipped_and_blamed_and_discovery_goes_on(

@@ -93,7 +93,7 @@ def test_an_empty_ranking_says_so(make_swarm_host, swarm_cli, tmp_path):
 
 
 def test_an_undeclared_candidate_says_how_to_hand_off_to_it():
-    from swarm_handoff_formatters.ranking_text import render_ranking
+    from swarm_handoff.textviews.ranking import ranking_text as render_ranking
 
     entry = {"label": "C", "skill": "plain", "description": "d", "categories": [], "score": 1, "scope": "project"}
     data = {"request": {"problem_type": "decision"}, "scorer": "swarm-v2", "shown": 1, "candidates": 1}

@@ -17,9 +17,9 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing alone cost
 if TYPE_CHECKING:
     from typing import Any
 
-    from swarm_handoff.cache import no_gc as no_gc
-    from swarm_handoff.cache import record_from_row as record_from_row
-    from swarm_handoff.cache import record_to_row as record_to_row
+    from swarm_handoff.cache import not_cacheable as not_cacheable
+    from swarm_handoff.cache import read_skills as read_skills
+    from swarm_handoff.cache import watch as watch
     from swarm_handoff.cli.handoff_commands import AckReport as AckReport
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from swarm_handoff.cli.rank_commands import recorded_history as recorded_history
     from swarm_handoff.components import DEFAULT_PRIORITY as DEFAULT_PRIORITY
     from swarm_handoff.components import BatchScorer as BatchScorer
+    from swarm_handoff.components import CachedSource as CachedSource
     from swarm_handoff.components import CheckpointGate as CheckpointGate
     from swarm_handoff.components import CliExtension as CliExtension
     from swarm_handoff.components import DiscoverySource as DiscoverySource
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from swarm_handoff.components import GatePolicy as GatePolicy
     from swarm_handoff.components import Kind as Kind
     from swarm_handoff.components import LimitedGate as LimitedGate
+    from swarm_handoff.components import LocatingSource as LocatingSource
     from swarm_handoff.components import PayloadValidator as PayloadValidator
     from swarm_handoff.components import PrioritizedSource as PrioritizedSource
     from swarm_handoff.components import Register as Register
@@ -94,8 +96,6 @@ if TYPE_CHECKING:
     from swarm_handoff.records import Scope as Scope
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
-    from swarm_handoff.records import observe as observe
-    from swarm_handoff.render import plain_text as plain_text
     from swarm_handoff.render import render as render
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import locked as locked
@@ -186,6 +186,12 @@ _EXPORTS: dict[str, str] = {
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",
     "Location": "swarm_handoff.explain",
+    # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
+    "CachedSource": "swarm_handoff.components",
+    "LocatingSource": "swarm_handoff.components",
+    "watch": "swarm_handoff.cache",
+    "not_cacheable": "swarm_handoff.cache",
+    "read_skills": "swarm_handoff.cache",
     # errors
     "Problem": "swarm_handoff.errors",
     "Severity": "swarm_handoff.errors",
@@ -262,7 +268,6 @@ _EXPORTS: dict[str, str] = {
     "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",
-    "plain_text": "swarm_handoff.render",  # transitional: removed by the text home
     # workflows as data
     "Workflow": "swarm_handoff.workflow",
     "StepDef": "swarm_handoff.workflow",
@@ -293,11 +298,6 @@ _EXPORTS: dict[str, str] = {
     "check_cwd": "swarm_handoff.cli.output",
     "recorded_history": "swarm_handoff.cli.rank_commands",
     "AckReport": "swarm_handoff.cli.handoff_commands",
-    # transitional: removed by the cache seam (sources will declare their inputs through a capability)
-    "no_gc": "swarm_handoff.cache",
-    "record_from_row": "swarm_handoff.cache",
-    "record_to_row": "swarm_handoff.cache",
-    "observe": "swarm_handoff.records",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,26 +1,36 @@
-"""The user-level discovery caches, validated by file metadata so that an answer is never stale.
+"""Discovery's one caching layer: sources say what they read, the core decides what is kept and reused.
 
-Two layers live under `$XDG_CACHE_HOME/swarm-handoff` (else `~/.cache/swarm-handoff`):
+Sources never touch a cache. While discovery runs a source, the layer records every file or folder
+the source `watch`es (`(path, mtime_ns, size)`, taken *before* the source reads it), and
+`read_skills` turns SKILL.md files into records through the *parse memo* (each file's record keyed
+by its path, mtime and size), so a changed tree re-parses only the files that changed. When every
+source is a `CachedSource` (components.py) and none called `not_cacheable`, the merged answer is
+stored in the *result store*, keyed by the working directory, the config folder, the installed
+sources, each source's `cache_key(context)` and `sys.path`, and reused only while a fresh `stat`
+of every recorded input gives the same pair (a skill folder added or removed changes its parent's
+mtime; an edit in place changes the file's own mtime and size).
 
-* the *parse index*: each SKILL.md's parsed frontmatter keyed by its path, mtime and size, so that a
-  changed tree re-parses only the files that changed;
-* the *result cache*: the whole merged answer per (working directory, config folder, installed
-  sources), with every input the sources reported as (path, mtime_ns, size). It is reused only when
-  a fresh `stat` of each input gives the same pair (a skill folder added or removed changes its
-  parent's mtime; an edit in place changes the file's own mtime and size).
+The racy-timestamp rule lives here and only here: nothing resting on an input changed less than
+`filecache.RACY_NS` before discovery began is stored (the answer is given, just not kept).
 
-Files are `marshal`ed plain data (fast to load; a corrupt or foreign file is ignored and rewritten)
-and written atomically. `SWARM_HANDOFF_NO_CACHE=1` turns both layers off.
+Both stores live under `$XDG_CACHE_HOME/swarm-handoff` (else `~/.cache/swarm-handoff`), are
+`marshal`ed plain data written atomically (a corrupt or foreign file is ignored and rewritten) and
+are bounded: the memo by entries, the result store by files and bytes, least recently used first.
+`SWARM_HANDOFF_NO_CACHE=1` turns both off.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+import contextvars
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from swarm_handoff import filecache
+from swarm_handoff import filecache, parallel
+from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import (
     ENV_NO_CACHE,
@@ -32,11 +42,23 @@ from swarm_handoff.filecache import (
     load,
     no_gc,
 )
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
+
+if TYPE_CHECKING:
+    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.plugins import PluginHost
 
 __all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "cache_dir", "inputs_unchanged", "no_gc"]
 
-MAX_PARSE_ENTRIES = 100_000
+Inputs = list[tuple[str, int, int]]
+
+# The memo keeps at least this many SKILL.md files (several large trees), and always every file
+# the latest scan used, so one large tree never thrashes. ~0.6 KB each on disk.
+MAX_PARSE_ENTRIES = 20_000
+# Whole answers: one per (working directory, config folder, sources, environment) seen lately.
+# A 10,000-skill answer takes ~3 MB; the bound keeps the folder well under 50 MB at that size.
+MAX_RESULTS = 64
+MAX_RESULT_BYTES = 20 * 1024 * 1024
 
 
 def cache_dir(env: Mapping[str, str]) -> Path | None:
@@ -55,12 +77,114 @@ def problem_from_state(t: Sequence[Any]) -> Problem:
     return Problem(t[0], t[1], path=t[2], line=t[3], column=t[4], hint=t[5], severity=Severity(t[6]))
 
 
-class ParseIndex:
-    """SKILL.md path -> (mtime_ns, size, what a source made of it), shared by every working directory.
+# -- what sources call (through swarm_handoff.api) ------------------------------------------------
 
-    Sources store marshal-able values: the frontmatter scan stores the record row (`record_to_row`),
-    so an unchanged file costs neither parsing nor interpreting its metadata again.
+
+class _Run:
+    """What the layer learns while discovery runs: each input's first stat, and whether to keep the answer."""
+
+    def __init__(self, memo: ParseIndex | None, env: Mapping[str, str]) -> None:
+        self.memo = memo
+        self.env = env
+        self.seen: dict[str, tuple[int, int]] = {}  # path -> (mtime_ns, size) before it was read; (-1, -1) absent
+        self.cacheable = True
+
+
+_current: contextvars.ContextVar[_Run | None] = contextvars.ContextVar("swarm_handoff_cache_run", default=None)
+
+
+def watch(path: str | os.PathLike[str]) -> os.stat_result | None:
+    """Stat a file or folder the answer depends on, before reading it; None when it is absent.
+
+    While discovery runs, the layer keeps this first observation as one of the answer's inputs, so
+    a later edit (or the place appearing) invalidates the stored answer. Outside discovery it is a
+    plain `os.stat`. Call it from the thread that runs `discover`.
     """
+    text = os.fspath(path)
+    try:
+        st: os.stat_result | None = os.stat(text)
+    except (OSError, ValueError):
+        st = None
+    run = _current.get()
+    if run is not None and text not in run.seen:
+        run.seen[text] = (st.st_mtime_ns, st.st_size) if st is not None else (-1, -1)
+    return st
+
+
+def not_cacheable(reason: str) -> None:
+    """Say that this run's answer must not be stored (a timed-out tool, code that failed to import).
+
+    `reason` is for people reading the code; the answer is still given, only never reused.
+    """
+    run = _current.get()
+    if run is not None:
+        run.cacheable = False
+
+
+def read_skills(
+    files: Sequence[tuple[str, str, Scope]],
+    *,
+    source: str,
+    jobs: int | None = None,
+    min_parallel: int | None = None,
+) -> list[SkillRecord]:
+    """Each `(SKILL.md path, skill name, scope)` as a record from `source`, in order; never raises.
+
+    Each file is `watch`ed (unless the source already did), and while discovery runs an unchanged
+    file's record comes from the parse memo. Files to parse go to `jobs` processes when there are
+    at least `min_parallel` of them (default `parallel.MIN_PARALLEL`; `jobs` defaults to
+    `SWARM_HANDOFF_JOBS`, else the idle CPUs).
+    """
+    run = _current.get()
+    memo = run.memo if run is not None else None
+    if jobs is None:
+        jobs = parallel.jobs_from(run.env if run is not None else os.environ)
+    out: list[SkillRecord | None] = []
+    misses: list[tuple[int, str, str, Scope, tuple[int, int]]] = []
+    with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
+        for place, (path, name, scope) in enumerate(files):
+            seen = run.seen.get(path) if run is not None else None
+            if seen is None:
+                st = watch(path)
+                seen = (st.st_mtime_ns, st.st_size) if st is not None else (-1, -1)
+            record = memo.record(path, seen, name, scope, source) if memo is not None else None
+            if record is None:
+                misses.append((place, path, name, scope, seen))
+            out.append(record)
+        if misses:
+            tasks = [(path, name, scope.value, source) for _, path, name, scope, _ in misses]
+            threshold = parallel.MIN_PARALLEL if min_parallel is None else min_parallel
+            rows = parallel.map_chunks(_parse_rows, tasks, jobs if len(tasks) >= threshold else 1)
+            for (place, path, _, scope, seen), row in zip(misses, rows, strict=True):
+                out[place] = SkillRecord.from_row(row, scope)
+                if memo is not None:
+                    memo.store(path, seen, row)
+    return [r for r in out if r is not None]
+
+
+def _parse_rows(tasks: list[tuple[str, str, str, str]]) -> list[tuple[Any, ...]]:
+    """Parse SKILL.md files into record rows (plain data: they may cross a process boundary)."""
+    from swarm_handoff.metadata import record_from_frontmatter
+    from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
+
+    rows = []
+    for path, name, scope_value, source in tasks:
+        try:
+            front = load_skill_md(path)
+        except OSError as exc:  # whatever one file does, it costs that skill only
+            front = Frontmatter(None, (stat_problem(path, exc),))
+        record = record_from_frontmatter(
+            front.data, name=name, scope=Scope(scope_value), source=source, path=path, problems=front.problems
+        )
+        rows.append(record.to_row())
+    return rows
+
+
+# -- the two stores ---------------------------------------------------------------------------------
+
+
+class ParseIndex:
+    """The parse memo: SKILL.md path -> (mtime_ns, size, record row), shared by every working directory."""
 
     def __init__(self, path: Path | None, *, use: bool = True, since_ns: int | None = None) -> None:
         self.path = path
@@ -68,54 +192,67 @@ class ParseIndex:
         self.since_ns = filecache.now_ns() if since_ns is None else since_ns  # when this scan began
         loaded = load(path, "parse") if path is not None else None
         self.entries: dict[str, tuple[Any, ...]] = loaded if isinstance(loaded, dict) else {}
+        self.used: list[str] = []  # looked up or stored by this scan: kept first when the memo is bounded
         self.dirty = False
         self.hits = 0
         self.misses = 0
 
-    def lookup(self, path: str, mtime_ns: int, size: int) -> Any:
-        """The value stored for `path` if its mtime and size are unchanged, else None."""
+    def record(self, path: str, seen: tuple[int, int], name: str, scope: Scope, source: str) -> SkillRecord | None:
+        """The stored record for `path` if the file is unchanged and was read for the same skill, else None."""
         entry = self.entries.get(path) if self.use else None
-        if entry is None or entry[0] != mtime_ns or entry[1] != size:
-            self.misses += 1
-            return None
-        self.hits += 1
-        return entry[2]
+        if entry is not None and entry[0] == seen[0] and entry[1] == seen[1]:
+            try:
+                record = SkillRecord.from_row(entry[2], scope)
+            except (TypeError, ValueError, IndexError, KeyError):
+                record = None  # a damaged entry: read the file again
+            if record is not None and record.name == name and record.source == source:
+                self.hits += 1
+                self.used.append(path)
+                return record
+        self.misses += 1
+        return None
 
-    def store(self, path: str, mtime_ns: int, size: int, value: Any) -> None:
-        """Remember what was made of `path`, keyed on the stat taken before reading it."""
-        if filecache.racy(((path, mtime_ns, size),), self.since_ns):
+    def store(self, path: str, seen: tuple[int, int], row: tuple[Any, ...]) -> None:
+        """Remember the record made of `path`, keyed on the stat taken before reading it."""
+        if seen[0] == -1 or filecache.racy(((path, *seen),), self.since_ns):
             return  # changed just before the scan: it could change again unseen, so parse it next time
-        self.entries[path] = (mtime_ns, size, value)
+        self.entries[path] = (seen[0], seen[1], row)
+        self.used.append(path)
         self.dirty = True
 
     def save(self) -> None:
-        """Write the index if it changed; the oldest entries go first when it grows too large."""
+        """Write the memo if it changed; past the bound, entries this scan did not use go first."""
         if self.path is None or not self.dirty:
             return
-        if len(self.entries) > MAX_PARSE_ENTRIES:
-            keep = list(self.entries.items())[-MAX_PARSE_ENTRIES:]
-            self.entries = dict(keep)
+        limit = max(MAX_PARSE_ENTRIES, 2 * len(self.used))
+        if len(self.entries) > limit:
+            used = dict.fromkeys(self.used)
+            rest = [(k, v) for k, v in self.entries.items() if k not in used]
+            kept = rest[len(rest) - (limit - len(used)) :] if limit > len(used) else []
+            self.entries = {**dict(kept), **{k: self.entries[k] for k in used if k in self.entries}}
         dump(self.path, "parse", self.entries)
         self.dirty = False
 
 
 def result_key(*parts: str) -> str:
-    """A file-name-safe key for the result cache."""
+    """A file-name-safe key for the result store."""
     return digest("\0".join(parts))
 
 
 class ResultCache:
-    """Whole discovery answers, one file per key, each with the inputs that validate it."""
+    """Whole discovery answers, one file per key, each with the inputs that validate it; bounded, LRU."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
 
     def get(self, key: str) -> tuple[Any, Any] | None:
         """The stored (inputs, state) for `key` when every input is unchanged, else None."""
-        payload = load(self.folder / f"{key}.bin", "result")
-        if not isinstance(payload, tuple) or len(payload) != 2:
+        path = self.folder / f"{key}.bin"
+        payload = load(path, "result")
+        if not isinstance(payload, tuple) or len(payload) != 2 or not inputs_unchanged(payload[0]):
             return None
-        return payload if inputs_unchanged(payload[0]) else None
+        filecache.touch(path)  # recently used: pruned last
+        return payload
 
     def drop(self, key: str) -> None:
         """Forget `key` (the latest answer could not be cached, so an older one must not be served)."""
@@ -123,89 +260,138 @@ class ResultCache:
             (self.folder / f"{key}.bin").unlink()
 
     def put(self, key: str, inputs: Sequence[tuple[str, int, int]], state: Any) -> None:
-        """Store `state` with the inputs observed while computing it."""
+        """Store `state` with the inputs observed while computing it, then keep the store within its bounds."""
         dump(self.folder / f"{key}.bin", "result", (tuple(inputs), state))
+        filecache.prune(self.folder, max_files=MAX_RESULTS, max_bytes=MAX_RESULT_BYTES)
 
 
-def record_from_data(d: Mapping[str, Any]) -> SkillRecord:
-    """Rebuild a record from `SkillRecord.to_data()` (cache files, session files)."""
-    return SkillRecord(
-        name=d["skill"],
-        scope=Scope(d["scope"]),
-        source=d.get("source", "cache"),
-        path=d.get("path"),
-        declared_name=d.get("declared_name"),
-        eligible=d.get("eligible", True),
-        description=d.get("description") or "",
-        categories=d.get("categories") or (),
-        trigger=d.get("trigger") or "{payload_path}",
-        protocol_version=str(d.get("protocol_version") or "2.0"),
-        health_check=d.get("health_check"),
-        requires=d.get("requires") or (),
-        optional_consumes=d.get("optional_consumes") or (),
-        accepts_from=d.get("accepts_from") or (),
-        provides_to=d.get("provides_to") or (),
-        schema_version=d.get("schema_version"),
-        schema_type=d.get("schema_type"),
-        input_requirements=d.get("input_requirements") or (),
-        output_types=d.get("output_types") or (),
-        legacy=d.get("legacy", False),
-        meta=d.get("meta") or {},
-        problems=tuple(problem_from_data(p) for p in d.get("problems", ())),
+def result_to_state(result: DiscoveryResult) -> dict[str, Any]:
+    """Everything needed to rebuild a merged answer, as marshal-able rows."""
+    winners = {id(r): i for i, r in enumerate(result.workflows)}
+    return {
+        "workflows": [r.to_row() for r in result.workflows],
+        "ineligible": [r.to_row() for r in result.ineligible],
+        "shadowed": [(s.record.to_row(), winners.get(id(s.winner), -1), s.winner.to_row()) for s in result.shadowed],
+        "problems": [problem_to_state(p) for p in result.problems],
+        "scanned": result.scanned,
+    }
+
+
+def result_from_state(state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
+    """Rebuild an answer stored with `result_to_state`."""
+    from swarm_handoff.discovery import DiscoveryResult, Shadowed
+
+    row = SkillRecord.from_row
+    with no_gc():
+        workflows = tuple(row(d) for d in state["workflows"])
+        shadowed = tuple(Shadowed(row(d), workflows[i] if i >= 0 else row(w)) for d, i, w in state["shadowed"])
+        return DiscoveryResult(
+            workflows=workflows,
+            ineligible=tuple(row(d) for d in state["ineligible"]),
+            shadowed=shadowed,
+            problems=tuple(problem_from_state(p) for p in state["problems"]),
+            scanned=state["scanned"],
+            show_all=show_all,
+        )
+
+
+# -- the layer around running the sources ---------------------------------------------------------
+
+
+class Recorder:
+    """Runs each source inside a recording scope; says afterwards whether the whole answer may be kept."""
+
+    def __init__(self, memo: ParseIndex | None, env: Mapping[str, str], started: int) -> None:
+        self.run = _Run(memo, env)
+        self.started = started
+        self.uncached: list[str] = []  # sources whose answer may not be stored this time
+
+    def call(self, name: str, source: Any, context: DiscoveryContext) -> Any:
+        """Run `source.discover(context)` with its observations recorded; a failure leaves the answer uncached."""
+        if not isinstance(source, CachedSource):
+            self.uncached.append(name)  # it never said what it reads: its answer cannot be checked later
+        token = _current.set(self.run)
+        cacheable = self.run.cacheable
+        self.run.cacheable = True
+        try:
+            return source.discover(context)
+        except BaseException:
+            self.uncached.append(name)
+            raise
+        finally:
+            if not self.run.cacheable:
+                self.uncached.append(name)
+            self.run.cacheable = cacheable
+            _current.reset(token)
+
+    def failed(self, name: str) -> None:
+        """A source could not be built or answered wrongly: the answer is given, never kept."""
+        self.uncached.append(name)
+
+    def inputs(self) -> Inputs | None:
+        """Every input observed, or None when the answer must not be reused (uncached source, racy input)."""
+        if self.uncached:
+            return None
+        inputs = [(path, mtime, size) for path, (mtime, size) in self.run.seen.items()]
+        return None if filecache.racy(inputs, self.started) else inputs
+
+
+def source_signature(host: PluginHost) -> list[str]:
+    """Name, distribution and version of every source: installing or upgrading one changes the answer."""
+    versions = {p.name: p.version for p in host.plugins}
+    return sorted(
+        f"{n}={r.distribution}@{versions.get(r.plugin, '?')}" for n, r in host.components(Kind.SOURCE).items()
     )
 
 
-def problem_from_data(p: Mapping[str, Any]) -> Problem:
-    """Rebuild a problem from `Problem.to_data()`."""
-    return Problem(
-        p["code"], p["message"], p.get("path"), p.get("line"), p.get("column"), p.get("hint"), Severity(p["severity"])
+def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
+    """What else each cached source's answer depends on (`CachedSource.cache_key`, e.g. git's environment)."""
+    from swarm_handoff.plugin_checks import quiet
+
+    keys = []
+    for name in host.components(Kind.SOURCE):
+        try:
+            source = host.get(Kind.SOURCE, name)
+            with quiet():
+                key = source.cache_key(context) if isinstance(source, CachedSource) else "-"
+            keys.append(f"{name}:{key}")
+        except Exception:  # a broken source is reported when discovery runs it
+            keys.append(f"{name}:broken")
+    return keys
+
+
+def discover_cached(
+    context: DiscoveryContext,
+    host: PluginHost,
+    compute: Callable[[Recorder], DiscoveryResult],
+    *,
+    show_all: bool = False,
+    cache: bool = True,
+) -> tuple[DiscoveryResult, Inputs | None]:
+    """The stored answer when no input changed, else `compute(recorder)`, stored when it may be reused."""
+    started = filecache.now_ns()
+    folder = cache_dir(context.env) if cache else None
+    if folder is None:
+        recorder = Recorder(None, context.env, started)
+        return compute(recorder), recorder.inputs()
+    key = result_key(
+        str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
     )
-
-
-# Field order of a record row in the result cache (compact tuples load several times faster than dicts).
-_ROW = (
-    "name", "source", "path", "declared_name", "eligible", "description", "categories", "trigger",
-    "protocol_version", "health_check", "requires", "optional_consumes", "accepts_from", "provides_to",
-    "schema_version", "schema_type", "input_requirements", "output_types", "legacy",
-)  # fmt: skip
-
-
-def record_to_row(r: SkillRecord) -> tuple[Any, ...]:
-    """A record as a marshal-able tuple: scope, the `_ROW` fields, meta, problems."""
-    return (
-        r.scope.value,
-        *(getattr(r, f) for f in _ROW),
-        dict(r.meta),
-        tuple(problem_to_state(p) for p in r.problems),
-    )
-
-
-_SCOPES = {s.value: s for s in Scope}
-_NEW = SkillRecord.__new__
-_SET = object.__setattr__
-
-
-def _slot_setter(name: str) -> Any:
-    """The slot's own setter (past the frozen `__setattr__`), about twice as fast as `object.__setattr__`."""
-    return SkillRecord.__dict__[name].__set__  # SkillRecord is slotted (attrs.frozen)
-
-
-_SET_SCOPE, _SET_META, _SET_PROBLEMS = (_slot_setter(n) for n in ("scope", "meta", "problems"))
-_ROW_SETTERS = tuple((_slot_setter(name), index) for index, name in enumerate(_ROW, 1))
-
-
-def record_from_row(row: Sequence[Any], scope: Scope | None = None) -> SkillRecord:
-    """Rebuild a record from `record_to_row` (optionally in another scope: the same file seen from elsewhere).
-
-    Rows were built from valid records, so the attrs converters are skipped: setting the slots
-    directly halves the cost, which dominates a repeated discovery of thousands of skills.
-    """
-    if len(row) != len(_ROW) + 3 or not isinstance(row[-2], dict):
-        raise ValueError("not a record row")
-    record = _NEW(SkillRecord)
-    _SET_SCOPE(record, scope or _SCOPES[row[0]])
-    for set_slot, index in _ROW_SETTERS:
-        set_slot(record, row[index])
-    _SET_META(record, row[-2])
-    _SET_PROBLEMS(record, tuple(problem_from_state(p) for p in row[-1]) if row[-1] else ())
-    return record
+    store = ResultCache(folder / "results")
+    if not context.refresh:
+        hit = store.get(key)
+        if hit is not None:
+            try:
+                return result_from_state(hit[1], show_all=show_all), list(hit[0])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # a damaged entry: compute afresh and overwrite it
+    memo = ParseIndex(folder / "parse-index.bin", use=not context.refresh, since_ns=started)
+    recorder = Recorder(memo, context.env, started)
+    result = compute(recorder)
+    memo.save()
+    inputs = recorder.inputs()
+    if inputs is not None:
+        store.put(key, inputs, result_to_state(result))
+    else:
+        store.drop(key)
+    return result, inputs

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import typer
 
     from swarm_handoff.errors import Problem
+    from swarm_handoff.explain import Location
     from swarm_handoff.payload.adapters import AdapterResult
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import Contribution, DiscoveryContext, SkillRecord, SourceResult
@@ -193,3 +194,29 @@ class BatchScorer(Protocol):
         self, candidates: Sequence[SkillRecord], request: RankingRequest
     ) -> Sequence[Sequence[Contribution]]:
         """Return one sequence of `Contribution`s per candidate, in the order of `candidates`."""
+
+
+# -- optional capabilities of a discovery source (checked with isinstance, never getattr) -----------
+
+
+@runtime_checkable
+class CachedSource(Protocol):
+    """A source whose answer discovery may store and reuse while nothing it read has changed.
+
+    The source reports what it reads by calling `swarm_handoff.api.watch(path)` on every file and
+    folder *before* reading it (and `read_skills` for SKILL.md files, which watches them itself);
+    the core records each first observation and applies the racy-timestamp rule. A source that
+    cannot vouch for this run (a tool timed out, code failed to import) calls `not_cacheable`.
+    See docs/plugin-guide-source.md.
+    """
+
+    def cache_key(self, context: DiscoveryContext) -> str:
+        """Return what the answer depends on besides files (environment values, options); "" for nothing."""
+
+
+@runtime_checkable
+class LocatingSource(Protocol):
+    """A source that can say where it would look for a skill of a given name, for `why NAME`."""
+
+    def locations(self, context: DiscoveryContext, name: str) -> Sequence[Location]:
+        """Return each place, in the source's own order, with a `note` when it was not searched."""

@@ -11,17 +11,19 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from swarm_handoff import filecache
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
 from swarm_handoff.scopes import OVERLAY
+
+if TYPE_CHECKING:
+    from swarm_handoff.cache import Recorder
 
 SOURCE_FAILED = "SOURCE_FAILED"
 NO_WORKFLOWS = "EC-01"
@@ -166,48 +168,19 @@ class DiscoveryResult:
         kept, left = split(self.workflows, query)
         return attrs.evolve(self, workflows=kept, excluded=(*self.excluded, *left))
 
-    def to_state(self) -> dict[str, Any]:
-        """Everything needed to rebuild this result (for the user-level result cache)."""
-        from swarm_handoff.cache import problem_to_state, record_to_row
-
-        winners = {id(r): i for i, r in enumerate(self.workflows)}
-        return {
-            "workflows": [record_to_row(r) for r in self.workflows],
-            "ineligible": [record_to_row(r) for r in self.ineligible],
-            "shadowed": [
-                (record_to_row(s.record), winners.get(id(s.winner), -1), record_to_row(s.winner)) for s in self.shadowed
-            ],
-            "problems": [problem_to_state(p) for p in self.problems],
-            "scanned": self.scanned,
-        }
-
-    @classmethod
-    def from_state(cls, state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
-        """Rebuild a result stored with `to_state`."""
-        from swarm_handoff.cache import no_gc, problem_from_state, record_from_row
-
-        with no_gc():
-            workflows = tuple(record_from_row(d) for d in state["workflows"])
-            shadowed = tuple(
-                Shadowed(record_from_row(d), workflows[i] if i >= 0 else record_from_row(w))
-                for d, i, w in state["shadowed"]
-            )
-            return cls(
-                workflows=workflows,
-                ineligible=tuple(record_from_row(d) for d in state["ineligible"]),
-                shadowed=shadowed,
-                problems=tuple(problem_from_state(p) for p in state["problems"]),
-                scanned=state["scanned"],
-                show_all=show_all,
-            )
-
     def named(self, name: str) -> SkillRecord | None:
         """Return the eligible workflow called `name`, if discovery found one."""
         return next((r for r in self.workflows if r.name == name), None)
 
 
-def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, SourceResult]]:
-    """Call each source in its declared priority order; a source that raises or answers wrongly is a problem."""
+def run_sources(
+    context: DiscoveryContext, host: PluginHost, recorder: Recorder | None = None
+) -> list[tuple[str, SourceResult]]:
+    """Call each source in its declared priority order; a source that raises or answers wrongly is a problem.
+
+    With a `recorder` (the cache layer, `cache.discover_cached`) each call runs inside its
+    recording scope, so what the source watches becomes an input of the answer.
+    """
     results: list[tuple[str, SourceResult]] = []
     refs = host.components(Kind.SOURCE)
     built: list[tuple[float, str, Any]] = []
@@ -217,18 +190,22 @@ def run_sources(context: DiscoveryContext, host: PluginHost) -> list[tuple[str, 
             priority = check_order(source)
         except BadResult as exc:
             results.append((name, _blamed(host, name, exc)))
-            continue
         except Exception as exc:  # a broken plugin never stops discovery
             results.append((name, _failed(name, ref.distribution, exc)))
+        else:
+            built.append((priority, name, source))
             continue
-        built.append((priority, name, source))
+        if recorder is not None:
+            recorder.failed(name)
     for _, name, source in sorted(built, key=lambda item: (item[0], item[1])):
         try:
             with quiet():
-                found = source.discover(context)
+                found = source.discover(context) if recorder is None else recorder.call(name, source, context)
             result = check_source_result(found)
         except BadResult as exc:
             result = _blamed(host, name, exc)
+            if recorder is not None:
+                recorder.failed(name)
         except Exception as exc:
             result = _failed(name, refs[name].distribution, exc)
         results.append((name, result))
@@ -314,76 +291,20 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     )
 
 
-def source_signature(host: PluginHost) -> list[str]:
-    """Name, distribution and version of every source: installing or upgrading one changes the answer."""
-    versions = {p.name: p.version for p in host.plugins}
-    return sorted(
-        f"{n}={r.distribution}@{versions.get(r.plugin, '?')}" for n, r in host.components(Kind.SOURCE).items()
-    )
-
-
-Inputs = list[tuple[str, int, int]]
-
-
-def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
-    """What else each source's answer depends on (`cache_key(context)`, e.g. git's environment)."""
-    keys = []
-    for name in host.components(Kind.SOURCE):
-        try:
-            describe = getattr(host.get(Kind.SOURCE, name), "cache_key", None)
-            with quiet():
-                keys.append(f"{name}:{describe(context) if callable(describe) else ''}")
-        except Exception:  # a broken source is reported when discovery runs it
-            keys.append(f"{name}:broken")
-    return keys
-
-
 def discover_detailed(
     context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
-) -> tuple[DiscoveryResult, Inputs | None]:
-    """Discover, and say which inputs the answer rests on (None when it must not be reused)."""
-    import sys
+) -> tuple[DiscoveryResult, list[tuple[str, int, int]] | None]:
+    """Discover, and say which inputs the answer rests on (None when it must not be reused).
 
+    All caching happens in `swarm_handoff.cache`, around running the sources; this module only
+    runs and merges them.
+    """
     from swarm_handoff import cache as caches
 
-    started = filecache.now_ns()
-    folder = caches.cache_dir(context.env) if cache else None
-    if folder is None:
-        results = run_sources(context, host)
-        return merge(results, show_all=show_all), _settled(_inputs(results), started)
-    key = caches.result_key(
-        str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
-    )
-    results_cache = caches.ResultCache(folder / "results")
-    if not context.refresh:
-        hit = results_cache.get(key)
-        if hit is not None:
-            try:
-                return DiscoveryResult.from_state(hit[1], show_all=show_all), list(hit[0])
-            except (KeyError, TypeError, ValueError, IndexError):
-                pass  # a damaged entry: compute afresh and overwrite it
-    index = caches.ParseIndex(folder / "parse-index.bin", use=not context.refresh, since_ns=started)
-    results = run_sources(attrs.evolve(context, index=index), host)
-    result = merge(results, show_all=show_all)
-    index.save()
-    inputs = _settled(_inputs(results), started)
-    if inputs is not None:
-        results_cache.put(key, inputs, result.to_state())
-    else:
-        results_cache.drop(key)
-    return result, inputs
+    def compute(recorder: caches.Recorder) -> DiscoveryResult:
+        return merge(run_sources(context, host, recorder), show_all=show_all)
 
-
-def _settled(inputs: Inputs | None, started: int) -> Inputs | None:
-    """The inputs, or None when one changed just before discovery began (see `filecache.racy`)."""
-    return None if inputs is None or filecache.racy(inputs, started) else inputs
-
-
-def _inputs(results: list[tuple[str, SourceResult]]) -> Inputs | None:
-    """Every source's inputs, or None when any source's answer must not be cached."""
-    if not all(r.cacheable and r.inputs for _, r in results):
-        return None
-    return [i for _, r in results for i in r.inputs]
+    return caches.discover_cached(context, host, compute, show_all=show_all, cache=cache)
 
 
 def discover(

@@ -1,7 +1,8 @@
 """`why NAME`: every place a skill was looked for and what happened there, in discovery order.
 
-A source may describe where it looks with `locations(context, name) -> list[Location]`; the
-frontmatter scan, the packs and the registry do. Each location is then matched with the record
+A source may describe where it looks by having the `LocatingSource` capability
+(`locations(context, name) -> Sequence[Location]`, checked with isinstance); the frontmatter scan,
+the packs and the registry do. Each location is then matched with the record
 that source produced for that scope, and given one status: not present, skipped, invalid YAML at
 line:col, missing field, not eligible, shadowed by PATH, or chosen.
 """
@@ -12,7 +13,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.components import Kind
+from swarm_handoff.components import Kind, LocatingSource
 from swarm_handoff.discovery import DiscoveryResult, merge, run_sources
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
@@ -102,8 +103,8 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
     steps: list[dict[str, Any]] = []
     for source_name, _ in results:
         try:
-            describe = getattr(host.get(Kind.SOURCE, source_name), "locations", None)
-            locations: list[Any] = list(describe(context, name)) if callable(describe) else []
+            source = host.get(Kind.SOURCE, source_name)
+            locations = list(source.locations(context, name)) if isinstance(source, LocatingSource) else []
         except Exception:  # a broken source was already reported by discovery
             locations = []
         records = by_source.pop(source_name, [])

@@ -151,6 +151,51 @@ def racy(inputs: Sequence[Sequence[Any]], since_ns: int) -> bool:
     return any(mtime_ns >= limit for _, mtime_ns, _ in inputs)
 
 
+def prune(folder: str | os.PathLike[str], *, max_files: int, max_bytes: int) -> list[str]:
+    """Keep a cache folder bounded: remove the least recently used files past `max_files` or `max_bytes`.
+
+    "Used" is the file's mtime (a reader that reuses an entry touches it). The newest file always
+    stays, even alone over the byte bound. Safe with several processes at once: pruning holds the
+    folder's lock (`safefs.locked`), a file another process removed meanwhile is simply gone, and
+    a reader that opened a file before it was removed still reads it whole. Temporaries left by a
+    killed writer go too (`safefs.clean_stale_temps`). Best effort: never raises; returns what went.
+    """
+    from swarm_handoff import safefs
+
+    removed: list[str] = []
+    try:
+        with safefs.locked(folder):
+            safefs.clean_stale_temps(folder)
+            files = []
+            for entry in os.scandir(folder):
+                if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
+                    continue  # temporaries and anything not ours are left to their owners
+                st = entry.stat(follow_symlinks=False)
+                files.append((st.st_mtime_ns, entry.name, st.st_size, entry.path))
+            files.sort(reverse=True)  # most recently used first
+            total = 0
+            for count, (_, name, size, path) in enumerate(files):
+                total += size
+                if count == 0 or (count < max_files and total <= max_bytes):
+                    continue
+                try:
+                    os.unlink(path)
+                    removed.append(name)
+                except OSError:
+                    pass  # already removed by another process, or not ours to remove
+    except OSError:
+        pass
+    return removed
+
+
+def touch(path: str | os.PathLike[str]) -> None:
+    """Mark a cache file as just used, so that `prune` removes it last; a failure only costs its rank."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
 def site_dirs() -> list[str]:
     """The sys.path folders distributions are installed into: installing or removing one changes their mtime."""
     return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]

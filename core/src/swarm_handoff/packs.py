@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.cache import not_cacheable, watch
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.loader import ENV_DISABLE_PACKS as ENV_DISABLE_PACKS
 from swarm_handoff.loader import ENV_LOAD_PACKS as ENV_LOAD_PACKS
@@ -33,7 +34,7 @@ from swarm_handoff.loader import PACKS, SKILLS_ENTRY_POINT_GROUP, Candidate, fai
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.plugin_checks import quiet as _quiet
 from swarm_handoff.plugin_records import LoadFailure, PackSkill, SkippedPlugin
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult, observe
+from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
 from swarm_handoff.scopes import ScopeSpec
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
@@ -95,13 +96,15 @@ def _real_path(resource: Any) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem], list[tuple[str, int, int]]]:
-    """Turn one admitted entry point into a record; problems instead of exceptions; inputs for the cache key."""
+def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem]]:
+    """Turn one admitted entry point into a record; problems instead of exceptions; what it reads is watched."""
     ep = candidate.entry_point
     where = f"entry point {candidate.name!r} ({candidate.distribution} {candidate.version})"
     info = _dist_info(ep)
     # The metadata folder changes on reinstall; its parent gains a folder when a pack is installed.
-    inputs = [observe(info), observe(os.path.dirname(info))] if info else []
+    if info:
+        watch(info)
+        watch(os.path.dirname(info))
     obj, exc = load_one(candidate)
     if exc is not None:
         problem = Problem(
@@ -110,24 +113,24 @@ def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem], 
             hint=f"fix or uninstall {candidate.distribution}",
             severity=Severity.WARNING,
         )
-        return None, [problem], inputs
+        return None, [problem]
     code = getattr(sys.modules.get(getattr(ep, "module", "")), "__file__", None)
     if isinstance(code, str):  # an editable pack's code can change in place, without a reinstall
-        inputs.append(observe(code))
+        watch(code)
     found = skill_resource(obj)
     if found is None:
         if getattr(obj, "WORKFLOW", None) is not None:
-            return None, [], inputs  # a workflow only: the workflow engine reads it
+            return None, []  # a workflow only: the workflow engine reads it
         problem = Problem(
             PACK_NOT_A_SKILL, f"{where} {_NOT_A_SKILL}", hint=_NOT_A_SKILL_HINT, severity=Severity.WARNING
         )
-        return None, [problem], inputs
+        return None, [problem]
     kind, value = found
     path: str | None
     if kind == "file":
         real = _real_path(value)
         if real:
-            inputs.append(observe(real))
+            watch(real)
         front = load_skill_resource(value)
         path = real or str(value)
     else:
@@ -142,7 +145,7 @@ def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem], 
         "distribution_version": candidate.version,
         "entry_point": candidate.value,
     }
-    return attrs.evolve(record, meta=meta), [], inputs
+    return attrs.evolve(record, meta=meta), []
 
 
 _NOT_A_SKILL = "has neither SKILL_MD nor SKILL"
@@ -207,24 +210,19 @@ class PackSource:
         # A new distribution adds a folder to the sys.path entry it is installed in (site-packages,
         # or any folder on PYTHONPATH), which changes that folder's mtime; sys.path itself is part
         # of the cache key, so a new path entry is noticed too.
-        inputs = [observe(os.path.abspath(p)) for p in sys.path]
+        for entry in sys.path:
+            watch(os.path.abspath(entry))
         for candidate in select(PACKS, self._env())[0]:
-            record, found, used = load_pack(candidate)
+            record, found = load_pack(candidate)
             problems.extend(found)
-            inputs.extend(used)
             if record is not None:
                 records.append(record)
         # A pack that failed to import is never cached: fixing it in place touches nothing we stat.
-        broken = any(p.code == PACK_LOAD_FAILED for p in problems)
-        return SourceResult(
-            records=tuple(records),
-            problems=tuple(problems),
-            scanned=len(records),
-            inputs=tuple(inputs),
-            cacheable=not broken,
-        )
+        if any(p.code == PACK_LOAD_FAILED for p in problems):
+            not_cacheable("a skill pack failed to import")
+        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
 
-    def cache_key(self, context: DiscoveryContext) -> str:
+    def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
         """The allow and block lists change the answer without touching any file."""
         return policy_key(PACKS, self._env())
 

@@ -101,26 +101,9 @@ def check_source_result(value: Any) -> SourceResult:
     scanned = value.scanned
     if isinstance(scanned, bool) or not isinstance(scanned, int) or scanned < 0:
         raise BadResult(f"scanned is {shown(scanned)}, not a whole number >= 0")
-    inputs = _items(value.inputs, "inputs")
-    for index, item in enumerate(inputs):
-        if not (
-            isinstance(item, tuple)
-            and len(item) == 3
-            and isinstance(item[0], str)
-            and all(isinstance(n, int) and not isinstance(n, bool) for n in item[1:])
-        ):
-            raise BadResult(f"inputs[{index}] is {shown(item)}, not (path, mtime_ns, size)")
-    if not isinstance(value.cacheable, bool):
-        raise BadResult(f"cacheable is {shown(value.cacheable)}, not true or false")
-    if type(value.records) is tuple and type(value.problems) is tuple and type(value.inputs) is tuple:
+    if type(value.records) is tuple and type(value.problems) is tuple:
         return value
-    return SourceResult(
-        records=tuple(records),
-        problems=problems,
-        scanned=scanned,
-        inputs=tuple(inputs),
-        cacheable=value.cacheable,
-    )
+    return SourceResult(records=tuple(records), problems=problems, scanned=scanned)
 
 
 def check_problems(value: Any, what: str = "the result") -> tuple[Problem, ...]:

@@ -7,14 +7,13 @@ after they are built; functions take records and return new ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from swarm_handoff.errors import Problem
-from swarm_handoff.filecache import observe as observe  # re-exported: sources import it from here
+from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.scopes import Scope as Scope  # re-exported: `records.Scope` is where plugins met it
 
 
@@ -70,35 +69,148 @@ class SkillRecord:
         return self.scope.priority
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form, in the seed's cache field order first, then the rest."""
-        data: dict[str, Any] = {
-            "skill": self.name,
-            "scope": self.scope.value,
-            "priority": self.priority,
-            "categories": list(self.categories),
-            "description": self.description,
-            "trigger": self.trigger,
-            "protocol_version": self.protocol_version,
-            "health_check": self.health_check,
-            "path": self.path,
-            "source": self.source,
-            "eligible": self.eligible,
-            "legacy": self.legacy,
-            "requires": list(self.requires),
-            "optional_consumes": list(self.optional_consumes),
-            "accepts_from": list(self.accepts_from),
-            "provides_to": list(self.provides_to),
-            "schema_version": self.schema_version,
-            "schema_type": self.schema_type,
-            "input_requirements": list(self.input_requirements),
-            "output_types": list(self.output_types),
-            "meta": dict(self.meta),
-        }
-        if self.declared_name is not None:
-            data["declared_name"] = self.declared_name
-        if self.problems:
-            data["problems"] = [p.to_data() for p in self.problems]
+        """Give the JSON-ready form (output, session file), in the seed's cache field order first, then the rest."""
+        data: dict[str, Any] = _to_data(self)
         return data
+
+    def to_row(self) -> tuple[Any, ...]:
+        """Give the compact form the caches store: the same fields as `to_data`, as a marshal-able tuple."""
+        row: tuple[Any, ...] = _to_row(self)
+        return row
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], *, source: str = "cache") -> SkillRecord:
+        """Rebuild a record from `to_data()` (a session file, a workflows file); `source` when it names none.
+
+        Unknown keys (`priority`, `relevance_score`) are ignored and a missing or null field takes
+        its default, so a hand-written entry needs only `skill` and `scope`.
+        """
+        fields: dict[str, Any] = {}
+        for attr, key, kind in RECORD_FIELDS:
+            value = data.get(key)
+            if kind == "derived" or value is None:
+                continue
+            if kind == "problems":
+                value = tuple(problem_from_data(p) for p in value)
+            elif kind == "text" and attr == "protocol_version":
+                value = str(value)
+            fields[attr] = value
+        fields.setdefault("source", source)
+        return cls(**fields)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], scope: Scope | None = None) -> SkillRecord:
+        """Rebuild a record from `to_row()` (optionally in another scope: the same file seen from elsewhere).
+
+        Rows were built from valid records, so the attrs converters are skipped: setting the slots
+        directly halves the cost, which dominates a repeated discovery of thousands of skills.
+        """
+        if len(row) != _ROW_LENGTH or not isinstance(row[_META_AT], dict):
+            raise ValueError("not a record row")
+        record = _NEW(cls)
+        for set_slot, index in _PLAIN_SETTERS:
+            set_slot(record, row[index])
+        _SET_SCOPE(record, scope or _SCOPES.get(row[_SCOPE_AT]) or Scope(row[_SCOPE_AT]))  # a plugin's scope too
+        problems = row[_PROBLEMS_AT]
+        _SET_PROBLEMS(record, tuple(problem_from_data(p) for p in problems) if problems else ())
+        return record
+
+
+# The one description of a record's serialised form: (attribute, data key, kind), in the order of
+# the JSON form. `to_data`, `to_row`, `from_data`, `from_row` and the workflows file's checks are
+# all built from it, so a new field is added here and nowhere else (a test fails otherwise).
+# Kinds: text, text? (may be None), bool, strings (a tuple; a list in data), scope, mapping,
+# problems, derived (output only: computed from other fields, never read back).
+RECORD_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("name", "skill", "text"),
+    ("scope", "scope", "scope"),
+    ("priority", "priority", "derived"),
+    ("categories", "categories", "strings"),
+    ("description", "description", "text"),
+    ("trigger", "trigger", "text"),
+    ("protocol_version", "protocol_version", "text"),
+    ("health_check", "health_check", "text?"),
+    ("path", "path", "text?"),
+    ("source", "source", "text"),
+    ("eligible", "eligible", "bool"),
+    ("legacy", "legacy", "bool"),
+    ("requires", "requires", "strings"),
+    ("optional_consumes", "optional_consumes", "strings"),
+    ("accepts_from", "accepts_from", "strings"),
+    ("provides_to", "provides_to", "strings"),
+    ("schema_version", "schema_version", "text?"),
+    ("schema_type", "schema_type", "text?"),
+    ("input_requirements", "input_requirements", "strings"),
+    ("output_types", "output_types", "strings"),
+    ("meta", "meta", "mapping"),
+    ("declared_name", "declared_name", "text?"),  # in data only when set
+    ("problems", "problems", "problems"),  # in data only when there are some
+)
+_ONLY_WHEN_SET = {"declared_name": "{v} is not None", "problems": "{v}"}
+_DATA_VALUE = {
+    "strings": "list({v})",
+    "scope": "{v}.value",
+    "mapping": "dict({v})",
+    "problems": "[p.to_data() for p in {v}]",
+}
+_ROW_VALUE = {"scope": "{v}.value", "mapping": "dict({v})", "problems": "tuple(p.to_data() for p in {v})"}
+
+
+def _compile(name: str, lines: list[str]) -> Any:
+    """Build one serialiser from `RECORD_FIELDS`, as attrs builds `__init__`: a loop over the fields
+    per record would cost twice as much on a 10,000-skill answer."""
+    namespace: dict[str, Any] = {}
+    exec(compile("\n".join(lines), f"<swarm_handoff.records {name}>", "exec"), namespace)
+    return namespace[name]
+
+
+def _build_to_data() -> Any:
+    lines = ["def _to_data(self):", "    data = {"]
+    tail = []
+    for attr, key, kind in RECORD_FIELDS:
+        value = _DATA_VALUE.get(kind, "{v}").format(v=f"self.{attr}")
+        if attr in _ONLY_WHEN_SET:
+            tail.append(f"    if {_ONLY_WHEN_SET[attr].format(v=f'self.{attr}')}:")
+            tail.append(f"        data[{key!r}] = {value}")
+        else:
+            lines.append(f"        {key!r}: {value},")
+    return _compile("_to_data", [*lines, "    }", *tail, "    return data"])
+
+
+def _build_to_row() -> Any:
+    values = [_ROW_VALUE.get(k, "{v}").format(v=f"self.{a}") for a, _, k in RECORD_FIELDS if k != "derived"]
+    return _compile("_to_row", ["def _to_row(self):", f"    return ({', '.join(values)},)"])
+
+
+_to_data = _build_to_data()
+_to_row = _build_to_row()
+_SCOPES = {s.value: s for s in Scope}  # the core's scopes, looked up without a call
+_NEW = object.__new__
+# Each stored field's own slot setter (past the frozen `__setattr__`, about twice as fast as
+# `object.__setattr__`) and its place in a row; scope and problems are rebuilt, the rest set as stored.
+_STORED = [(index, attr, kind) for index, (attr, _, kind) in enumerate(f for f in RECORD_FIELDS if f[2] != "derived")]
+_ROW_LENGTH = len(_STORED)
+_PLAIN_SETTERS = tuple(
+    (SkillRecord.__dict__[attr].__set__, index) for index, attr, kind in _STORED if kind not in ("scope", "problems")
+)
+_SCOPE_AT, _PROBLEMS_AT, _META_AT = (
+    next(i for i, _, k in _STORED if k == kind) for kind in ("scope", "problems", "mapping")
+)
+_SET_SCOPE = SkillRecord.__dict__["scope"].__set__
+_SET_PROBLEMS = SkillRecord.__dict__["problems"].__set__
+
+
+def problem_from_data(data: Mapping[str, Any]) -> Problem:
+    """Rebuild a problem from `Problem.to_data()` (the form records carry in every serialisation)."""
+    return Problem(
+        data["code"],
+        data["message"],
+        data.get("path"),
+        data.get("line"),
+        data.get("column"),
+        data.get("hint"),
+        Severity(data["severity"]),
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -109,8 +221,6 @@ class DiscoveryContext:
     config_dir: Path
     env: Mapping[str, str] = attrs.field(factory=dict, eq=False, hash=False)
     refresh: bool = False
-    # A parse index (`cache.ParseIndex`) sources may consult; None reads every file afresh.
-    index: Any = attrs.field(default=None, eq=False, hash=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -120,11 +230,6 @@ class SourceResult:
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
-    # (path, mtime_ns, size) of everything the answer depends on, observed before reading: every
-    # file read, every folder listed, and places whose appearance would change it ((-1, -1) = absent).
-    inputs: tuple[tuple[str, int, int], ...] = ()
-    # False when the answer must not be cached (a source failed or timed out).
-    cacheable: bool = True
 
 
 @attrs.frozen

@@ -19,8 +19,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.cache import atomic_write, inputs_unchanged, problem_from_state, problem_to_state, record_from_data
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed, source_keys, source_signature
+from swarm_handoff.cache import (
+    atomic_write,
+    inputs_unchanged,
+    problem_from_state,
+    problem_to_state,
+    source_keys,
+    source_signature,
+)
+from swarm_handoff.discovery import DiscoveryResult, discover_detailed
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
@@ -115,7 +122,7 @@ def read_session(
     try:
         if state["inputs"] is None or not inputs_unchanged(state["inputs"]):
             return None
-        records = tuple(record_from_data(entry) for entry in workflows)
+        records = tuple(SkillRecord.from_data(entry) for entry in workflows)
         problems = tuple(problem_from_state(p) for p in state.get("problems", ()))
         set_aside = state.get("set_aside")
         counts = (int(set_aside[0]), int(set_aside[1])) if isinstance(set_aside, list) and len(set_aside) == 2 else None

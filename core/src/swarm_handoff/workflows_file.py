@@ -2,8 +2,9 @@
 
 Stage 4 scores what Stage 1 cached in `available-workflows.yaml`, so `rank` can take that file
 instead of discovering again. Entries use the cache's keys (`skill`, `scope`, `categories`,
-`description`, `trigger`) and may add any `SkillRecord` field (`schema_version`, `schema_type`,
-`input_requirements`, `meta`, ...) that a scorer reads. One bad entry is reported and skipped; the
+`description`, `trigger`) and may add any other `SkillRecord` field (`schema_version`, `schema_type`,
+`input_requirements`, `meta`, ...) in the form `SkillRecord.to_data` writes it, which is also how it
+is read back (`SkillRecord.from_data`, the one serialisation of a record). One bad entry is reported and skipped; the
 others are still ranked.
 """
 
@@ -14,22 +15,33 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.records import RECORD_FIELDS, Scope, SkillRecord
 from swarm_handoff.yamlio import load_document
 
 WORKFLOW_ENTRY_INVALID = "WORKFLOW_ENTRY_INVALID"
 WORKFLOW_DUPLICATE = "WORKFLOW_DUPLICATE"
 SOURCE_NAME = "workflows-file"
 
-_TEXT_FIELDS = ("description", "trigger", "protocol_version", "health_check", "schema_version", "schema_type", "path")
-_LIST_FIELDS = (
-    "requires",
-    "optional_consumes",
-    "accepts_from",
-    "provides_to",
-    "input_requirements",
-    "output_types",
-)
+# Fields an entry may not set: identity and scope are checked on their own, the source is this file,
+# and problems belong to the scan that found the skill. Every other record field is read through
+# `SkillRecord.from_data` (the one serialisation), after checking its kind below.
+_NOT_FROM_FILE = {"name", "scope", "source", "categories", "problems"}
+_KIND_WORDS = {"text": "a string", "text?": "a string", "strings": "a list of strings", "bool": "true or false"}
+
+
+def _checked(kind: str, value: Any) -> tuple[bool, Any]:
+    """(ok, value in the record's data form) for one field of an entry, by the field's kind."""
+    if kind in ("text", "text?"):
+        ok = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        return ok, str(value) if ok else value
+    if kind == "strings":
+        value = [value] if isinstance(value, str) else value
+        return isinstance(value, list) and all(isinstance(v, str) for v in value), value
+    if kind == "bool":
+        return isinstance(value, bool), value
+    if kind == "mapping":
+        return isinstance(value, Mapping), value
+    return False, value
 
 
 def _entry(entry: Any, index: int, path: str) -> tuple[SkillRecord | None, Problem | None]:
@@ -53,28 +65,15 @@ def _entry(entry: Any, index: int, path: str) -> tuple[SkillRecord | None, Probl
     scope = entry.get("scope", Scope.GLOBAL.value)
     if scope not in {s.value for s in Scope}:
         return bad(f"{name}: scope {scope!r} is not one of {', '.join(s.value for s in Scope)}")
-    fields: dict[str, Any] = {}
-    for key in _TEXT_FIELDS:
+    data: dict[str, Any] = {"skill": name.strip(), "scope": scope, "categories": categories}
+    for attr, key, kind in RECORD_FIELDS:
         value = entry.get(key)
-        if value is not None:
-            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                return bad(f"{name}: `{key}` must be a string")
-            fields[key] = str(value)
-    for key in _LIST_FIELDS:
-        value = entry.get(key)
-        if value is not None:
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                return bad(f"{name}: `{key}` must be a list of strings")
-            fields[key] = tuple(value)
-    meta = entry.get("meta", {})
-    if not isinstance(meta, Mapping):
-        return bad(f"{name}: `meta` must be a mapping")
-    record = SkillRecord(
-        name=name.strip(), scope=scope, source=SOURCE_NAME, categories=tuple(categories), meta=meta, **fields
-    )
-    return record, None
+        if attr in _NOT_FROM_FILE or kind == "derived" or value is None:
+            continue
+        ok, data[key] = _checked(kind, value)
+        if not ok:
+            return bad(f"{name}: `{key}` must be {_KIND_WORDS.get(kind, 'a mapping')}")
+    return SkillRecord.from_data(data, source=SOURCE_NAME), None
 
 
 def load_workflows(path: Path | str) -> tuple[tuple[SkillRecord, ...], tuple[Problem, ...]]:

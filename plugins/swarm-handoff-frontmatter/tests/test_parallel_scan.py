@@ -32,7 +32,7 @@ parallel._fork = counting_fork
 
 def digest(result):
     return json.dumps([[r.to_data() for r in result.records], [p.to_data() for p in result.problems],
-                       result.scanned, [list(i) for i in result.inputs]], sort_keys=True, default=str)
+                       result.scanned], sort_keys=True, default=str)
 
 serial = scan_folder(sys.argv[1], Scope.PROJECT, jobs=1)
 assert not forks

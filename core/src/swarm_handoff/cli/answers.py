@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 KIND = "answer"
 MAX_ANSWERS = 64  # the oldest stored answers beyond this many are removed when a new one is written
+MAX_ANSWER_BYTES = 16 * 1024 * 1024  # ...and beyond this many bytes (a 10,000-skill answer is ~5 MB)
 # Set by shells on every command or `cd`: they differ between runs that must give the same answer.
 _VOLATILE = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
 # Options whose command has effects beyond printing (a session file) or must recompute.
@@ -150,10 +151,5 @@ def _code_inputs() -> list[tuple[str, int, int]]:
 
 
 def _prune(folder: str) -> None:
-    """Keep the newest `MAX_ANSWERS` answers: each distinct command line and folder stores one."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.stat().st_mtime_ns, reverse=True)
-        for entry in entries[MAX_ANSWERS:]:
-            os.unlink(entry.path)
-    except OSError:
-        pass
+    """Keep the newest answers within `MAX_ANSWERS` and `MAX_ANSWER_BYTES`: each command line and folder stores one."""
+    filecache.prune(folder, max_files=MAX_ANSWERS, max_bytes=MAX_ANSWER_BYTES)

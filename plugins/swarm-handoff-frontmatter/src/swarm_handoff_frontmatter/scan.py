@@ -6,10 +6,11 @@ A folder reached twice (the working directory is the home directory, or a symbol
 into another root) is scanned once, at its most local scope. Hidden folders are skipped. Every
 folder that holds (or should hold) a SKILL.md becomes a record, eligible or not, with its problems.
 
-With more than one job (`SWARM_HANDOFF_JOBS`, default: the usable CPUs), the SKILL.md files the
-parse index cannot answer are parsed after the walk, in forked processes when there are at least
-`MIN_PARALLEL` of them (`swarm_handoff.parallel`); the records keep their places, so the answer is
-the one a serial scan gives.
+The walk only lists and stats; the SKILL.md files are turned into records after it, in one call
+to `read_skills`, which reuses the record of every unchanged file while discovery runs and parses
+the rest (in forked processes when there are many: `SWARM_HANDOFF_JOBS`); the records keep their
+places, so the answer is the one a serial scan gives. Every folder listed and file read is
+`watch`ed first, so the core can cache the answer (`CachedSource`) without this module knowing how.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import attrs
 
-from swarm_handoff.api import (  # transitional: the cache seam removes them
-    MIN_PARALLEL,
+from swarm_handoff.api import (
     DiscoveryContext,
     Frontmatter,
     Problem,
@@ -35,15 +35,11 @@ from swarm_handoff.api import (  # transitional: the cache seam removes them
     SkillRecord,
     SourceResult,
     irregular_file,
-    jobs_from,
-    load_skill_md,
-    map_chunks,
-    no_gc,
-    observe,
+    not_cacheable,
+    read_skills,
     record_from_frontmatter,
-    record_from_row,
-    record_to_row,
     stat_problem,
+    watch,
 )
 
 if TYPE_CHECKING:
@@ -121,15 +117,13 @@ def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
     return roots, problems
 
 
-def _git_markers(cwd: Path, roots: list[Root]) -> list[tuple[str, int, int]]:
-    """Stat `.git` from cwd up to the repository root (or /): a repository appearing or vanishing moves it."""
+def _watch_git_markers(cwd: Path, roots: list[Root]) -> None:
+    """Watch `.git` from cwd up to the repository root (or /): a repository appearing or vanishing moves it."""
     top = next((r.path.parent.parent for r in roots if r.scope is Scope.GIT_ROOT and r.path != Path()), None)
-    out = []
     for folder in (cwd, *cwd.parents):
-        out.append(observe(folder / ".git"))
+        watch(folder / ".git")
         if top is not None and folder == top:
             break
-    return out
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -143,16 +137,14 @@ def _same(a: Path, b: Path) -> bool:
 class Scan:
     """Mutable state of one scan: folders already visited, so each is read once at its best scope."""
 
-    index: Any = None
     seen: set[str] = attrs.field(factory=set)
-    records: list[SkillRecord] = attrs.field(factory=list)
+    records: list[SkillRecord | None] = attrs.field(factory=list)
     problems: list[Problem] = attrs.field(factory=list)
-    inputs: list[tuple[str, int, int]] = attrs.field(factory=list)
     scanned: int = 0
-    jobs: int = 1  # above 1, parsing waits for `flush` (and may use that many processes)
-    min_parallel: int = MIN_PARALLEL
-    # Files still to parse: (place in `records`, skill name, scope, SKILL.md path, mtime_ns, size).
-    pending: list[tuple[int, str, Scope, str, int, int]] = attrs.field(factory=list)
+    jobs: int | None = None  # processes for parsing; None: `SWARM_HANDOFF_JOBS` of the discovery run
+    min_parallel: int | None = None  # None: the core's threshold (`read_skills`)
+    # SKILL.md files still to read: (place in `records`, (path, skill name, scope)).
+    pending: list[tuple[int, tuple[str, str, Scope]]] = attrs.field(factory=list)
 
     def root(self, root: Root) -> None:
         """Scan one skills folder; a missing folder is normal and says nothing."""
@@ -163,7 +155,7 @@ class Scan:
             _debug("%s already scanned at a more local scope", root.path)
             return
         self.seen.add(real_root)
-        self.inputs.append(observe(root.path))  # its mtime changes when a skill folder is added or removed
+        watch(root.path)  # its mtime changes when a skill folder is added or removed
         try:
             entries = sorted(os.scandir(root.path), key=lambda e: e.name)
         except (FileNotFoundError, NotADirectoryError):
@@ -188,7 +180,7 @@ class Scan:
 
     def _unusable(self, entry: os.DirEntry[str], scope: Scope, exc: OSError) -> None:
         """Record an entry that cannot even be looked into (a looping, dangling or forbidden link)."""
-        self.inputs.append((entry.path, -1, -1))  # stat fails while it is broken; a fix changes that
+        watch(entry.path)  # stat fails while it is broken; a fix changes that
         self.scanned += 1
         self.records.append(self._broken(entry.name, scope, entry.path, exc))
 
@@ -207,69 +199,45 @@ class Scan:
             return
         self.seen.add(real)
         path = entry.path + os.sep + "SKILL.md"  # join() costs more than the stat at 10,000 skills
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            self.inputs.append((path, -1, -1))  # appears (or gets fixed) later: the stat changes
-            if isinstance(exc, FileNotFoundError) and not os.path.islink(path):
-                # A folder without SKILL.md is not a skill (the seed skips it); keep it visible for --all.
-                problem = attrs.evolve(stat_problem(path, exc), severity=Severity.INFO)
-                self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
+        st = watch(path)  # before reading: an edit while we read makes a stored answer stale, not wrong
+        if st is None:
+            try:
+                os.stat(path)  # for the reason: watch only says it is not there
+            except OSError as exc:
+                if isinstance(exc, FileNotFoundError) and not os.path.islink(path):
+                    # A folder without SKILL.md is not a skill (the seed skips it); keep it visible for --all.
+                    problem = attrs.evolve(stat_problem(path, exc), severity=Severity.INFO)
+                    self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
+                    return
+                self.scanned += 1
+                self.records.append(self._broken(entry.name, scope, path, exc))
                 return
-            self.scanned += 1
-            self.records.append(self._broken(entry.name, scope, path, exc))
-            return
+            st = os.stat(path)  # it appeared just now: read it as any other
         self.scanned += 1
-        self.inputs.append((path, st.st_mtime_ns, st.st_size))
         if not S_ISREG(st.st_mode):  # a folder, FIFO, socket or device named SKILL.md: never opened
             problem = irregular_file(path, st.st_mode)
             self.records.append(_record(entry.name, scope, path, Frontmatter(None, (problem,))))
             return
-        index = self.index
-        row = index.lookup(path, st.st_mtime_ns, st.st_size) if index is not None else None
-        if row is not None:
-            try:
-                self.records.append(record_from_row(row, scope))
-                return
-            except (TypeError, ValueError, IndexError):
-                pass  # a damaged entry: read the file again
-        if self.jobs > 1:  # parsed by `flush`, maybe in another process; the record keeps its place
-            self.pending.append((len(self.records), entry.name, scope, path, st.st_mtime_ns, st.st_size))
-            self.records.append(cast(SkillRecord, None))
-            return
-        record = _record(entry.name, scope, path, load_skill_md(path))
-        if index is not None:
-            index.store(path, st.st_mtime_ns, st.st_size, record_to_row(record))
-        self.records.append(record)
+        self.pending.append((len(self.records), (path, entry.name, scope)))
+        self.records.append(None)  # `flush` puts the record in its place
 
     def flush(self) -> None:
-        """Parse the files `entry` left pending: in `jobs` processes when there are enough of them."""
+        """Read the SKILL.md files `entry` left pending, all at once (reused, or parsed in `jobs` processes)."""
         pending, self.pending = self.pending, []
         if not pending:
             return
-        tasks = [(name, scope.value, path) for _, name, scope, path, _, _ in pending]
-        jobs = self.jobs if len(tasks) >= self.min_parallel else 1
-        rows = map_chunks(_parse_rows, tasks, jobs)
-        index = self.index
-        for (place, _, scope, path, mtime_ns, size), row in zip(pending, rows, strict=True):
-            self.records[place] = record_from_row(row, scope)
-            if index is not None:
-                index.store(path, mtime_ns, size, row)
+        found = read_skills(
+            [file for _, file in pending], source=SOURCE, jobs=self.jobs, min_parallel=self.min_parallel
+        )
+        for (place, _), record in zip(pending, found, strict=True):
+            self.records[place] = record
+
+    def done(self) -> tuple[SkillRecord, ...]:
+        """The records, in the walk's order (after `flush`)."""
+        return tuple(r for r in self.records if r is not None)
 
     def _broken(self, name: str, scope: Scope, path: str, exc: OSError) -> SkillRecord:
         return _record(name, scope, path, Frontmatter(None, (stat_problem(path, exc),)))
-
-
-def _parse_rows(tasks: list[tuple[str, str, str]]) -> list[tuple[Any, ...]]:
-    """Parse SKILL.md files into record rows (plain data: they cross a process boundary)."""
-    rows = []
-    for name, scope_value, path in tasks:
-        try:
-            front = load_skill_md(path)
-        except OSError as exc:  # as in `Scan.root`: whatever one file does, it costs that skill only
-            front = Frontmatter(None, (stat_problem(path, exc),))
-        rows.append(record_to_row(_record(name, Scope(scope_value), path, front)))
-    return rows
 
 
 def _record(name: str, scope: Scope, path: str, front: Frontmatter) -> SkillRecord:
@@ -287,26 +255,21 @@ class FrontmatterSource:
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Scan project, git root and global skills folders; a folder reached twice is read once."""
         roots, problems = skill_roots(context)
-        scan = Scan(index=getattr(context, "index", None), jobs=jobs_from(context.env))
+        if problems:  # git timed out: the git-root scope may be missing, and nothing we watch says when it returns
+            not_cacheable("git timed out")
+        scan = Scan()
         scan.problems.extend(problems)
-        scan.inputs.extend(_git_markers(context.cwd, roots))
-        with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
-            for root in roots:
-                scan.root(root)
-            scan.flush()
-        return SourceResult(
-            records=tuple(scan.records),
-            problems=tuple(scan.problems),
-            scanned=scan.scanned,
-            inputs=tuple(scan.inputs),
-            cacheable=not problems,
-        )
+        _watch_git_markers(context.cwd, roots)
+        for root in roots:
+            scan.root(root)
+        scan.flush()
+        return SourceResult(records=scan.done(), problems=tuple(scan.problems), scanned=scan.scanned)
 
-    def cache_key(self, context: DiscoveryContext) -> str:
+    def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
         """The environment git reads to find the repository root (it changes the git-root scope)."""
         return "|".join(f"{k}={context.env.get(k, '')}" for k in _GIT_ENV)
 
-    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:  # LocatingSource
         """Where a skill called `name` would be, in priority order (for `why`)."""
         from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
@@ -333,17 +296,13 @@ def scan_folder(
     scope: Scope | str = Scope.GLOBAL,
     *,
     jobs: int | None = None,
-    min_parallel: int = MIN_PARALLEL,
+    min_parallel: int | None = None,
 ) -> SourceResult:
     """Scan one skills folder on its own (lint, tests, benchmarks): every skill folder becomes a record.
 
     `jobs` defaults to `SWARM_HANDOFF_JOBS` (else the usable CPUs), as discovery has it.
     """
-    jobs = jobs_from(os.environ) if jobs is None else jobs
     scan = Scan(jobs=jobs, min_parallel=min_parallel)
-    with no_gc():
-        scan.root(Root(Scope(scope), Path(path)))
-        scan.flush()
-    return SourceResult(
-        records=tuple(scan.records), problems=tuple(scan.problems), scanned=scan.scanned, inputs=tuple(scan.inputs)
-    )
+    scan.root(Root(Scope(scope), Path(path)))
+    scan.flush()
+    return SourceResult(records=scan.done(), problems=tuple(scan.problems), scanned=scan.scanned)

@@ -28,9 +28,9 @@ from swarm_handoff.api import (
     SourceResult,
     config_dir,
     load_file,
-    observe,
     plain,
     record_from_frontmatter,
+    watch,
 )
 
 if TYPE_CHECKING:
@@ -158,12 +158,16 @@ class RegistrySource:
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read the registry file, if there is one; its absence is not a problem."""
         path = context.config_dir / REGISTRY_FILE
-        seen = observe(path)  # before reading: an edit while we read makes the cache entry stale
+        watch(path)  # before reading: the core then knows the answer rests on this file (absent or not)
         entries, problems = read_entries(path)
         records = tuple(entry_record(e, path) for e in entries)
-        return SourceResult(records=records, problems=tuple(problems), inputs=(seen,))
+        return SourceResult(records=records, problems=tuple(problems))
 
-    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+    def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
+        """Nothing but the watched file: the config folder is already part of every cache key."""
+        return ""
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:  # LocatingSource
         """Where `why` looks: the entry of that name in the registry file."""
         from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
