@@ -222,14 +222,59 @@ class DiscoveryContext:
     env: Mapping[str, str] = attrs.field(factory=dict, eq=False, hash=False)
     refresh: bool = False
 
+    @property
+    def index(self) -> None:
+        """Deprecated: the parse index moved behind the cache seam (`read_skills`); always None now."""
+        _deprecated("DiscoveryContext.index", "read SKILL.md files with swarm_handoff.api.read_skills")
+        return None
 
-@attrs.frozen(kw_only=True)
+
+@attrs.frozen(kw_only=True, init=False)
 class SourceResult:
     """What one source found: records (eligible or not), problems with skipped inputs, and a count."""
 
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
+
+    def __init__(
+        self,
+        *,
+        records: tuple[SkillRecord, ...] = (),
+        problems: tuple[Problem, ...] = (),
+        scanned: int = 0,
+        **legacy: object,
+    ) -> None:
+        """Build a result; `inputs=` and `cacheable=` of the old cache contract still work, with a warning."""
+        unknown = sorted(set(legacy) - {"inputs", "cacheable"})
+        if unknown:
+            raise TypeError(f"SourceResult() got an unexpected keyword argument {unknown[0]!r}")
+        if legacy:
+            _deprecated(
+                "SourceResult(inputs=..., cacheable=...)",
+                "call swarm_handoff.api.watch(path) before reading, and not_cacheable(reason) (CachedSource)",
+            )
+            if legacy.get("cacheable") is False:
+                from swarm_handoff.cache import not_cacheable
+
+                not_cacheable("the source said cacheable=False (old contract)")
+        self.__attrs_init__(records=records, problems=problems, scanned=scanned)
+
+
+def _deprecated(old: str, instead: str) -> None:
+    import warnings
+
+    warnings.warn(f"{old} is deprecated and goes in the next release: {instead}", DeprecationWarning, stacklevel=3)
+
+
+def __getattr__(name: str) -> object:
+    """`records.observe` of the old cache contract, kept for one release with a warning."""
+    if name == "observe":
+        from swarm_handoff import filecache
+
+        _deprecated("swarm_handoff.records.observe", "call swarm_handoff.api.watch(path) before reading")
+        return filecache.observe
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @attrs.frozen
