@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import click
 import pytest
 import typer
 
@@ -18,12 +17,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def _core_commands():
     """Every core command path (groups and their subcommands), from the app itself."""
     group = typer.main.get_command(build_app())
-    ctx = click.Context(group)
+    ctx = group.context_class(group)  # click's Context, reached without importing click (typer may vendor it)
     paths = []
 
     def walk(command, path):
         paths.append(path)
-        if isinstance(command, click.Group):
+        if hasattr(command, "list_commands"):  # a group
             for name in command.list_commands(ctx):
                 walk(command.get_command(ctx, name), f"{path} {name}")
 
@@ -53,13 +52,21 @@ def test_every_example_names_a_real_command_and_parses(path):
         # resilient parsing: options and argument counts are checked, nothing runs
         ctx = group.make_context("swarm-handoff", list(words), resilient_parsing=True)
         command, sub = group, ctx
-        while isinstance(command, click.Group) and sub.protected_args + sub.args:
-            rest = [*sub.protected_args, *sub.args]
+        while hasattr(command, "list_commands") and _rest(sub):
+            rest = _rest(sub)
             found = command.get_command(sub, rest[0])
             assert found is not None, f"{line!r}: no command {rest[0]!r}"
             sub = found.make_context(rest[0], rest[1:], parent=sub)
             command = found
         assert (ROOT / help_text.EXAMPLES[path][1]).is_file(), f"{path}: docs page missing"
+
+
+def _rest(ctx):
+    """The words a group left for its subcommand (click < 9 calls the first ones `protected_args`)."""
+    protected = getattr(ctx, "_protected_args", None)
+    if protected is None:
+        protected = getattr(ctx, "protected_args", [])
+    return [*protected, *ctx.args]
 
 
 def test_every_core_command_has_examples_and_a_docs_pointer(swarm_cli):

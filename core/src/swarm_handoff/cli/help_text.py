@@ -29,7 +29,7 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {
     "verify": (("swarm-handoff verify DIR/handoff-payload.yaml",), "docs/payloads.md"),
     "convert": (("swarm-handoff convert DIR/handoff-payload.yaml --to 3.0",), "docs/payloads.md"),
     "ack": (("swarm-handoff ack DIR/handoff-payload.yaml --status accepted",), "docs/payloads.md"),
-    "history": (("swarm-handoff history", "swarm-handoff history --limit 5 --format json"), "docs/payloads.md"),
+    "history": (("swarm-handoff history", "swarm-handoff history --skill code-review -f json"), "docs/payloads.md"),
     "demo": (("swarm-handoff demo", "swarm-handoff demo --keep"), "README.md"),
     "workflow": (("swarm-handoff workflow list", "swarm-handoff workflow step NAME"), "docs/workflows.md"),
     "workflow list": (("swarm-handoff workflow list",), "docs/workflows.md"),
