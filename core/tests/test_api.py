@@ -14,8 +14,7 @@ from swarm_handoff import api
 @pytest.mark.parametrize("name", api.__all__)
 def test_every_public_name_resolves_to_its_home(name):
     value = getattr(api, name)
-    home = importlib.import_module(api._EXPORTS[name])
-    assert value is getattr(home, name)
+    assert value is getattr(importlib.import_module(api._EXPORTS[name]), name)
 
 
 def test_type_checkers_see_every_public_name():

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
     from swarm_handoff.discovery import make_context as make_context
+    from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
     from swarm_handoff.errors import Problem as Problem
@@ -238,6 +239,7 @@ _EXPORTS: dict[str, str] = {
     "make_context": "swarm_handoff.discovery",
     "config_dir": "swarm_handoff.discovery",
     "DiscoveryResult": "swarm_handoff.discovery",
+    "DiscoveryQuery": "swarm_handoff.eligibility",
     "NO_SKILLS_MESSAGE": "swarm_handoff.discovery",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
@@ -305,10 +307,10 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str) -> Any:
     """Import a name's home module on first use, so a plugin pays only for what it touches."""
-    module = _EXPORTS.get(name)
-    if module is None:
+    home = _EXPORTS.get(name)
+    if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
 

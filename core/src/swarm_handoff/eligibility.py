@@ -130,6 +130,9 @@ class Query:
         return {"accepts_from": self.accepts_from, "schema_version": self.schema_version, "inputs": list(self.inputs)}
 
 
+DiscoveryQuery = Query  # the name `swarm_handoff.api` gives it: what it queries is discovery's answer
+
+
 def _list(record: SkillRecord) -> str:
     return ", ".join(accepted_sources(record)) or "none"
 

@@ -137,7 +137,7 @@ def _cwd(call: Call) -> Path | None:
 
 
 def _discover(call: Call) -> Document:
-    from swarm_handoff.api import Scope, discover, make_context
+    from swarm_handoff.api import DiscoveryQuery, Scope, discover, make_context
 
     scopes = [s.value for s in Scope]
     bad = [s for s in call.args.get("scope", []) if s not in scopes]
@@ -145,7 +145,12 @@ def _discover(call: Call) -> Document:
         raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(scopes)}")
     call.progress("scanning the skill folders")
     result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
-    return result.filtered(tuple(call.args.get("category", [])), tuple(call.args.get("scope", [])))
+    query = DiscoveryQuery(
+        accepts_from=call.args.get("accepts_from"),
+        schema_version=call.args.get("schema_version"),
+        inputs=tuple(call.args.get("input", [])),
+    )
+    return result.filtered(tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))).queried(query)
 
 
 def _why(call: Call) -> Document:
@@ -344,6 +349,9 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                         "maxItems": MAX_LIST,
                         "description": "Only these scopes.",
                     },
+                    "accepts_from": _text("Only workflows that accept a hand-off from this skill (--accepts-from)."),
+                    "schema_version": _text("Only workflows a payload of this version suits (--schema-version)."),
+                    "input": {**_STRINGS, "description": "Only workflows that take all these inputs (--input)."},
                     "all": {"type": "boolean", "description": "Also list skipped and shadowed skills."},
                 }
             ),
