@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff import filecache, parallel
+from swarm_handoff import records as _records
 from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import (
@@ -119,6 +120,9 @@ def not_cacheable(reason: str) -> None:
     run = _current.get()
     if run is not None:
         run.cacheable = False
+
+
+_records.LEGACY_UNCACHEABLE = not_cacheable  # the old `SourceResult(cacheable=False)` reaches this layer
 
 
 def read_skills(

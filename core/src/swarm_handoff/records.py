@@ -7,7 +7,8 @@ after they are built; functions take records and return new ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -254,11 +255,14 @@ class SourceResult:
                 "SourceResult(inputs=..., cacheable=...)",
                 "call swarm_handoff.api.watch(path) before reading, and not_cacheable(reason) (CachedSource)",
             )
-            if legacy.get("cacheable") is False:
-                from swarm_handoff.cache import not_cacheable
-
-                not_cacheable("the source said cacheable=False (old contract)")
+            if legacy.get("cacheable") is False and LEGACY_UNCACHEABLE is not None:
+                LEGACY_UNCACHEABLE("the source said cacheable=False (old contract)")
         self.__attrs_init__(records=records, problems=problems, scanned=scanned)
+
+
+# Set by the cache layer when it loads (records never import it): how an old `cacheable=False`
+# still keeps the answer out of the caches for the one release the old contract is kept.
+LEGACY_UNCACHEABLE: Callable[[str], None] | None = None
 
 
 def _deprecated(old: str, instead: str) -> None:
@@ -270,10 +274,8 @@ def _deprecated(old: str, instead: str) -> None:
 def __getattr__(name: str) -> object:
     """`records.observe` of the old cache contract, kept for one release with a warning."""
     if name == "observe":
-        from swarm_handoff import filecache
-
         _deprecated("swarm_handoff.records.observe", "call swarm_handoff.api.watch(path) before reading")
-        return filecache.observe
+        return _observe
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -288,3 +290,13 @@ class Contribution:
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
         return {"factor": self.factor, "points": self.points, "reason": self.reason}
+
+
+def _observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
+    """The old `observe`: (path, mtime_ns, size), or (path, -1, -1) when absent."""
+    text = os.fspath(path)
+    try:
+        st = os.stat(text)
+    except OSError:
+        return (text, -1, -1)
+    return (text, st.st_mtime_ns, st.st_size)
