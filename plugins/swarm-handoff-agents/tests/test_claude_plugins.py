@@ -127,3 +127,15 @@ def test_why_points_at_the_plugin_install(installed):
     text = str(explain("tools:lint", context, installed["host"]).to_data())
     assert str(installed["paths"]["tools"] / "skills" / "lint" / "SKILL.md") in text
     assert "no enabled, installed plugin named 'nope'" in str(explain("nope:x", context, installed["host"]).to_data())
+
+
+def test_an_install_that_appears_later_is_seen(installed, skill, jsonfile):
+    late = installed["config"] / "plugins" / "cache" / "market" / "late" / "1.0.0"
+    plugins = {"late@market": [{"installPath": str(late)}]}
+    jsonfile(installed["installed"], {"version": 2, "plugins": plugins})
+    jsonfile(installed["settings"], {"enabledPlugins": {"late@market": True}})
+    assert codes(run(installed)) == [PLUGIN_PATH_INVALID]
+    skill(late / "skills", "deploy")
+    result = run(installed)
+    assert [r.name for r in result.workflows] == ["late:deploy"]
+    assert result.problems == ()

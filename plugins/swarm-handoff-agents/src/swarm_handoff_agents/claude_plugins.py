@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from stat import S_ISDIR
 from typing import TYPE_CHECKING
 
-from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, Severity, SourceResult, read_skills
+from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, Severity, SourceResult, read_skills, watch
 from swarm_handoff_agents.common import SAFE_PART, Files, enabled, list_skills, read_json, switch_key
 
 if TYPE_CHECKING:
@@ -95,7 +96,9 @@ def _install_path(plugin_id: str, entries: object, base: str, path: Path, proble
             message = f"plugin {plugin_id!r} installPath {where!r} is outside {base}"
             problems.append(_problem(PLUGIN_PATH_INVALID, message, path, hint))
             return None
-        if not os.path.isdir(real):
+        # Watched: a plugin installed after this answer was stored changes it.
+        st = watch(where)
+        if st is None or not S_ISDIR(st.st_mode):
             hint = "reinstall the plugin, or disable it in settings.json"
             message = f"plugin {plugin_id!r} installPath {where!r} does not exist"
             problems.append(_problem(PLUGIN_PATH_INVALID, message, path, hint))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -99,7 +98,9 @@ def read_json(path: Path, code: str, what: str, problems: list[Problem]) -> obje
     """Parse an untrusted JSON file, bounded in size; absent -> None silently, broken -> a problem and None."""
     st = watch(path)
     if st is None:
-        return None
+        return None  # the common case: no file, and `json` never imported on the discover path
+    import json
+
     if st.st_size > MAX_JSON_BYTES:
         problems.append(
             Problem(
