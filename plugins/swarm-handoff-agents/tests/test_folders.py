@@ -77,9 +77,7 @@ def test_claude_skills_shadow_agents_skills_by_precedence(skill, world):
 
 
 def test_discover_all_shows_the_scope_of_each(skill, world, swarm_cli, monkeypatch):
-    from swarm_handoff import plugins
-
-    monkeypatch.setattr(plugins, "_HOST", world["host"], raising=False)
+    # make_swarm_host (in `world`) made its host the CLI's current one.
     skill(world["cwd"] / ".claude" / "skills", "review", "claude project")
     skill(world["cwd"] / ".agents" / "skills", "review", "agents project")
     monkeypatch.chdir(world["cwd"])
