@@ -118,3 +118,14 @@ def test_why_lists_the_agents_folders(skill, world):
     text = str(explain("top", context, world["host"]).to_data())
     assert str(world["repo"] / ".agents" / "skills" / "top" / "SKILL.md") in text
     assert str(world["home"] / ".agents" / "skills" / "top" / "SKILL.md") in text
+
+
+def test_a_git_file_marks_the_root_and_home_inside_the_repository_is_read_once(skill, world):
+    shutil.rmtree(world["repo"] / ".git")
+    (world["repo"] / ".git").write_text("gitdir: /elsewhere\n")  # a worktree's or submodule's marker
+    skill(world["repo"] / ".agents" / "skills", "top")
+    skill(world["repo"].parent / ".agents" / "skills", "above")
+    env = {"HOME": str(world["repo"]), "GIT_CEILING_DIRECTORIES": ""}
+    result = run(world, **env)
+    assert [(r.name, r.scope.value) for r in result.workflows] == [("top", "agents-project")]
+    assert result.shadowed == ()  # the home folder is the root: read once, at the more local scope
