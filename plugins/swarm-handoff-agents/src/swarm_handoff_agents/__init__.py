@@ -1,0 +1,1 @@
+"""swarm-handoff plugin: discovery sources for every place agents keep skills."""

@@ -1,0 +1,89 @@
+"""Extra skill roots the user lists in `<config>/swarm-handoff-roots.json`, each with a scope.
+
+The file: `{"version": 1, "roots": [{"path": "~/team-skills", "scope": "extra-roots"}, ...]}`.
+`scope` is optional (default `extra-roots`, precedence 3.8) and may name any declared scope (for
+example `agents-global` or `project`). It is untrusted: bounded in size and entries, and a bad
+entry is a coded problem while the other entries are still read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, Severity, SourceResult, read_skills
+from swarm_handoff_agents.common import Files, enabled, list_skills, read_json, switch_key
+
+if TYPE_CHECKING:
+    from swarm_handoff.api import Location
+
+SOURCE = "skill-roots"
+ROOTS_FILE = "swarm-handoff-roots.json"
+EXTRA_SCOPE = ScopeSpec("extra-roots", 3.8)
+MAX_ROOTS = 64
+ROOTS_INVALID = "SKILL_ROOTS_INVALID"
+
+
+def configured_roots(context: DiscoveryContext, problems: list[Problem]) -> list[tuple[Path, Scope]]:
+    """The roots of the file, in its order; each unusable entry becomes a problem naming its index."""
+    path = context.config_dir / ROOTS_FILE
+    data = read_json(path, ROOTS_INVALID, ROOTS_FILE, problems)
+    if data is None:
+        return []
+
+    def bad(message: str, hint: str) -> None:
+        problems.append(Problem(ROOTS_INVALID, message, path=str(path), hint=hint, severity=Severity.WARNING))
+
+    roots = data.get("roots") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(roots, list):
+        bad(f"{ROOTS_FILE} is not version 1 with a 'roots' list", 'write {"version": 1, "roots": [{"path": "..."}]}')
+        return []
+    if len(roots) > MAX_ROOTS:
+        bad(f"{ROOTS_FILE} lists {len(roots)} roots; the first {MAX_ROOTS} are read", "list fewer roots")
+    home = Path(context.env.get("HOME") or str(Path.home()))
+    out: list[tuple[Path, Scope]] = []
+    for index, entry in enumerate(roots[:MAX_ROOTS]):
+        where = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(where, str) or not where or "\x00" in where:
+            bad(f"roots[{index}] has no 'path' string", "each root is an object with a 'path'")
+            continue
+        name = entry.get("scope", EXTRA_SCOPE.name)
+        try:
+            scope = Scope(name)
+        except (ValueError, TypeError):
+            bad(f"roots[{index}] names scope {name!r}, which no source declares", "see docs/where-skills-live.md")
+            continue
+        folder = Path(str(home) + where[1:]) if where == "~" or where.startswith("~/") else Path(where)
+        if not folder.is_absolute():
+            folder = context.config_dir / folder  # relative to the file, not to wherever discover runs
+        out.append((folder, scope))
+    return out
+
+
+class ExtraRootsSource:
+    """Skill folders named in `swarm-handoff-roots.json`, in the scope each entry names."""
+
+    scopes = (EXTRA_SCOPE,)
+
+    def discover(self, context: DiscoveryContext) -> SourceResult:
+        """Read every skill under every listed root, in the file's order."""
+        if not enabled(SOURCE, context.env):
+            return SourceResult()
+        problems: list[Problem] = []
+        files: Files = []
+        for folder, scope in configured_roots(context, problems):
+            files.extend(list_skills(folder, scope, problems))
+        records = read_skills(files, source=SOURCE)
+        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
+
+    def cache_key(self, context: DiscoveryContext) -> str:
+        """The switch and HOME (a `~` path expands with it); the file itself is watched."""
+        return f"{switch_key(context.env)}|HOME={context.env.get('HOME', '')}"
+
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
+        """Each listed root's `NAME/SKILL.md` (for `why`)."""
+        from swarm_handoff.api import Location
+
+        if not enabled(SOURCE, context.env):
+            return []
+        return [Location(scope, str(folder / name / "SKILL.md")) for folder, scope in configured_roots(context, [])]
