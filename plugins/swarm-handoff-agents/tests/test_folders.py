@@ -88,6 +88,19 @@ def test_discover_all_shows_the_scope_of_each(skill, world, swarm_cli, monkeypat
     assert [(s["skill"], s["scope"]) for s in data["shadowed"]] == [("review", "agents-project")]
 
 
+def test_discover_scope_filter_takes_a_plugins_scope(skill, world, swarm_cli, monkeypatch):
+    # `--scope` is checked after the sources ran, so the scopes this plugin declares are known.
+    skill(world["cwd"] / ".claude" / "skills", "review", "claude project")
+    skill(world["cwd"] / ".agents" / "skills", "helper", "agents project")
+    monkeypatch.chdir(world["cwd"])
+    out = swarm_cli("discover", "--scope", "agents-project", "--format", "json", env=world["env"])
+    assert out.exit_code == 0, out.stderr
+    assert [w["skill"] for w in json.loads(out.stdout)["workflows"]] == ["helper"]
+    bad = swarm_cli("discover", "--scope", "agents-projct", env=world["env"])
+    assert bad.exit_code == 2
+    assert "agents-project" in bad.stderr  # the hint lists every declared scope
+
+
 def test_a_changed_skill_invalidates_the_cache_and_an_unchanged_one_does_not(skill, world, monkeypatch):
     path = skill(world["cwd"] / ".agents" / "skills", "here", "v1")
     runs = []

@@ -22,7 +22,7 @@ _SCOPES = [s.value for s in Scope]
 _CWD = typer.Option(None, "--cwd", help="Discover as if run from DIR (default: the current directory).")
 _SESSION = typer.Option(None, "--session", help="Session folder: cache the result in DIR/available-workflows.yaml.")
 _CATEGORY = typer.Option([], "--category", help="Only workflows in this category (repeatable).")
-_SCOPE = typer.Option([], "--scope", help=f"Only these scopes: {', '.join(_SCOPES)} (repeatable).")
+_SCOPE = typer.Option([], "--scope", help=f"Only these scopes: {', '.join(_SCOPES)}, or a plugin's (repeatable).")
 _ALL = typer.Option(False, "--all", help="Also list skipped skills (with reason) and shadowed ones.")
 _REFRESH = typer.Option(False, "--refresh", help="Ignore every cache and scan again.")
 _RESUME = typer.Option(
@@ -84,9 +84,6 @@ def register(app: typer.Typer) -> None:
             from swarm_handoff.discovery import discover_detailed, make_context
 
             check_cwd(cwd)
-            bad = [s for s in scope if s not in _SCOPES]
-            if bad:
-                raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(_SCOPES)}")
             if resume and session is None:
                 raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
             context = make_context(cwd, refresh=refresh)
@@ -102,6 +99,11 @@ def register(app: typer.Typer) -> None:
                 result, inputs = discover_detailed(context, host, show_all=show_all)
                 given = str(cwd) if cwd is not None else "."
                 answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
+            # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
+            known = [s.value for s in Scope]
+            bad = [s for s in scope if s not in known]
+            if bad:
+                raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
             from swarm_handoff.eligibility import Query
 
             query = Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(input_types))
