@@ -66,13 +66,22 @@ def finish(command: Any, path: str = "") -> None:
     if command.epilog is None:
         command.epilog = epilog(path)
     for param in command.params:
-        if param.__class__.__name__ == "TyperArgument":  # typer's own class, not yet swapped
+        if param.__class__.__name__ == "TyperArgument" and _braces():  # typer's own class, not yet swapped
             param.__class__ = _readable_argument()
     for name, sub in (getattr(command, "commands", None) or {}).items():
         finish(sub, f"{path} {name}".strip())
 
 
 _ReadableArgument: Any = None
+
+
+def _braces() -> bool:
+    """Whether this typer writes `{name}` in usage lines (0.16+, whose `make_metavar` takes `usage`)."""
+    import inspect
+
+    from typer.core import TyperArgument
+
+    return "usage" in inspect.signature(TyperArgument.make_metavar).parameters
 
 
 def _readable_argument() -> Any:
