@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swarm_handoff.api import (
@@ -90,7 +90,7 @@ def step_documents(draw: st.DrawFn) -> StepDocument:
     )
 
 
-@settings(max_examples=150)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(step_documents())
 def test_every_field_of_a_step_survives_xml(doc: StepDocument):
     root = _parse(doc)
@@ -142,6 +142,7 @@ def test_every_field_of_a_step_survives_xml(doc: StepDocument):
     render(doc, "text")  # the text layout takes the same documents without failing
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(step_documents())
 def test_a_dispatch_document_survives_xml(doc: StepDocument):
     if doc.dispatch is None:
@@ -155,6 +156,7 @@ def test_a_dispatch_document_survives_xml(doc: StepDocument):
     render(DispatchDocument.from_step(doc), "text")
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(ANY, ANY, ANY, ANY, st.dictionaries(ANY, ANY, max_size=3))
 def test_an_error_survives_xml(code: str, message: str, hint: str, problem: str, details: dict[str, str]):
     doc = ErrorDocument(code, message, details=details, hint=hint, problems=(Problem(code, problem, path=hint),))
@@ -167,6 +169,7 @@ def test_an_error_survives_xml(code: str, message: str, hint: str, problem: str,
     assert decode_attribute(read, "path") == hint
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(st.dictionaries(ANY, st.one_of(ANY, st.lists(ANY, max_size=3), st.dictionaries(ANY, ANY, max_size=2))))
 def test_a_payload_summary_of_any_payload_is_valid_xml(payload: dict[str, Any]):
     summary = PayloadSummary.of(payload, path="p.yaml")
@@ -205,6 +208,7 @@ def test_a_payload_summary_is_stable_and_clips_long_values():
     assert (empty.type, empty.count) == ("null", None)
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(ANY, ANY, st.lists(ANY, max_size=3), ANY, ANY)
 def test_a_discovery_list_survives_xml(name: str, description: str, categories: list[str], path: str, meta: str):
     from swarm_handoff.api import DiscoveryResult, SkillRecord
@@ -229,6 +233,7 @@ def test_a_discovery_list_survives_xml(name: str, description: str, categories: 
     render(doc, "text")
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # no wall-clock limit
 @given(ANY, ANY, ANY, ANY, ANY)
 def test_a_ranked_menu_survives_xml(skill: str, description: str, factor: str, reason: str, chain: str):
     from swarm_handoff.api import (
