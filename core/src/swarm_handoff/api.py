@@ -57,6 +57,8 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import Severity as Severity
     from swarm_handoff.errors import SwarmError as SwarmError
     from swarm_handoff.errors import UsageError as UsageError
+    from swarm_handoff.errors import close_names as close_names
+    from swarm_handoff.errors import did_you_mean as did_you_mean
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
     from swarm_handoff.handoff_edges import agent_key as agent_key
@@ -200,6 +202,8 @@ _EXPORTS: dict[str, str] = {
     "ErrorDocument": "swarm_handoff.errors",
     "SwarmError": "swarm_handoff.errors",
     "UsageError": "swarm_handoff.errors",
+    "close_names": "swarm_handoff.errors",
+    "did_you_mean": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",

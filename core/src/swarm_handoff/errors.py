@@ -8,7 +8,7 @@ and agents can branch on it, and both render through any formatter as the same r
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import attrs
@@ -61,6 +61,19 @@ class Severity(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def close_names(name: str, known: Iterable[str]) -> list[str]:
+    """Up to three known names that look like `name`: what a user who mistyped one meant."""
+    import difflib
+
+    return difflib.get_close_matches(name, sorted(set(known)), n=3)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """The hint `did you mean: a, b?` for a name nothing matched, or None when nothing is close."""
+    close = close_names(name, known)
+    return f"did you mean: {', '.join(close)}?" if close else None
 
 
 def _code_value(code: str | ErrorCode) -> str:

@@ -166,7 +166,7 @@ def register(app: typer.Typer) -> None:
 
 def _close_names(name: str, result: DiscoveryResult) -> list[str]:
     """Names discovery knows that look like `name`, for the user who mistyped one."""
-    import difflib
+    from swarm_handoff.errors import close_names
 
     known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
-    return difflib.get_close_matches(name, sorted(known), n=3)
+    return close_names(name, known)

@@ -6,6 +6,7 @@ that every command has an entry whose examples parse. Plugins' commands keep the
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 # command path -> (example command lines, docs page)
@@ -65,40 +66,36 @@ def finish(command: Any, path: str = "") -> None:
     """Give a converted click command (and its subcommands) its examples and readable argument names."""
     if command.epilog is None:
         command.epilog = epilog(path)
+    readable = _readable_argument()
     for param in command.params:
-        if param.__class__.__name__ == "TyperArgument" and _braces():  # typer's own class, not yet swapped
-            param.__class__ = _readable_argument()
+        if readable is not None and param.__class__.__name__ == "TyperArgument":  # typer's own, not yet swapped
+            param.__class__ = readable
     for name, sub in (getattr(command, "commands", None) or {}).items():
         finish(sub, f"{path} {name}".strip())
 
 
-_ReadableArgument: Any = None
+@functools.cache
+def _readable_argument() -> Any:
+    """typer's argument class printing `NAME`, `[NAME]`, `NAMES...` as click does; None where typer already does.
 
-
-def _braces() -> bool:
-    """Whether this typer writes `{name}` in usage lines (0.16+, whose `make_metavar` takes `usage`)."""
+    typer 0.16+ writes `{name}` in usage lines (its `make_metavar` takes `usage`); earlier ones print
+    click's form, so nothing is swapped there. Decided once per process.
+    """
     import inspect
 
     from typer.core import TyperArgument
 
-    return "usage" in inspect.signature(TyperArgument.make_metavar).parameters
+    if "usage" not in inspect.signature(TyperArgument.make_metavar).parameters:
+        return None
 
+    class ReadableArgument(TyperArgument):
+        def make_metavar(self, ctx: Any = None, *, usage: bool = False) -> str:
+            """`NAME` rather than typer's `{name}`: the form every other Unix tool's usage line uses."""
+            var = self.metavar or (self.name or "").upper()
+            if self.nargs != 1:
+                var += "..."
+            if usage and not self.required:
+                var = f"[{var}]"
+            return var
 
-def _readable_argument() -> Any:
-    """typer's argument class, printing `NAME`, `[NAME]` and `NAMES...` in usage lines as click does."""
-    global _ReadableArgument
-    if _ReadableArgument is None:
-        from typer.core import TyperArgument
-
-        class ReadableArgument(TyperArgument):
-            def make_metavar(self, ctx: Any = None, *, usage: bool = False) -> str:
-                """`NAME` rather than typer's `{name}`: the form every other Unix tool's usage line uses."""
-                var = self.metavar or (self.name or "").upper()
-                if self.nargs != 1:
-                    var += "..."
-                if usage and not self.required:
-                    var = f"[{var}]"
-                return var
-
-        _ReadableArgument = ReadableArgument
-    return _ReadableArgument
+    return ReadableArgument

@@ -6,7 +6,6 @@ import from it.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import shlex
@@ -14,7 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, close_names
 from swarm_handoff.payload.build3 import file_stamp
 from swarm_handoff.payload.io import dump_payload, write_new
 from swarm_handoff.payload.v2 import invocation_for, utc_now
@@ -47,7 +46,7 @@ def not_found(target: str, found: list[str], ineligible: list[SkillRecord], unde
     """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
     from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
 
-    close = difflib.get_close_matches(target, found, n=3, cutoff=0.6)
+    close = close_names(target, found)
     skipped = next((r for r in ineligible if r.name == target), None)
     details: dict[str, Any] = {"target_skill": target, "closest": close}
     if undeclared:

@@ -25,6 +25,7 @@ from swarm_handoff.api import (
     SkillRecord,
     SwarmError,
     atomic_write,
+    close_names,
     load_skill_md,
     locked,
     read_regular,
@@ -80,7 +81,7 @@ def resolve(skill: str, records: Sequence[SkillRecord] = ()) -> Path:
     for record in records:
         if record.path and skill in (record.name, record.declared_name):
             return Path(record.path)
-    close = difflib.get_close_matches(skill, sorted({r.name for r in records}), 3, 0.6)
+    close = close_names(skill, (r.name for r in records))
     raise SwarmError(
         ADOPT_NOT_FOUND,
         f"no file and no discovered skill named {skill!r}",

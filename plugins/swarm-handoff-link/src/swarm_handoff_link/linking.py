@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, Severity, SwarmError
+from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean
 from swarm_handoff_link.manifest import (
     LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
@@ -147,7 +147,7 @@ def _link_all(
                     folder,
                     LINK_UNKNOWN_SKILL,
                     f"no installed skill pack provides {name!r}",
-                    _did_you_mean(name, by_name) or "see `swarm-handoff discover --scope installed` for the names",
+                    did_you_mean(name, by_name) or "see `swarm-handoff discover --scope installed` for the names",
                 )
             )
             continue
@@ -174,14 +174,6 @@ def _stale(folder: Path, manifest: Mapping[str, Any], installed: Mapping[str, Pa
 
 
 UNKNOWN_NAME_CODES = frozenset({LINK_UNKNOWN_SKILL, LINK_NOT_RECORDED})  # a name given that nothing matched
-
-
-def _did_you_mean(name: str, known: Mapping[str, Any]) -> str | None:
-    """A hint naming the closest known names, for a mistyped one (None when nothing is close)."""
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=3)
-    return f"did you mean: {', '.join(close)}?" if close else None
 
 
 def unknown_names(report: SkillsLinkReport) -> list[str]:
@@ -335,7 +327,7 @@ def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -
                     folder,
                     LINK_NOT_RECORDED,
                     f"swarm-handoff did not create {name!r} here",
-                    _did_you_mean(name, manifest)
+                    did_you_mean(name, manifest)
                     or "only folders `skills link` made are removed; remove others yourself",
                 )
             )
