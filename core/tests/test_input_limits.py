@@ -220,6 +220,15 @@ def test_no_text_makes_a_parser_raise_anything_but_a_coded_load_error(text):
     assert all(code.isupper() for code in codes)
 
 
+@pytest.mark.parametrize("text", ["? - a: \n", "? [a, {b: 1}]\n: 2\n", "? {a: 1}\n: 2\n"])
+def test_a_mapping_inside_a_key_is_a_coded_load_error_in_every_yaml_loader(text):
+    # ruamel.yaml's constructor raises a bare TypeError on `? - a:` (found by the property test below).
+    for load in (lambda: parse_yaml(text), lambda: parse_payload_text(text)):
+        with pytest.raises(LoadError) as caught:
+            load()
+        assert caught.value.problem.code in {"KEY_NOT_TEXT", "YAML_SYNTAX"}
+
+
 def test_a_synthesis_with_a_non_text_key_is_refused_before_any_payload_exists(tmp_path):
     path = tmp_path / "synthesis.yaml"
     path.write_text(

@@ -257,6 +257,10 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
         ) from None
     except (YAMLError, RecursionError, ValueError) as exc:
         raise LoadError(Problem(YAML_SYNTAX, f"invalid YAML: {exc}", path=path)) from None
+    except TypeError as exc:  # ruamel.yaml's constructor on a mapping used as a key (`? - a: 1`)
+        raise LoadError(
+            Problem(KEY_NOT_TEXT, f"a key is a mapping or holds one ({exc})", path=path, hint="write keys as text")
+        ) from None
     check_size(data, path=path)
     return data
 
