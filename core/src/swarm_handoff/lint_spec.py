@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.lint_strict_yaml import strict_yaml_problems
 from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
 
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
@@ -175,7 +176,7 @@ def spec_problems(
     _check_description(data, add)
     compatibility = data.get("compatibility")
     if "compatibility" in data and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
-        what = f"{len(compatibility)} characters" if isinstance(compatibility, str) else type(compatibility).__name__
+        what = f"{len(compatibility)} characters" if isinstance(compatibility, str) else _kind(compatibility)
         add(
             SPEC_COMPATIBILITY,
             f"compatibility must be text of at most {MAX_COMPATIBILITY} characters, not {what}",
@@ -184,6 +185,8 @@ def spec_problems(
         )
     if "metadata" in data:
         out.extend(_metadata_problems(data["metadata"], path, top.get("metadata"), meta_lines, severity))
+    if text:
+        out.extend(strict_yaml_problems(text, path, strict=strict))
     return out
 
 
@@ -286,4 +289,6 @@ def _kind(value: Any) -> str:
         return "a list"
     if isinstance(value, Mapping):
         return "a mapping"
+    if isinstance(value, str):
+        return "text"
     return "empty" if value is None else type(value).__name__
