@@ -24,9 +24,12 @@ METADATA_KEYS = (
     "handoff-description",
     "handoff-trigger",
     "handoff-schema-version",
+    "handoff-schema-type",
     "provides-to",
     "input-requirements",
     "output-types",
+    "handoff-requires",
+    "optional-consumes",
 )
 HANDOFFS_KEY = "handoffs"
 _FORMS_HINT = "see docs/handoff-metadata.md for the hand-off metadata forms"
@@ -57,6 +60,10 @@ def metadata_fields(metadata: Mapping[str, Any], main_description: str, reader: 
         "input_requirements": _split(metadata.get("input-requirements"), "metadata.input-requirements", reader),
         "output_types": _split(metadata.get("output-types"), "metadata.output-types", reader),
         "schema_version": schema.strip() if schema else None,
+        "schema_type": reader.text(metadata.get("handoff-schema-type"), "metadata.handoff-schema-type"),
+        # The payload paths a hand-off must carry (checked by `handoff`) and those used when present.
+        "requires": _split(metadata.get("handoff-requires"), "metadata.handoff-requires", reader),
+        "optional_consumes": _split(metadata.get("optional-consumes"), "metadata.optional-consumes", reader),
         "protocol_version": "3.0",
         "legacy": False,
     }
