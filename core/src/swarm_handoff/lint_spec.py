@@ -18,6 +18,7 @@ from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.lint_strict_yaml import strict_yaml_problems
+from swarm_handoff.metadata_forms import HANDOFF_SUBFIELDS as HANDOFF_SUBFIELDS
 from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
 
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
@@ -41,24 +42,6 @@ MAX_COMPATIBILITY = 500
 SPEC_FIELDS = frozenset({"name", "description", "license", "allowed-tools", "metadata", "compatibility"})
 # This project's own top-level fields: known, documented, outside the spec.
 EXTENSION_FIELDS = frozenset({"handoff", "categories"})
-# Fields that belong inside `handoff:` and are sometimes written at the top level by mistake.
-HANDOFF_SUBFIELDS = frozenset(
-    {
-        "accepts_handoff",
-        "accepts_from",
-        "handoff_categories",
-        "handoff_description",
-        "handoff_trigger",
-        "provides_to",
-        "requires",
-        "optional_consumes",
-        "health_check",
-        "input_requirements",
-        "output_types",
-        "schema_version",
-        "schema_type",
-    }
-)
 _KEY = re.compile(r"^([^\s#:'\"-][^:]*?|'[^']*'|\"[^\"]*\")\s*:(?:\s|$)")
 
 
@@ -91,7 +74,7 @@ def key_lines(text: str, first_line: int = 2) -> tuple[dict[str, int], dict[str,
     return top, metadata
 
 
-def _did_you_mean(key: str, value: Any) -> tuple[str, str] | None:
+def did_you_mean_handoff(key: str, value: Any) -> tuple[str, str] | None:
     """(message, hint) when `key` looks like a misplaced or misspelt `handoff:`; None otherwise."""
     squashed = key.lower().replace("-", "").replace("_", "")
     if key == "handoffs" and isinstance(value, list):
@@ -153,7 +136,7 @@ def spec_problems(
     for key in data:
         if key in SPEC_FIELDS:
             continue
-        mean = _did_you_mean(key, data[key])
+        mean = did_you_mean_handoff(key, data[key])
         if mean is not None:
             add(HANDOFF_DID_YOU_MEAN, *mean, key=key, level=Severity.WARNING)
         if key in EXTENSION_FIELDS or (key == "handoffs" and isinstance(data[key], list)):
