@@ -71,6 +71,7 @@ _OUR_RULES = {
     "SKILL_UNCLOSED_FRONTMATTER": "frontmatter",
     "SKILL_FRONTMATTER_TOO_LARGE": "frontmatter",
     "SKILL_NOT_MAPPING": "frontmatter",
+    "SPEC_UTF8_BOM": "frontmatter",
     "NOT_UTF8": "encoding",
     "SPEC_NAME_MISSING": "name-missing",
     "SPEC_NAME_FORMAT": "name-format",

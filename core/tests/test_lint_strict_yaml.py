@@ -120,3 +120,30 @@ def test_where_lint_is_stricter_than_skills_ref(tmp_path: Path, case: str) -> No
     except ImportError:
         return  # skills-ref needs Python 3.11+; the lint half above is the behaviour under test
     assert validate(tmp_path / name) == [], f"skills-ref now rejects {case}: update docs/discovery.md"
+
+
+def test_a_utf8_byte_order_mark_is_info_and_an_error_under_strict_spec(tmp_path: Path) -> None:
+    folder = tmp_path / "tool"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes(b"\xef\xbb\xbf" + (HEAD + "---\n").encode())
+    [(severity, line)] = [
+        (p.severity.value, p.line) for p in lint([folder]).files[0].problems if p.code == "SPEC_UTF8_BOM"
+    ]
+    assert (severity, line) == ("info", 1)
+    assert lint([folder], strict_spec=True).errors == 1
+    try:
+        from skills_ref.validator import validate
+    except ImportError:
+        return
+    assert validate(folder) == ["SKILL.md must start with YAML frontmatter (---)"]
+
+
+def test_a_lowercase_skill_md_is_named_in_the_hint(tmp_path: Path) -> None:
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "skill.md").write_text(HEAD + "---\n", encoding="utf-8")
+    if (tmp_path / "tool" / "SKILL.md").exists():
+        pytest.skip("a case-insensitive file system finds skill.md as SKILL.md")
+    [problem] = lint([tmp_path / "tool"]).files[0].problems
+    assert problem.code == "LINT_NOT_A_SKILL"
+    assert "there is a skill.md" in problem.message
+    assert "rename skill.md to SKILL.md" in (problem.hint or "")
