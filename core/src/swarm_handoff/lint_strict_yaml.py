@@ -16,7 +16,8 @@ SPEC_STRICT_YAML = "SPEC_STRICT_YAML"
 # A frontmatter without any of these characters has none of the constructs: skip the parse.
 _TRIGGERS = frozenset("[{&*!")
 _HINTS = {
-    "flow": "write the list as indented '- item' lines (or, under metadata:, as one comma-separated string)",
+    "flow": "write it in block style: a list as indented '- item' lines, a mapping as indented 'key: value' "
+    "lines (under metadata:, a list as one comma-separated string)",
     "anchor": "repeat the value instead of using an anchor or alias",
     "tag": "remove the tag; quote the value if it must stay text",
     "indent": "indent every mapping under the same parent by the same number of spaces",
