@@ -46,7 +46,7 @@ def test_the_pack_skill_is_discovered_in_scope_installed(e2e_env):
     assert skill["scope"] == "installed"
     assert skill["categories"] == ["research", "analysis"]
     assert skill["meta"]["distribution"] == "swarm-pack-research"
-    assert skill["path"].endswith(os.path.join("swarm_pack_research", "evidence_review", "SKILL.md"))
+    assert skill["path"].endswith(os.path.join("swarm_pack_research", "skills", "evidence-review", "SKILL.md"))
     assert "site-packages" in skill["path"]  # a regular install, not the repository's file
     assert "implement-change" in skills
 

@@ -28,6 +28,8 @@ from swarm_handoff.yamlio import LoadError
 LINT_NOT_A_SKILL = "LINT_NOT_A_SKILL"
 LINT_PATH_MISSING = "LINT_PATH_MISSING"
 LINT_GLOB_UNEXPANDED = "LINT_GLOB_UNEXPANDED"
+SPEC_UTF8_BOM = "SPEC_UTF8_BOM"
+_BOM = b"\xef\xbb\xbf"
 # A folder of skills is listed, not walked: skills sit one level down (`skills/NAME/SKILL.md`).
 MAX_SKILLS_PER_FOLDER = 10_000
 _GLOB_CHARS = frozenset("*?[")
@@ -95,8 +97,29 @@ def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
     )
     if front.data is not None:
         found = spec_problems(dict(front.data), folder, str(target), _frontmatter_text(str(target)), strict=strict_spec)
+        found.extend(_bom(target, strict_spec))
         record = attrs.evolve(record, problems=(*record.problems, *found))
     return record
+
+
+def _bom(target: Path, strict: bool) -> list[Problem]:
+    """A UTF-8 byte order mark: read by swarm-handoff, but agentskills validate wants '---' as the first bytes."""
+    try:
+        with open(target, "rb") as handle:
+            if handle.read(3) != _BOM:
+                return []
+    except OSError:
+        return []
+    return [
+        Problem(
+            SPEC_UTF8_BOM,
+            "the file starts with a UTF-8 byte order mark (agentskills validate then finds no frontmatter)",
+            path=str(target),
+            line=1,
+            hint="save the file as UTF-8 without BOM (most editors: 'UTF-8', not 'UTF-8 with BOM')",
+            severity=Severity.ERROR if strict else Severity.INFO,
+        )
+    ]
 
 
 def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
@@ -119,12 +142,15 @@ def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
         return [lint_file(path / "SKILL.md", strict_spec=strict_spec)]
     skills = _skills_inside(path)
     if not skills:
+        lower = (path / "skill.md").is_file()  # a case-sensitive file system: the name must be SKILL.md
         return [
             _failed(
                 path,
                 LINT_NOT_A_SKILL,
-                "no SKILL.md in this folder or in its subfolders",
-                "lint a skill folder (one with a SKILL.md) or a folder of skill folders",
+                "no SKILL.md in this folder or in its subfolders" + (" (there is a skill.md)" if lower else ""),
+                "rename skill.md to SKILL.md: agents look for the name in capitals"
+                if lower
+                else "lint a skill folder (one with a SKILL.md) or a folder of skill folders",
             )
         ]
     return [lint_file(skill, strict_spec=strict_spec) for skill in skills]

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.lint_strict_yaml import strict_yaml_problems
+from swarm_handoff.metadata_forms import HANDOFF_SUBFIELDS as HANDOFF_SUBFIELDS
 from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
 
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
@@ -40,24 +42,6 @@ MAX_COMPATIBILITY = 500
 SPEC_FIELDS = frozenset({"name", "description", "license", "allowed-tools", "metadata", "compatibility"})
 # This project's own top-level fields: known, documented, outside the spec.
 EXTENSION_FIELDS = frozenset({"handoff", "categories"})
-# Fields that belong inside `handoff:` and are sometimes written at the top level by mistake.
-HANDOFF_SUBFIELDS = frozenset(
-    {
-        "accepts_handoff",
-        "accepts_from",
-        "handoff_categories",
-        "handoff_description",
-        "handoff_trigger",
-        "provides_to",
-        "requires",
-        "optional_consumes",
-        "health_check",
-        "input_requirements",
-        "output_types",
-        "schema_version",
-        "schema_type",
-    }
-)
 _KEY = re.compile(r"^([^\s#:'\"-][^:]*?|'[^']*'|\"[^\"]*\")\s*:(?:\s|$)")
 
 
@@ -90,7 +74,7 @@ def key_lines(text: str, first_line: int = 2) -> tuple[dict[str, int], dict[str,
     return top, metadata
 
 
-def _did_you_mean(key: str, value: Any) -> tuple[str, str] | None:
+def did_you_mean_handoff(key: str, value: Any) -> tuple[str, str] | None:
     """(message, hint) when `key` looks like a misplaced or misspelt `handoff:`; None otherwise."""
     squashed = key.lower().replace("-", "").replace("_", "")
     if key == "handoffs" and isinstance(value, list):
@@ -152,7 +136,7 @@ def spec_problems(
     for key in data:
         if key in SPEC_FIELDS:
             continue
-        mean = _did_you_mean(key, data[key])
+        mean = did_you_mean_handoff(key, data[key])
         if mean is not None:
             add(HANDOFF_DID_YOU_MEAN, *mean, key=key, level=Severity.WARNING)
         if key in EXTENSION_FIELDS or (key == "handoffs" and isinstance(data[key], list)):
@@ -175,7 +159,7 @@ def spec_problems(
     _check_description(data, add)
     compatibility = data.get("compatibility")
     if "compatibility" in data and (not isinstance(compatibility, str) or len(compatibility) > MAX_COMPATIBILITY):
-        what = f"{len(compatibility)} characters" if isinstance(compatibility, str) else type(compatibility).__name__
+        what = f"{len(compatibility)} characters" if isinstance(compatibility, str) else _kind(compatibility)
         add(
             SPEC_COMPATIBILITY,
             f"compatibility must be text of at most {MAX_COMPATIBILITY} characters, not {what}",
@@ -184,6 +168,8 @@ def spec_problems(
         )
     if "metadata" in data:
         out.extend(_metadata_problems(data["metadata"], path, top.get("metadata"), meta_lines, severity))
+    if text:
+        out.extend(strict_yaml_problems(text, path, strict=strict))
     return out
 
 
@@ -286,4 +272,6 @@ def _kind(value: Any) -> str:
         return "a list"
     if isinstance(value, Mapping):
         return "a mapping"
+    if isinstance(value, str):
+        return "text"
     return "empty" if value is None else type(value).__name__

@@ -110,12 +110,7 @@ def record_from_frontmatter(
         eligible = _check_metadata_form(fields, reader)
         return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
     if handoff is None:
-        reader.add(
-            HANDOFF_ABSENT,
-            "no hand-off metadata ('handoff:' block or metadata.accepts-from), so the skill does not accept hand-offs",
-            'add metadata: {accepts-from: "*", handoff-categories: "..."} (or swarm-handoff adopt SKILL)',
-            Severity.INFO,
-        )
+        reader.add(HANDOFF_ABSENT, *_absent_reason(data), Severity.INFO)
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
     if not isinstance(handoff, Mapping):
         reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", _SCHEMA_HINT)
@@ -128,6 +123,26 @@ def record_from_frontmatter(
             "health_check_env": reader.strings(handoff["health_check_env"], "handoff.health_check_env"),
         }
     return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
+
+
+def _absent_reason(data: Mapping[str, Any]) -> tuple[str, str]:
+    """HANDOFF_ABSENT's message and hint; a misspelt or misplaced hand-off key gets its "did you mean"."""
+    message = "no hand-off metadata ('handoff:' block or metadata.accepts-from), so the skill does not accept hand-offs"
+    hint = 'add metadata: {accepts-from: "*", handoff-categories: "..."} (or swarm-handoff adopt SKILL)'
+    near = forms.misplaced_handoff_key(data)
+    if near is not None:
+        from swarm_handoff.lint_spec import did_you_mean_handoff  # on a hit only: it imports difflib
+
+        meant = did_you_mean_handoff(near, data[near])
+        return (f"{message}; {meant[0]}", meant[1]) if meant is not None else (message, hint)
+    misspelt = forms.misspelt_metadata_key(data.get("metadata"))
+    if misspelt is not None:
+        key, right = misspelt
+        return (
+            f"{message}; metadata.{key} is not a hand-off key: did you mean {right!r}?",
+            f"rename metadata.{key} to {right} (see docs/handoff-metadata.md)",
+        )
+    return message, hint
 
 
 def _interpret(

@@ -24,17 +24,66 @@ METADATA_KEYS = (
     "handoff-description",
     "handoff-trigger",
     "handoff-schema-version",
+    "handoff-schema-type",
     "provides-to",
     "input-requirements",
     "output-types",
+    "handoff-requires",
+    "optional-consumes",
 )
 HANDOFFS_KEY = "handoffs"
+# Fields that belong inside `handoff:` and are sometimes written at the top level by mistake.
+HANDOFF_SUBFIELDS = frozenset(
+    {
+        "accepts_handoff",
+        "accepts_from",
+        "handoff_categories",
+        "handoff_description",
+        "handoff_trigger",
+        "provides_to",
+        "requires",
+        "optional_consumes",
+        "health_check",
+        "input_requirements",
+        "output_types",
+        "schema_version",
+        "schema_type",
+    }
+)
 _FORMS_HINT = "see docs/handoff-metadata.md for the hand-off metadata forms"
 
 
 def has_metadata_form(metadata: Any) -> bool:
     """True when `metadata:` carries any of the metadata form's keys (so the form was meant)."""
     return isinstance(metadata, Mapping) and any(key in metadata for key in METADATA_KEYS)
+
+
+def misplaced_handoff_key(data: Mapping[str, Any]) -> str | None:
+    """The first top-level key that is hand-off metadata misspelt or in the wrong place, else None.
+
+    Set lookups only: discovery asks this of every skill without hand-off metadata, so the
+    wording (and difflib) is left to `lint_spec.did_you_mean_handoff`, imported on a hit.
+    """
+    for key, value in data.items():
+        if not isinstance(key, str) or key == "handoff" or (key == HANDOFFS_KEY and isinstance(value, list)):
+            continue
+        if key.lower().replace("-", "").replace("_", "").startswith("handof"):  # hand-off, Handoff, handof
+            return key
+        if key in HANDOFF_SUBFIELDS or key in METADATA_KEYS:
+            return key
+    return None
+
+
+def misspelt_metadata_key(metadata: Any) -> tuple[str, str] | None:
+    """(key, the metadata form's spelling) for a key under `metadata:` written with '_' or capitals."""
+    if not isinstance(metadata, Mapping):
+        return None
+    for key in metadata:
+        if isinstance(key, str) and key not in METADATA_KEYS:
+            spelt = key.lower().replace("_", "-")
+            if spelt in METADATA_KEYS:
+                return key, spelt
+    return None
 
 
 def _split(value: Any, field: str, reader: _Reader) -> list[str]:
@@ -57,6 +106,10 @@ def metadata_fields(metadata: Mapping[str, Any], main_description: str, reader: 
         "input_requirements": _split(metadata.get("input-requirements"), "metadata.input-requirements", reader),
         "output_types": _split(metadata.get("output-types"), "metadata.output-types", reader),
         "schema_version": schema.strip() if schema else None,
+        "schema_type": reader.text(metadata.get("handoff-schema-type"), "metadata.handoff-schema-type"),
+        # The payload paths a hand-off must carry (checked by `handoff`) and those used when present.
+        "requires": _split(metadata.get("handoff-requires"), "metadata.handoff-requires", reader),
+        "optional_consumes": _split(metadata.get("optional-consumes"), "metadata.optional-consumes", reader),
         "protocol_version": "3.0",
         "legacy": False,
     }

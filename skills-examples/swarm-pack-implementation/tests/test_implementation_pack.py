@@ -43,18 +43,38 @@ def test_the_entry_point_publishes_the_workflow_and_the_skill_md():
     assert load_registry().get("implement-change") is WORKFLOW
 
 
-def test_the_shipped_skill_md_has_v3_handoff_metadata():
+def test_the_shipped_skill_md_has_v3_handoff_metadata_in_the_spec_conformant_form():
     text = SKILL_MD.read_text(encoding="utf-8")
     meta = parse_yaml(text.split("\n---\n", 1)[0].removeprefix("---\n"))
-    handoff = meta["handoff"]
-    assert meta["name"] == "implement-change"
-    assert handoff["accepts_handoff"] is True
-    assert handoff["protocol_version"] == "3.0"
-    assert handoff["schema_version"] == "3.0"
-    assert handoff["accepts_from"]
-    assert handoff["provides_to"]
-    assert handoff["output_types"]
+    assert meta["name"] == "implement-change" == SKILL_MD.parent.name  # the spec: the folder is the name
+    assert set(meta) <= {"name", "description", "license", "allowed-tools", "metadata", "compatibility"}
+    handoff = meta["metadata"]
+    assert all(isinstance(value, str) for value in handoff.values())  # the spec: text values only
+    assert handoff["handoff-schema-version"] == "3.0"
+    assert handoff["accepts-from"] == "design-review, problem-analysis"
+    assert handoff["provides-to"]
+    assert handoff["output-types"]
     assert len(meta["description"]) <= 1024
+
+
+def test_discovery_reads_the_metadata_form_as_the_v3_target_it_was():
+    from swarm_handoff.api import record_from_frontmatter
+
+    text = SKILL_MD.read_text(encoding="utf-8")
+    data = parse_yaml(text.split("\n---\n", 1)[0].removeprefix("---\n"))
+    record = record_from_frontmatter(data, name="implement-change", scope="installed", source="packs", path=None)
+    assert record.eligible
+    assert (record.protocol_version, record.schema_version, record.schema_type) == (
+        "3.0",
+        "3.0",
+        "implementation-request",
+    )
+    assert record.accepts_from == ("design-review", "problem-analysis")
+    assert record.categories == ("implementation", "engineering")
+    assert record.provides_to == ("release-notes",)
+    assert record.input_requirements == ("context.original_prompt", "decisions.chosen_option")
+    assert record.output_types == ("code", "review")
+    assert not record.legacy
 
 
 def _walk(swarm_cli, tmp_path, verdicts):

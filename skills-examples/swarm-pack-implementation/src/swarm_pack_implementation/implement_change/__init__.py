@@ -12,8 +12,9 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-# A Traversable, not a path: building it reads nothing, so importing the module stays cheap.
-SKILL_MD = files(__name__) / "SKILL.md"
+# A Traversable, not a path: building it reads nothing, so importing the module stays cheap. The
+# SKILL.md sits in skills/implement-change/, named like the skill as the Agent Skills spec wants.
+SKILL_MD = files("swarm_pack_implementation") / "skills" / "implement-change" / "SKILL.md"
 
 if TYPE_CHECKING:
     from swarm_pack_implementation.implement_change.workflow import REVIEW as REVIEW

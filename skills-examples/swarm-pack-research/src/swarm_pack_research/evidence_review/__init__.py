@@ -6,8 +6,9 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 # A Traversable, not a path: it works from a wheel, a zip or an editable install alike, and
-# building it reads nothing, so importing this module stays free.
-SKILL_MD = files(__name__) / "SKILL.md"
+# building it reads nothing, so importing this module stays free. The SKILL.md sits in a folder
+# named like the skill, as the Agent Skills spec wants (a Python package name cannot hold a '-').
+SKILL_MD = files("swarm_pack_research") / "skills" / "evidence-review" / "SKILL.md"
 
 if TYPE_CHECKING:
     from swarm_pack_research.evidence_review.workflow import WORKFLOW as WORKFLOW
