@@ -44,24 +44,51 @@ def run(tmp_path):
     (tmp_path / "site").mkdir()
     (tmp_path / "project").mkdir()
 
-    def run_(*args: str, fresh: bool = False) -> tuple[tuple[int, bytes, bytes], set[str]]:
-        """One run: (status, stdout, stderr) as bytes, and the top-level modules it imported."""
+    def run_(*args: str, fresh: bool = False, columns: int = 0) -> tuple[tuple[int, bytes, bytes], set[str]]:
+        """One run: (status, stdout, stderr) as bytes, and the top-level modules it imported.
+
+        With `columns`, stdout and stderr are a pseudo-terminal that wide (both then arrive as stdout).
+        """
         settle(tmp_path)
         extra = {"SWARM_HANDOFF_NO_CACHE": "1"} if fresh else {}
-        done = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", SCRIPT, *args],
-            cwd=tmp_path / "project",
-            env={**env, **extra},
-            capture_output=True,
-            check=False,
-        )
-        lines = done.stderr.splitlines(keepends=True)
+        command = [sys.executable, "-X", "importtime", "-c", SCRIPT, *args]
+        if columns:
+            done = on_terminal(command, tmp_path / "project", {**env, **extra}, columns)
+        else:
+            done = subprocess.run(command, cwd=tmp_path / "project", env={**env, **extra}, capture_output=True)
+        lines = (done.stdout if columns else done.stderr).splitlines(keepends=True)
+        if columns:  # one stream: the trace lines come out of it, the rest is the output
+            done.stdout = b"".join(line for line in lines if not line.startswith(b"import time:"))
         trace = [line for line in lines if line.startswith(b"import time:")]
         stderr = b"".join(line for line in lines if not line.startswith(b"import time:"))
         modules = {line.split(b"|")[-1].strip().split(b".")[0].decode() for line in trace}
         return (done.returncode, done.stdout, stderr), modules
 
     return run_
+
+
+def on_terminal(command, cwd, env, columns):
+    """Run `command` with a pseudo-terminal of `columns` columns as its stdin, stdout and stderr."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed its side
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return subprocess.CompletedProcess(command, proc.wait(), out, b"")
 
 
 def settle(root):
@@ -90,11 +117,11 @@ def install(site, command="greet", help_text="Greet whoever runs it.", module="g
     (info / "entry_points.txt").write_text(f"[swarm_handoff]\ngreet = {module}\n")
 
 
-def check(run, *args):
+def check(run, *args, columns=0):
     """Store (or reuse) the page, then print it again from the cache: both equal a run with no cache."""
-    fresh, _ = run(*args, fresh=True)
-    first, _ = run(*args)
-    again, modules = run(*args)
+    fresh, _ = run(*args, fresh=True, columns=columns)
+    first, _ = run(*args, columns=columns)
+    again, modules = run(*args, columns=columns)
     assert first == fresh
     assert again == fresh
     assert not modules & HEAVY, sorted(modules & HEAVY)  # printed from the cache
@@ -143,3 +170,12 @@ def test_a_broken_plugin_is_retried_every_run(run, tmp_path):
     assert "typer" in modules  # not stored: the plugin may load next time
     pages = tmp_path / "cache" / "swarm-handoff" / "help"
     assert not pages.exists() or not os.listdir(pages)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pseudo-terminal")
+def test_on_a_terminal_the_page_is_the_same_bytes_at_that_width(run):
+    narrow = check(run, "--help", columns=60)[1]
+    wide = check(run, "--help", columns=100)[1]
+    assert narrow != wide
+    assert b"\r\n" in narrow  # the terminal's own line endings: it really was one
+    assert max(len(line) for line in narrow.splitlines() if b"docs/cli.md" not in line) <= 60

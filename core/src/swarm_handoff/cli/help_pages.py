@@ -9,7 +9,8 @@ status, and prints them again if, and only if, everything the page rests on is u
 * the *key*: the command line, the working directory, the whole environment except shell
   bookkeeping (locale, `COLUMNS`, `TERM`, `NO_COLOR`, the plugin allow and block lists included),
   the terminal's size, whether stdout/stderr are terminals and their encodings, the interpreter,
-  its version and `sys.path`, and the swarm-handoff version. Only its BLAKE2b digest is stored;
+  its version, flags (`-X`, `-W`) and `sys.path`, and the swarm-handoff version. Only its BLAKE2b
+  digest is stored;
 * the *inputs*, each by a fresh `stat`: every `sys.path` folder (installing or removing a
   distribution changes its folder), the metadata folder and `entry_points.txt` of every plugin
   and skill pack that was found (the fingerprint the entry-point cache uses), and the source file
@@ -207,9 +208,9 @@ def start(args: Sequence[str]) -> Page | None:
         return None
     env = sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE)
     streams = "|".join(f"{_isatty(s)},{s.encoding},{s.errors}" for s in (sys.stdout, sys.stderr))
-    key = "\0".join(
-        (KIND, __version__, sys.version, sys.executable, *sys.path, "", cwd, streams, _terminal(), *args, "", *env)
-    )
+    flags = f"{sys.flags}{sys.warnoptions}{sys._xoptions}"  # -X utf8, -W error, -O: other bytes or warnings
+    where = (sys.version, sys.executable, *sys.path, "", cwd, flags, streams, _terminal())
+    key = "\0".join((KIND, __version__, *where, *args, "", *env))
     return Page(os.path.join(folder, "help"), key, bare=not args)
 
 
