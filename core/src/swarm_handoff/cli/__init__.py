@@ -8,7 +8,12 @@ a reader that closed the pipe early (`| head`) ends the run quietly.
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from swarm_handoff.cli.answers import Answer
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -27,15 +32,28 @@ def main(argv: list[str] | None = None) -> None:
 
 def _main(args: list[str], *, replay: bool) -> None:
     answer = None
-    if replay:  # the console script: a repeated `discover` may be answered from the cache
-        from swarm_handoff.cli import answers
+    if replay:  # the console script: a repeated `discover` or help page may be answered from the cache
+        from swarm_handoff.cli import answers, help_pages
 
+        page = help_pages.start(args)
+        if page is not None:
+            status = page.replay()
+            if status is not None:
+                raise SystemExit(status)
+            with page.recording():  # printed as the app writes it, then stored
+                _run(args, None)
+            return
         answer = answers.start(args)
         if answer is not None:
             status = answer.replay()
             if status is not None:
                 raise SystemExit(status)
             answers.record(answer)
+    _run(args, answer)
+
+
+def _run(args: list[str], answer: Answer | None) -> None:
+    """Build the app and run the command for real (saving a replayable `discover` answer)."""
     from swarm_handoff.errors import SwarmError
 
     try:
