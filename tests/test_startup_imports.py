@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,12 +54,14 @@ PACK_MODULES = {
 }
 
 
-def imported(tmp_path: Path, *args: str) -> tuple[set[str], str]:
-    """Run `swarm-handoff ARGS` in a fresh interpreter with no cache; its modules and its stdout."""
+def imported(tmp_path: Path, *args: str, cache: bool = False) -> tuple[set[str], str]:
+    """Run `swarm-handoff ARGS` in a fresh interpreter (with no cache unless `cache`); its modules and its stdout."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(tmp_path / "cache"), SWARM_HANDOFF_NO_CACHE="1")
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    if not cache:
+        env["SWARM_HANDOFF_NO_CACHE"] = "1"
     listing = tmp_path / "modules.json"
     done = subprocess.run(
         [sys.executable, "-c", RUN, str(listing), *args], capture_output=True, text=True, env=env, check=False
@@ -89,6 +92,25 @@ def test_discover_imports_the_packs_but_not_their_workflows(tmp_path, project):
         pytest.skip("no example skill pack is installed in this environment")
     assert installed <= modules  # discovery did import each installed pack's entry-point module
     assert modules & NEVER_ON_DISCOVER == set()
+
+
+def test_a_discover_that_cannot_be_replayed_parses_no_unchanged_skill_again(tmp_path, project):
+    """Warm caches but a changed tree: only what changed is read, so no YAML parser is imported.
+
+    The installed packs' SKILL.md files go through the same parse memo as the project's skills
+    (they were parsed on every run, which imported ruamel.yaml on every run that was not replayed).
+    """
+    an_hour_ago = time.time() - 3600  # older than the racy window: the first run may remember them
+    for path in (project / ".claude" / "skills" / "summarise" / "SKILL.md", project / ".claude" / "skills"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    args = ("discover", "--cwd", str(project), "--format", "json")
+    first, stdout = imported(tmp_path, *args, cache=True)
+    assert "ruamel.yaml" in first  # the first run parses
+    (project / ".claude" / "skills" / "notes.txt").write_text("not a skill\n", encoding="utf-8")
+    again, stdout_again = imported(tmp_path, *args, cache=True)
+    assert json.loads(stdout_again)["workflows"] == json.loads(stdout)["workflows"]
+    assert {w["skill"] for w in json.loads(stdout)["workflows"]} >= {"summarise", "evidence-review"}
+    assert not again & {"ruamel.yaml", "_ruamel_yaml"}, sorted(again & {"ruamel.yaml", "_ruamel_yaml"})
 
 
 def test_the_workflow_package_imports_its_parts_on_first_use(tmp_path):

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.cache import not_cacheable, watch
+from swarm_handoff.cache import not_cacheable, read_skills, watch
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.loader import ENV_DISABLE_PACKS as ENV_DISABLE_PACKS
 from swarm_handoff.loader import ENV_LOAD_PACKS as ENV_LOAD_PACKS
@@ -126,19 +126,20 @@ def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem]]:
         )
         return None, [problem]
     kind, value = found
-    path: str | None
-    if kind == "file":
-        real = _real_path(value)
-        if real:
-            watch(real)
-        front = load_skill_resource(value)
-        path = real or str(value)
+    real = _real_path(value) if kind == "file" else None
+    if real:
+        # A SKILL.md on disk goes through the parse memo like any other: an unchanged pack is not
+        # parsed again (nor is ruamel.yaml imported) on a run whose whole answer cannot be replayed.
+        record = read_skills([(real, candidate.name, Scope.INSTALLED)], source=SOURCE, jobs=1)[0]
     else:
-        front = Frontmatter(plain(dict(value)))
-        path = None
-    record = record_from_frontmatter(
-        front.data, name=candidate.name, scope=Scope.INSTALLED, source=SOURCE, path=path, problems=front.problems
-    )
+        if kind == "file":  # package data that is not a plain file (a zip import): read it each time
+            front = load_skill_resource(value)
+            path: str | None = str(value)
+        else:
+            front, path = Frontmatter(plain(dict(value))), None
+        record = record_from_frontmatter(
+            front.data, name=candidate.name, scope=Scope.INSTALLED, source=SOURCE, path=path, problems=front.problems
+        )
     meta = {
         **record.meta,
         "distribution": candidate.distribution,
