@@ -370,7 +370,7 @@ reorder text with bidi overrides). The `text` format, and every warning and erro
 the characters a terminal may act on as visible escapes: C0 controls (`\\x1b`, `\\x07`, `\\r`, ...),
 DEL and the C1 controls (`\\x7f`, `\\x9b`), the bidi embeddings, overrides and isolates
 (`\\u202a`-`\\u202e`, `\\u2066`-`\\u2069`), the line separators `\\u2028`/`\\u2029`, and
-undecodable bytes of file names (lone surrogates, `\\udcff`). One helper does it,
+undecodable bytes of file names (`\\xff`, see below). One helper does it,
 `swarm_handoff.termsafe.escape_controls`, and each field is escaped as one of two kinds:
 
 - **One-line fields** lose their line breaks and tabs too (`\\n`, `\\t`), so one value is always one
@@ -386,13 +386,29 @@ description holding the four characters `\\x1b` looks like an escaped ESC: the e
 `--format json`.
 
 `json`, `yaml` and `xml` carry the exact values. JSON escapes C0 controls itself; the JSON formatter
-also writes DEL, C1, bidi controls, line separators and lone surrogates as `\\uXXXX`, which read back
-as the same characters. YAML escapes every non-printable character in double quotes
-(`"\\e]0;..."`); bidi controls and line separators are printable to YAML and stay raw there. The one
-value YAML cannot carry at all, not even escaped, is a lone surrogate (an undecodable byte of a file
-name): YAML shows it as U+FFFD, JSON keeps it. XML writes any string holding a character XML 1.0
-cannot carry, or a DEL, C1, bidi or line-separator character, as a JSON string with
-`encoding="json"` (see above): still well formed, exact after `decode_text()`, and plain ASCII.
+also writes DEL, C1, bidi controls and line separators as `\\uXXXX`, which read back as the same
+characters. YAML escapes every non-printable character in double quotes (`"\\e]0;..."`); bidi
+controls and line separators are printable to YAML and stay raw there. XML writes any string
+holding a character XML 1.0 cannot carry, or a DEL, C1, bidi or line-separator character, as a
+JSON string with `encoding="json"` (see above): still well formed, exact after `decode_text()`,
+and plain ASCII.
+
+### Names that are not UTF-8
+
+On Linux a folder name is bytes, and a skill folder may hold a byte that is not UTF-8 (`0xff`);
+Python reads it as a lone surrogate (U+DCFF), which no UTF-8 writer accepts, and which JSON
+could only spell `"\\udcff"`, an escape strict readers refuse (serde_json rejects the whole
+document, Go and jq turn it into U+FFFD). So every format, and the YAML files the tool writes
+(the session file), write such a byte as the four characters `\\xff` (in JSON the string
+`"bad\\\\xffname"`, whose value is `bad\\xffname`): output is always valid UTF-8 that every
+reader reads, and the escape names the byte on disk. To get the name back, replace each `\\xNN`
+by the byte `0xNN`; in Python,
+`re.sub(r"\\\\x([89a-f][0-9a-f])", lambda m: chr(0xDC00 + int(m[1], 16)), value)` gives the name
+`os.listdir` gives. A name that really holds the four characters `\\x` and two hex digits reads
+the same, which is the price of text every reader takes. Any other lone surrogate (only a JSON
+input's `\\ud800` gives one) is written as the text `\\ud800`. Such a skill is listed with
+`SKILL_NAME_NOT_UTF8` and takes no hand-off: no payload, session file or other agent could name it
+(Node reads the byte as U+FFFD); rename the folder.
 
 On a stdout whose encoding lacks a character (`LANG=C`, a Windows code page), the character is
 escaped in a way the format reads back (`\\u00e9` in JSON, `&#233;` in XML, `\\xe9` in text) rather

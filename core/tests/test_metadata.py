@@ -131,3 +131,40 @@ def test_unreadable_frontmatter_is_an_ineligible_record_with_the_read_problems()
     record = record_from_frontmatter(None, name="s", scope="project", source="t", path="/x", problems=[problem])
     assert not record.eligible
     assert record.problems == (problem,)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [(123, "a number"), (["a", "b"], "a list"), ({"a": 1}, "a mapping"), (True, "a boolean"), (None, "null")],
+)
+def test_a_name_that_is_not_text_is_a_wrong_type_not_a_missing_name(value, kind):
+    # issue 18: `name: 123` or `name: [a, b]` read as "no 'name' field"
+    record = build({"name": value, "description": "d"}, name="folder")
+    [problem] = [p for p in record.problems if p.code == "SPEC_NAME_TYPE"]
+    assert problem.severity.value == "warning"
+    assert kind in problem.message
+    assert 'name: "folder"' in (problem.hint or "")
+    assert record.name == "folder"  # the folder name still names the skill
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [(42, "a number"), (["a"], "a list"), ({"a": 1}, "a mapping"), (False, "a boolean")]
+)
+def test_a_description_that_is_not_text_is_a_wrong_type(value, kind):
+    record = build({"name": "s", "description": value})
+    [problem] = [p for p in record.problems if p.code == "SPEC_DESCRIPTION_TYPE"]
+    assert kind in problem.message
+    assert "quote" in (problem.hint or "")
+    assert "HANDOFF_BAD_FIELD" not in codes(record)
+
+
+def test_text_names_and_descriptions_get_no_type_problem():
+    record = build({"name": "s", "description": "d"})
+    assert not {"SPEC_NAME_TYPE", "SPEC_DESCRIPTION_TYPE"} & set(codes(record))
+    assert not {"SPEC_NAME_TYPE", "SPEC_DESCRIPTION_TYPE"} & set(codes(build({"description": "d"})))
+
+
+def test_only_a_text_or_number_name_becomes_a_declared_name():
+    assert build({"name": 123}, name="folder").declared_name == "123"
+    assert build({"name": ["a", "b"]}, name="folder").declared_name is None
+    assert build({"name": True}, name="folder").declared_name is None

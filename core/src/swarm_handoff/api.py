@@ -118,6 +118,7 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import UNSAFE_MULTI_LINE as UNSAFE_MULTI_LINE
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
+    from swarm_handoff.termsafe import escape_undecodable as escape_undecodable
     from swarm_handoff.textviews.discovery import problem_line as problem_line
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
     from swarm_handoff.undeclared import with_undeclared as with_undeclared
@@ -232,6 +233,7 @@ _EXPORTS: dict[str, str] = {
     "locked": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
+    "escape_undecodable": "swarm_handoff.termsafe",
     "problem_line": "swarm_handoff.textviews.discovery",
     "UNSAFE_MULTI_LINE": "swarm_handoff.termsafe",
     # scanning many files in parallel (forked workers, bounded by SWARM_HANDOFF_JOBS and idle CPUs)

@@ -5,6 +5,12 @@ A source may describe where it looks by having the `LocatingSource` capability
 the packs and the registry do. Each location is then matched with the record
 that source produced for that scope, and given one status: not present, skipped, invalid YAML at
 line:col, missing field, not eligible, shadowed by PATH, or chosen.
+
+The records come from the same stored answer as `discover` (`discover_detailed`, checked by stat),
+so a repeated `why` parses no SKILL.md; only the sources' `locations` are asked afresh, which stat
+a few paths. A name is looked up as a folder name first, then as a frontmatter `name:`: when it is
+both (one skill's folder, another skill's frontmatter name) the report is about the folder and its
+verdict names the other skill, since discovery, hand-offs and `rank` all use the folder name.
 """
 
 from __future__ import annotations
@@ -14,14 +20,21 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind, LocatingSource
-from swarm_handoff.discovery import DiscoveryResult, merge, run_sources
+from swarm_handoff.discovery import DiscoveryResult, discover_detailed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
+from swarm_handoff.termsafe import escape_undecodable
 
 _MISSING_FIELD = {HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION, HANDOFF_NO_ACCEPT_FIELD}
-_NOT_ELIGIBLE = {"HANDOFF_ABSENT", "HANDOFF_NOT_ACCEPTED", "HANDOFF_NOT_MAPPING", "HANDOFF_BAD_FIELD"}
+_NOT_ELIGIBLE = {
+    "SKILL_NAME_NOT_UTF8",
+    "HANDOFF_ABSENT",
+    "HANDOFF_NOT_ACCEPTED",
+    "HANDOFF_NOT_MAPPING",
+    "HANDOFF_BAD_FIELD",
+}
 
 
 NOT_FOUND = "not found in any discovery location"  # the verdict `why` exits 1 on
@@ -44,10 +57,19 @@ class WhyReport:
     skill: str
     verdict: str
     looked: tuple[dict[str, Any], ...]
+    # folders whose frontmatter `name:` is the name asked for (only when that differs from the folder)
+    frontmatter_name_of: tuple[str, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
-        return {"skill": self.skill, "verdict": self.verdict, "looked": [dict(step) for step in self.looked]}
+        data: dict[str, Any] = {
+            "skill": self.skill,
+            "verdict": self.verdict,
+            "looked": [dict(step) for step in self.looked],
+        }
+        if self.frontmatter_name_of:
+            data["frontmatter_name_of"] = list(self.frontmatter_name_of)
+        return data
 
     def to_text(self) -> str:
         """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
@@ -65,8 +87,7 @@ def _status(record: SkillRecord, result: DiscoveryResult) -> tuple[str, str | No
     reason = next((p for p in record.problems if p.severity is not Severity.WARNING), None)
     if reason is None:
         return "not eligible", None
-    detail = f"{reason.code}: {reason.message}" + (f" (fix: {reason.hint})" if reason.hint else "")
-    return _verdict_of(reason), detail
+    return _verdict_of(reason), _line(reason)
 
 
 def _verdict_of(problem: Problem) -> str:
@@ -82,26 +103,53 @@ def _verdict_of(problem: Problem) -> str:
     return "unreadable"
 
 
-def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport:
-    """Run discovery and tell, place by place, what became of the skill called `name`."""
-    results = run_sources(context, host)
-    result = merge(results, show_all=True)
+def source_order(host: PluginHost, names: Any = ()) -> list[str]:
+    """The sources in the order discovery runs them (priority, then name), then any other `names`."""
+    from swarm_handoff.plugin_checks import check_order
+
+    ranked: list[tuple[float, str]] = []
+    for source_name in host.components(Kind.SOURCE):
+        try:
+            ranked.append((check_order(host.get(Kind.SOURCE, source_name)), source_name))
+        except Exception:  # a broken source was already reported by discovery
+            ranked.append((float("-inf"), source_name))
+    return list(dict.fromkeys([*(n for _, n in sorted(ranked)), *names]))
+
+
+def explain(
+    name: str, context: DiscoveryContext, host: PluginHost, *, result: DiscoveryResult | None = None
+) -> WhyReport:
+    """Tell, place by place, what became of the skill called `name` (a folder name or a frontmatter name).
+
+    `result` is a `discover --all` answer already at hand; without it the cached one is used.
+    """
+    if result is None:
+        result = discover_detailed(context, host, show_all=True)[0]
     everything = (*result.workflows, *result.ineligible, *(s.record for s in result.shadowed))
-    alias = ""
-    if not any(record.name == name for record in everything):
-        # Asked by the frontmatter name of a skill whose folder is named differently.
-        folders = list(dict.fromkeys(r.name for r in everything if r.declared_name == name))
-        if folders:
-            alias = f"{name!r} is the frontmatter name of folder {folders[0]!r}"
-            if len(folders) > 1:
-                alias += f" (also of {', '.join(repr(f) for f in folders[1:])})"
-            name = folders[0]
+    if "\\" in name and not any(record.name == name for record in everything):
+        # A folder name that is not UTF-8, typed as every output prints it (`bad\xffname`).
+        name = next((r.name for r in everything if r.name != name and escape_undecodable(r.name) == name), name)
+    # Asked by the frontmatter name of a skill whose folder is named differently (120 real files).
+    aliases = tuple(dict.fromkeys(r.name for r in everything if r.declared_name == name and r.name != name))
+    by_folder = any(record.name == name for record in everything)
+    note = ""
+    if aliases and by_folder:
+        others = ", ".join(repr(f) for f in aliases)
+        note = (
+            f"; {name!r} is also the frontmatter name of folder {others}, a different skill "
+            f"(`why {aliases[0]}` explains it)"
+        )
+    elif aliases:
+        note = f"{name!r} is the frontmatter name of folder {aliases[0]!r}"
+        if len(aliases) > 1:
+            note += f" (also of {', '.join(repr(f) for f in aliases[1:])})"
+        name = aliases[0]
     by_source: dict[str, list[SkillRecord]] = {}
     for record in everything:
         if record.name == name:
             by_source.setdefault(record.source, []).append(record)
     steps: list[dict[str, Any]] = []
-    for source_name, _ in results:
+    for source_name in source_order(host, by_source):
         try:
             source = host.get(Kind.SOURCE, source_name)
             locations = list(source.locations(context, name)) if isinstance(source, LocatingSource) else []
@@ -117,16 +165,11 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
                 step["status"] = "not present"
             else:
                 records.remove(match)
-                step["status"], detail = _status(match, result)
-                if detail:
-                    step["detail"] = detail
+                _describe(step, match, result)
             steps.append(step)
         for record in records:  # sources that do not describe their locations
-            status, detail = _status(record, result)
             step = {"source": source_name, "scope": record.scope.value, "where": record.path or source_name}
-            step["status"] = status
-            if detail:
-                step["detail"] = detail
+            _describe(step, record, result)
             steps.append(step)
     chosen = result.named(name)
     if chosen is not None:
@@ -135,6 +178,21 @@ def explain(name: str, context: DiscoveryContext, host: PluginHost) -> WhyReport
         verdict = "found, but no copy accepts hand-offs"
     else:
         verdict = NOT_FOUND
-    if alias:
-        verdict = f"{alias}; {verdict}"
-    return WhyReport(skill=name, verdict=verdict, looked=tuple(steps))
+    if note:
+        verdict = f"{verdict}{note}" if by_folder else f"{note}; {verdict}"
+    return WhyReport(skill=name, verdict=verdict, looked=tuple(steps), frontmatter_name_of=aliases)
+
+
+def _describe(step: dict[str, Any], record: SkillRecord, result: DiscoveryResult) -> None:
+    """Fill a step's status and detail from the record found there."""
+    step["status"], detail = _status(record, result)
+    if detail:
+        step["detail"] = detail
+    # Advice that does not stop the skill (a `name: 123`, an ignored field) is still why it looks odd.
+    warnings = [_line(p) for p in record.problems if p.severity is Severity.WARNING]
+    if warnings:
+        step["warnings"] = warnings
+
+
+def _line(problem: Problem) -> str:
+    return f"{problem.code}: {problem.message}" + (f" (fix: {problem.hint})" if problem.hint else "")

@@ -98,7 +98,9 @@ def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
     if front.data is not None:
         found = spec_problems(dict(front.data), folder, str(target), _frontmatter_text(str(target)), strict=strict_spec)
         found.extend(_bom(target, strict_spec))
-        record = attrs.evolve(record, problems=(*record.problems, *found))
+        spec_codes = {p.code for p in found}  # discovery reports wrong types too; keep lint's, located by line
+        kept = (p for p in record.problems if p.code not in spec_codes)
+        record = attrs.evolve(record, problems=(*kept, *found))
     return record
 
 

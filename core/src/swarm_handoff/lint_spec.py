@@ -175,7 +175,7 @@ def spec_problems(
 
 def _check_name(data: Mapping[str, Any], folder: str, add: Any) -> None:
     name = data.get("name")
-    if "name" not in data or name is None or (isinstance(name, str) and not name.strip()):
+    if "name" not in data or (isinstance(name, str) and not name.strip()):
         add(SPEC_NAME_MISSING, "no 'name' field", f"add name: {folder}", key="name")
     elif not isinstance(name, str):
         add(

@@ -27,6 +27,10 @@ HANDOFF_NO_ACCEPT_FIELD = "HANDOFF_NO_ACCEPT_FIELD"
 HANDOFF_NO_CATEGORIES = "HANDOFF_NO_CATEGORIES"
 HANDOFF_NO_DESCRIPTION = "HANDOFF_NO_DESCRIPTION"
 HANDOFF_BAD_FIELD = "HANDOFF_BAD_FIELD"
+# The Agent Skills spec's own codes (lint_spec.py reports the same ones, located by line).
+SPEC_NAME_TYPE = "SPEC_NAME_TYPE"
+SPEC_DESCRIPTION_TYPE = "SPEC_DESCRIPTION_TYPE"
+SKILL_NAME_NOT_UTF8 = "SKILL_NAME_NOT_UTF8"
 
 # Keys kept in `meta` when present (free-form facts shown to users, never used for eligibility).
 _META_KEYS = ("version", "estimated_duration", "complexity", "autonomous", "tags", "license")
@@ -80,9 +84,21 @@ def record_from_frontmatter(
         return SkillRecord(name=name, scope=scope, source=source, path=path, eligible=False, problems=tuple(problems))
     reader = _Reader(path)
     reader.problems.extend(problems)
-    declared = data.get("name")
-    declared_name = str(declared) if declared is not None and str(declared) != name else None
-    main_description = reader.text(data.get("description"), "description") or ""
+    if not name.isascii() and _not_utf8(name):
+        # Payloads, session files and other agents (Node reads it as U+FFFD) cannot name this folder.
+        from swarm_handoff.termsafe import escape_undecodable  # lazy: only such a folder needs it
+
+        reader.add(
+            SKILL_NAME_NOT_UTF8,
+            f"the folder name {escape_undecodable(name)} is not UTF-8 text (\\xNN: a byte that is not)",
+            "rename the folder to UTF-8 text, e.g. the frontmatter name",
+        )
+        return SkillRecord(
+            name=name, scope=scope, source=source, path=path, eligible=False, problems=tuple(reader.problems)
+        )
+    declared = _declared_name(data, name, reader)
+    declared_name = declared if declared is not None and declared != name else None
+    main_description = _description(data.get("description"), reader)
     meta = {key: data[key] for key in _META_KEYS if key in data}
     if isinstance(data.get("meta"), Mapping):
         meta.update(data["meta"])
@@ -143,6 +159,64 @@ def _absent_reason(data: Mapping[str, Any]) -> tuple[str, str]:
             f"rename metadata.{key} to {right} (see docs/handoff-metadata.md)",
         )
     return message, hint
+
+
+def _not_utf8(name: str) -> bool:
+    """True when a folder name holds bytes that are not UTF-8 (read by Python as lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def value_kind(value: Any) -> str:
+    """A user's word for the type YAML gave a value ('a number' for `123`, 'null' for `~`)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return type(value).__name__
+
+
+def _declared_name(data: Mapping[str, Any], folder: str, reader: _Reader) -> str | None:
+    """The frontmatter's `name` as text; a value YAML read as another type is a wrong type, not a missing name.
+
+    `name: 123` still counts as the name `123` (that is what its author typed); a list, mapping,
+    boolean or null names nothing. Either way the folder name stays the skill's name.
+    """
+    if "name" not in data or isinstance(data["name"], str):
+        return data.get("name")
+    value = data["name"]
+    reader.add(
+        SPEC_NAME_TYPE,
+        f"name must be text, not {value_kind(value)} ({value!r}); the folder name {folder!r} is used",
+        f'quote it: name: "{folder}"',
+        Severity.WARNING,
+    )
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _description(value: Any, reader: _Reader) -> str:
+    """The frontmatter's `description` as text; a number is kept as its digits, other types are dropped."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    kept = isinstance(value, (int, float)) and not isinstance(value, bool)
+    reader.add(
+        SPEC_DESCRIPTION_TYPE,
+        f"description must be text, not {value_kind(value)}" + ("" if kept else " (it was ignored)"),
+        'quote it: description: "Use when ..." (YAML reads [..], {..}, true and numbers as other types)',
+        Severity.WARNING,
+    )
+    return str(value) if kept else ""
 
 
 def _interpret(

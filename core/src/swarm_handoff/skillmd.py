@@ -28,6 +28,7 @@ from swarm_handoff.yamlio import (
     YAML_SYNTAX,
     YAML_TOO_MANY_NODES,
     LoadError,
+    bom_problem,
     open_regular,
 )
 
@@ -59,14 +60,6 @@ __all__ = [
 FRONTMATTER_MAX_BYTES = 256 * 1024
 _CHUNK = 16 * 1024
 _BOM = b"\xef\xbb\xbf"
-# Byte order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts like UTF-16's).
-# Windows PowerShell 5.1 writes UTF-16 LE with a mark; such a file is text, just not UTF-8.
-_OTHER_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
-    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
-    (b"\xff\xfe", "UTF-16 LE"),
-    (b"\xfe\xff", "UTF-16 BE"),
-)
 # HTML comments before the opening '---' (generated spec-kit skills have a "do not edit" banner).
 _LEADING_COMMENTS = re.compile(rb"(?:\s*<!--.*?-->)+\s*", re.S)
 _OPEN = re.compile(rb"---[ \t]*\r?\n")
@@ -146,17 +139,9 @@ def irregular_file(path: str, mode: int) -> Problem:
 
 def _no_opening(buf: bytes, start: int, path: str) -> LoadError:
     """Why a file does not open with '---': another encoding, comments first, or no frontmatter."""
-    for mark, encoding in _OTHER_BOMS:
-        if buf.startswith(mark):
-            return LoadError(
-                _problem(
-                    NOT_UTF8,
-                    f"the file is {encoding} text (byte order mark), not UTF-8",
-                    path,
-                    "save it as UTF-8 (PowerShell: Set-Content -Encoding utf8; editors: 'Save with encoding')",
-                    line=1,
-                )
-            )
+    other = bom_problem(buf, path)
+    if other is not None:
+        return LoadError(other)
     comments = _LEADING_COMMENTS.match(buf, start)
     if comments is not None and comments.end() > start and _OPEN.match(buf, comments.end()):
         line = buf[: comments.end()].count(b"\n") + 1

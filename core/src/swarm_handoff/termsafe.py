@@ -35,7 +35,35 @@ def _escape(match: re.Match[str]) -> str:
     if short is not None:
         return short
     code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        return undecodable(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+# Lone surrogates: what Python makes of bytes that are not UTF-8 in a file name (and nothing else
+# the tool reads gives them, except a JSON `\ud800` escape). No UTF-8 encoder accepts them.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def undecodable(char: str) -> str:
+    """The visible form of one lone surrogate: `\\xff` for the undecodable byte 0xff, else `\\udXXX`.
+
+    On POSIX, Python reads the byte 0xNN of a file name that is not UTF-8 as U+DCNN
+    (`surrogateescape`), so `\\xNN` names the very byte on disk (what `os.fsencode` gives back).
+    """
+    code = ord(char)
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def escape_undecodable(text: str) -> str:
+    """Write every lone surrogate as `\\xNN` / `\\udXXX` text, so the string is valid Unicode.
+
+    Every output format uses it: a lone surrogate is not valid UTF-8 raw, and escaped in JSON
+    (`"\\udcff"`) strict parsers reject the whole document (serde_json) or replace it (Go, jq).
+    """
+    if not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub(lambda match: undecodable(match.group()), text)
 
 
 def escape_controls(value: object, *, multiline: bool = False) -> str:

@@ -431,12 +431,35 @@ def read_regular(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, follow
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+# Byte order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts like UTF-16's).
+# Windows PowerShell 5.1 writes UTF-16 LE with a mark (`>`, Out-File, Set-Content -Encoding Unicode).
+OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
+    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+    (b"\xff\xfe", "UTF-16 LE"),
+    (b"\xfe\xff", "UTF-16 BE"),
+)
+RESAVE_HINT = "save it as UTF-8 (PowerShell: Set-Content -Encoding utf8; editors: 'Save with encoding')"
+
+
+def bom_problem(raw: bytes, path: str) -> Problem | None:
+    """NOT_UTF8 naming the encoding when `raw` opens with a UTF-16/UTF-32 byte order mark, else None."""
+    for mark, encoding in OTHER_BOMS:
+        if raw.startswith(mark):
+            message = f"the file is {encoding} text (byte order mark), not UTF-8"
+            return Problem(NOT_UTF8, message, path=path, line=1, hint=RESAVE_HINT)
+    return None
+
+
 def read_text(path: Path, *, limit: int = MAX_BYTES, follow: bool = True) -> str:
     """Read a bounded UTF-8 regular file (a BOM is dropped), or raise a located `LoadError`."""
     raw = read_regular(path, limit=limit, follow=follow)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        other = bom_problem(raw, str(path))  # a UTF-16 file is text, just not UTF-8: say which
+        if other is not None:
+            raise LoadError(other) from None
         line = raw[: exc.start].count(b"\n") + 1
         raise LoadError(
             Problem(

@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any
 
+from swarm_handoff.termsafe import escape_undecodable
+
 # YAML 1.1 implicit resolvers (PyYAML's, with the spec's y/n booleans added).
 _YAML11 = re.compile(
     r"""^(?:
@@ -80,6 +82,7 @@ def float_text(value: float) -> str:
 
 def _represent_str(representer: Any, data: str) -> Any:
     tag = "tag:yaml.org,2002:str"
+    data = escape_undecodable(data)  # a lone surrogate cannot be written as UTF-8, even escaped: `\xff` text
     if _ESCAPE.search(data):
         return representer.represent_scalar(tag, data, style='"')
     if needs_quotes(data):

@@ -21,7 +21,9 @@ from swarm_handoff.api import (
 from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
 
 TEXT = st.text(max_size=40)
-NASTY = st.sampled_from(["<DO>", "</swarm-handoff>", "]]>", "&amp;", "\"'", "\x00", "\x1b[0m", "\ud800", "\r\n", "\t"])
+# A lone surrogate is no longer carried exactly (every format writes it as the text `\ud800`, see
+# test_a_lone_surrogate_is_written_as_escape_text); that text itself must survive exactly.
+NASTY = st.sampled_from(["<DO>", "</swarm-handoff>", "]]>", "&amp;", "\"'", "\x00", "\x1b[0m", "\\ud800", "\r\n", "\t"])
 ANY = st.one_of(TEXT, NASTY, st.lists(NASTY, max_size=4).map("".join))
 
 
@@ -258,3 +260,19 @@ def test_a_ranked_menu_survives_xml(skill: str, description: str, factor: str, r
     read = _one(option, "breakdown/factor")
     assert (decode_attribute(read, "name"), decode_text(read)) == (factor, reason)
     assert [decode_text(i) for i in menu.findall("request/chain/item")] == list(request.chain)
+
+
+class _Doc:
+    kind = "sample"
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def to_data(self) -> dict[str, Any]:
+        return self.data
+
+
+def test_a_lone_surrogate_is_written_as_escape_text():
+    # issue 18: an undecodable byte of a folder name is `\xff` text in XML as in every format.
+    root = ET.fromstring(XmlFormatter().render(_Doc({"name": "bad\udcffname", "other": "x\ud800"})))
+    assert [decode_text(e) for e in root] == ["bad\\xffname", "x\\ud800"]

@@ -141,3 +141,55 @@ def test_why_finds_a_skill_by_its_frontmatter_name(tmp_path, make_swarm_host, sw
     assert "frontmatter name of folder 'folder-name'" in data["verdict"]
     assert "chosen" in data["verdict"]
     assert data["looked"][0]["status"] == "chosen"
+
+
+def test_why_says_when_a_name_is_one_skills_folder_and_another_skills_frontmatter_name(
+    tmp_path, make_swarm_host, swarm_cli
+):
+    # `why foo` with a folder `foo` and a folder `bar` whose frontmatter says `name: foo`: two skills.
+    make_swarm_host(["frontmatter"])
+    tree = SkillTree(tmp_path)
+    tree.add_handoff("foo")
+    path = tree.add_handoff("bar")
+    path.write_text(path.read_text(encoding="utf-8").replace("name: bar", "name: foo"))
+    env = {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    data = swarm_cli("why", "foo", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    assert data["skill"] == "foo"
+    assert data["verdict"].startswith("chosen from project")
+    assert "also the frontmatter name of folder 'bar', a different skill" in data["verdict"]
+    assert data["frontmatter_name_of"] == ["bar"]
+    assert [step["where"] for step in data["looked"] if step["status"] == "chosen"] == [
+        str(tree.root / ".claude/skills/foo/SKILL.md")
+    ]
+    # and by the other skill's folder name, its own report
+    bar = swarm_cli("why", "bar", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    assert bar["verdict"].startswith("chosen from project")
+    assert "frontmatter_name_of" not in bar
+
+
+def test_why_by_folder_name_and_by_frontmatter_name_give_the_same_skill(tmp_path, make_swarm_host, swarm_cli):
+    make_swarm_host(["frontmatter"])
+    tree = SkillTree(tmp_path)
+    path = tree.add_handoff("folder-name")
+    path.write_text(path.read_text(encoding="utf-8").replace("name: folder-name", "name: pretty-name"))
+    env = {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    by_folder = swarm_cli("why", "folder-name", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    by_name = swarm_cli("why", "pretty-name", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    assert by_folder["looked"] == by_name["looked"]
+    assert by_name["frontmatter_name_of"] == ["folder-name"]
+
+
+def test_discover_and_why_report_a_name_of_another_type_as_a_wrong_type(tmp_path, make_swarm_host, swarm_cli):
+    make_swarm_host(["frontmatter"])
+    tree = SkillTree(tmp_path)
+    tree.add("listed", raw="---\nname: [a, b]\ndescription: d\n---\n")
+    env = {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    data = swarm_cli("discover", "--all", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    [record] = [r for r in data["ineligible"] if r["skill"] == "listed"]
+    [problem] = [p for p in record["problems"] if p["code"] == "SPEC_NAME_TYPE"]
+    assert "not a list" in problem["message"]
+    assert 'quote it: name: "listed"' in problem["hint"]
+    why = swarm_cli("why", "listed", "--cwd", str(tmp_path), "-f", "json", env=env).json()
+    assert any("SPEC_NAME_TYPE: name must be text, not a list" in w for w in why["looked"][0]["warnings"])
+    text = swarm_cli("why", "listed", "--cwd", str(tmp_path), env=env).stdout
+    assert "warning SPEC_NAME_TYPE" in text

@@ -11,15 +11,20 @@ from typing import Any
 
 from swarm_handoff.components import Document, Formatter, Register
 from swarm_handoff.hookspecs import hookimpl
+from swarm_handoff.termsafe import escape_undecodable, undecodable
 
 # JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
 # bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
-# They can only occur inside strings, where `\uXXXX` reads back as the same character.
+# They can only occur inside strings, where `\uXXXX` reads back as the same character; a lone
+# surrogate (an undecodable byte of a file name) becomes the text `\xff` instead (`escape_undecodable`).
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    char = match.group()
+    if "\ud800" <= char <= "\udfff":
+        return undecodable(char).replace("\\", "\\\\")  # the text `\xff`, its backslash escaped for JSON
+    return f"\\u{ord(char):04x}"
 
 
 class JsonFormatter:
@@ -67,19 +72,18 @@ class YamlFormatter:
         return stream.getvalue()
 
 
-# YAML cannot carry a lone surrogate (an undecodable byte of a file name, a `\ud800` escape read
-# alone), not even escaped: a reader rejects the document. It is written as U+FFFD; JSON keeps it.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _plain(value: Any) -> Any:
-    """Turn tuples and other sequences into lists so the safe dumper accepts them."""
+    """Turn tuples and other sequences into lists so the safe dumper accepts them.
+
+    YAML cannot carry a lone surrogate (an undecodable byte of a file name), not even escaped: it
+    is written as the text `\xff`, as in every format (`termsafe.escape_undecodable`).
+    """
     if isinstance(value, dict):
-        return {_SURROGATE.sub("\ufffd", str(k)): _plain(v) for k, v in value.items()}
+        return {escape_undecodable(str(k)): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return escape_undecodable(value)
     return value
 
 

@@ -31,7 +31,7 @@ _RESUME = typer.Option(
 _ACCEPTS_FROM = typer.Option(None, "--accepts-from", help="Only targets that accept a hand-off from SKILL.")
 _SCHEMA_VERSION = typer.Option(None, "--schema-version", help="Only targets a payload of version V suits.")
 _INPUT = typer.Option([], "--input", help="Only targets listing REQ in input_requirements (repeatable).")
-_NAME = typer.Argument(..., help="The skill's name (its folder name).")
+_NAME = typer.Argument(..., help="The skill's name: its folder name, or the name its frontmatter gives.")
 _PATHS = typer.Argument(..., help="SKILL.md files, skill folders, or folders of skills (each skill inside).")
 _STRICT_SPEC = typer.Option(
     False, "--strict-spec", help="Agent Skills spec findings (and this project's extensions) are errors."
@@ -126,14 +126,15 @@ def register(app: typer.Typer) -> None:
 
         def action(host: PluginHost) -> Document:
             nonlocal suggestions
-            from swarm_handoff.discovery import discover, make_context
+            from swarm_handoff.discovery import discover_detailed, make_context
             from swarm_handoff.explain import NOT_FOUND, explain
 
             check_cwd(cwd)
             context = make_context(cwd)
-            report = explain(name, context, host)
+            result = discover_detailed(context, host, show_all=True)[0]  # the stored answer when unchanged
+            report = explain(name, context, host, result=result)
             if report.verdict.endswith(NOT_FOUND):
-                suggestions = _close_names(name, discover(context, host, show_all=True))
+                suggestions = _close_names(name, result)
             return report
 
         run(fmt, action)

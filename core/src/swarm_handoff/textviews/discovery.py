@@ -65,6 +65,7 @@ def why_text(data: dict[str, Any]) -> str:
         lines.append(f"  [{step['scope']}] {step['where']}: {step['status']}")
         if step.get("detail"):
             lines.append(f"      {step['detail']}")
+        lines += [f"      warning {warning}" for warning in step.get("warnings", ())]
     return "\n".join(lines) + "\n"
 
 

@@ -6,10 +6,12 @@ generic rendering below, so a document a plugin adds is still valid XML.
 
 Keys that are valid XML names become element names; any other key is kept in a `key` attribute
 of an `<entry>` element. Strings holding characters XML 1.0 cannot carry at all (most control
-characters, lone surrogates) are written as a JSON string literal with `encoding="json"`, so the
-exact text survives a round trip. So are strings holding characters XML could carry but a terminal
-would act on (DEL and the C1 controls, which XML 1.0 discourages anyway, bidi overrides and the
-line separators): XML printed to a terminal must not drive it either.
+characters) are written as a JSON string literal with `encoding="json"`, so the exact text
+survives a round trip. So are strings holding characters XML could carry but a terminal would
+act on (DEL and the C1 controls, which XML 1.0 discourages anyway, bidi overrides and the line
+separators): XML printed to a terminal must not drive it either. A lone surrogate (an
+undecodable byte of a file name) is first written as the text `\xff`, as in every format
+(`escape_undecodable`), since no strict JSON or XML reader accepts it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from swarm_handoff.api import Document
+from swarm_handoff.api import Document, escape_undecodable
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 # Characters that XML 1.0 does not allow (section 2.2), which cannot appear even as a reference,
@@ -31,6 +33,7 @@ _NOT_XML = re.compile(
 
 def xml_text(value: str) -> tuple[str, str]:
     """Return (extra attributes, element text) that carry `value` exactly and safely."""
+    value = escape_undecodable(value)
     if _NOT_XML.search(value):
         return ' encoding="json"', escape(json.dumps(value, ensure_ascii=True))
     return "", escape(value, {'"': "&quot;", "'": "&apos;", "\r": "&#13;"})
@@ -38,6 +41,7 @@ def xml_text(value: str) -> tuple[str, str]:
 
 def attribute(name: str, value: str) -> str:
     """Return ` name="value"` (plus ` name-encoding="json"` when XML cannot carry the raw text)."""
+    value = escape_undecodable(value)
     if _NOT_XML.search(value):
         return f' {name}={quoteattr(json.dumps(value, ensure_ascii=True))} {name}-encoding="json"'
     return f" {name}={quoteattr(value)}"
