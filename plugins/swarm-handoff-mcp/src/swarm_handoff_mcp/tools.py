@@ -7,10 +7,11 @@ structured content is exactly what `swarm-handoff <command> --format json` print
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,15 +137,27 @@ def _cwd(call: Call) -> Path | None:
     return path
 
 
+def installed_scopes(host: PluginHost) -> list[str]:
+    """Every scope a client may filter on: a source declares its scopes only when it is built, so build them all."""
+    from swarm_handoff.api import Kind, Scope
+
+    for name in host.components(Kind.SOURCE):
+        # A broken source is reported when discovery runs it; its scopes stay unknown.
+        with contextlib.suppress(SwarmError):
+            host.get(Kind.SOURCE, name)
+    return [s.value for s in Scope]
+
+
 def _discover(call: Call) -> Document:
     from swarm_handoff.api import DiscoveryQuery, Scope, discover, make_context
 
+    call.progress("scanning the skill folders")
+    result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
+    # Checked once the sources ran, as the CLI does: a plugin's source declares its scopes when it is built.
     scopes = [s.value for s in Scope]
     bad = [s for s in call.args.get("scope", []) if s not in scopes]
     if bad:
         raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(scopes)}")
-    call.progress("scanning the skill folders")
-    result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
     query = DiscoveryQuery(
         accepts_from=call.args.get("accepts_from"),
         schema_version=call.args.get("schema_version"),
@@ -244,8 +257,8 @@ def _handoff(call: Call) -> Document:
             synthesis=synthesis,
             received=Path(received) if received is not None else None,
             session=Path(session),
-            # a continued chain keeps its version unless the target decides (docs/payloads.md)
-            schema=call.args.get("schema", None if received is not None else "2.0"),
+            # as the CLI's --schema: none given, the target's version decides (docs/payloads.md)
+            schema=call.args.get("schema"),
             source=call.args.get("source"),
             reason=call.args.get("reason", ""),
             chain=tuple(call.args.get("chain", [])),
@@ -331,10 +344,12 @@ _STRINGS = {"type": "array", "items": {"type": "string", "maxLength": MAX_TEXT},
 _PATH = _text("The payload file (YAML or JSON).")
 
 
-def tool_specs() -> tuple[ToolSpec, ...]:
-    """The tools, in the order an agent uses them (discover, rank, hand off, check, acknowledge)."""
-    from swarm_handoff.api import Scope
+def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
+    """The tools, in the order an agent uses them; `scopes` (default: those declared so far) bound `discover`."""
+    if scopes is None:
+        from swarm_handoff.api import Scope
 
+        scopes = [s.value for s in Scope]
     return (
         ToolSpec(
             "discover",
@@ -345,9 +360,9 @@ def tool_specs() -> tuple[ToolSpec, ...]:
                     "category": {**_STRINGS, "description": "Only workflows in these categories."},
                     "scope": {
                         "type": "array",
-                        "items": {"type": "string", "enum": [s.value for s in Scope]},
+                        "items": {"type": "string", "enum": list(scopes)},
                         "maxItems": MAX_LIST,
-                        "description": "Only these scopes.",
+                        "description": "Only these scopes: the core's and every installed source's, most local first.",
                     },
                     "accepts_from": _text("Only workflows that accept a hand-off from this skill (--accepts-from)."),
                     "schema_version": _text("Only workflows a payload of this version suits (--schema-version)."),
