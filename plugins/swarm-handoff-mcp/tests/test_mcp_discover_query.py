@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from swarm_handoff.api import SourceResult, hookimpl, record_from_frontmatter
-from swarm_handoff_mcp.tools import Call, _discover, check_arguments, tool_specs
+from swarm_handoff_mcp.calls import discover_tool
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch,
 
 def _names(host: Any, **args: Any) -> list[str]:
     spec = next(s for s in tool_specs() if s.name == "discover")
-    data = _discover(Call(check_arguments(spec, {**args, "all": True}), host)).to_data()
+    data = discover_tool(Call(check_arguments(spec, {**args, "all": True}), host)).to_data()
     return sorted(w["skill"] for w in data["workflows"] if w["skill"] in {"editor-only", "anyone"})
 
 

@@ -9,8 +9,9 @@ import anyio
 import pytest
 
 from swarm_handoff.api import ScopeSpec, SourceResult, UsageError, hookimpl, record_from_frontmatter
+from swarm_handoff_mcp.calls import discover_tool, handoff_tool
 from swarm_handoff_mcp.testing import World, connect
-from swarm_handoff_mcp.tools import Call, _discover, _handoff, check_arguments, tool_specs
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 pytest.importorskip("mcp")
 
@@ -47,13 +48,13 @@ def test_server_advertises_and_accepts_a_plugin_scope(scoped_host: Any) -> None:
     enum = spec.schema["properties"]["scope"]["items"]["enum"]
     assert SCRATCH in enum
     assert enum.index("git-root") < enum.index(SCRATCH) < enum.index("global")  # most local first
-    data = _discover(Call(check_arguments(spec, {"scope": [SCRATCH]}), scoped_host)).to_data()
+    data = discover_tool(Call(check_arguments(spec, {"scope": [SCRATCH]}), scoped_host)).to_data()
     assert [(w["skill"], w["scope"]) for w in data["workflows"]] == [("scratch-skill", SCRATCH)]
 
 
 def test_discover_refuses_an_undeclared_scope_naming_the_known_ones(scoped_host: Any) -> None:
     with pytest.raises(UsageError) as caught:
-        _discover(Call({"scope": ["mcp-scratch-scop"]}, scoped_host))
+        discover_tool(Call({"scope": ["mcp-scratch-scop"]}, scoped_host))
     assert SCRATCH in (caught.value.hint or "")
 
 
@@ -93,7 +94,7 @@ def test_handoff_without_schema_lets_the_target_decide_as_the_cli_does(
     assert cli.exit_code == 0, cli.stdout
     spec = next(s for s in tool_specs() if s.name == "handoff")
     args = check_arguments(spec, {"target": "reads-v3", "synthesis": str(synthesis), "session": str(tmp_path / "mcp")})
-    tool = _handoff(Call(args, swarm_host)).to_data()
+    tool = handoff_tool(Call(args, swarm_host)).to_data()
     assert tool["version"] == cli.json()["version"] == "3.0"
 
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from swarm_handoff.api import SourceResult, hookimpl, record_from_frontmatter
-from swarm_handoff_mcp.tools import Call, _handoff, _rank, check_arguments, tool_specs
+from swarm_handoff_mcp.calls import handoff_tool, rank_tool
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "synthesis_summary": "Review."}
 
@@ -34,8 +35,8 @@ def host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_rank_tool_includes_undeclared_skills_on_request(host: Any) -> None:
-    assert _rank(Call({"synthesis": SYNTHESIS}, host)).to_data()["workflows"] == []
-    data = _rank(Call({"synthesis": SYNTHESIS, "include_undeclared": True}, host)).to_data()
+    assert rank_tool(Call({"synthesis": SYNTHESIS}, host)).to_data()["workflows"] == []
+    data = rank_tool(Call({"synthesis": SYNTHESIS, "include_undeclared": True}, host)).to_data()
     assert [(w["skill"], w["undeclared"]) for w in data["workflows"]] == [("plain", True)]
 
 
@@ -44,5 +45,5 @@ def test_handoff_tool_allows_an_undeclared_target_on_request(host: Any, tmp_path
     args = check_arguments(
         spec, {"target": "plain", "synthesis": SYNTHESIS, "session": str(tmp_path), "allow_undeclared": True}
     )
-    result = _handoff(Call(args, host))
+    result = handoff_tool(Call(args, host))
     assert any("--allow-undeclared" in note for note in result.to_data()["notes"])
