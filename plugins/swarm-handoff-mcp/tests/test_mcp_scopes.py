@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from swarm_handoff.api import ScopeSpec, SourceResult, UsageError, hookimpl, record_from_frontmatter
+from swarm_handoff.api import ScopeSpec, UsageError, record_from_frontmatter
 from swarm_handoff_mcp.calls import discover_tool, handoff_tool
 from swarm_handoff_mcp.testing import World, connect
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
@@ -20,23 +20,14 @@ SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "syn
 
 
 @pytest.fixture
-def scoped_host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+def scoped_host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     """A host with one throwaway source declaring its own scope, as a plugin's source does."""
 
-    class Source:
-        scopes = (ScopeSpec(SCRATCH, 2.5),)
+    def records() -> tuple[Any, ...]:  # made on discovery: the scope exists once the source declared it
+        front = {"description": "Scratch.", "handoff": {"accepts_handoff": True, "handoff_categories": ["x"]}}
+        return (record_from_frontmatter(front, name="scratch-skill", scope=SCRATCH, source="t", path=None),)
 
-        def discover(self, context: object) -> SourceResult:
-            front = {"description": "Scratch.", "handoff": {"accepts_handoff": True, "handoff_categories": ["x"]}}
-            record = record_from_frontmatter(front, name="scratch-skill", scope=SCRATCH, source="t", path=None)
-            return SourceResult(records=(record,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("mcp-scratch", Source)
-
-    register_plugin(Plugin(), "mcp-scratch")
+    register_source("mcp-scratch", records, scopes=(ScopeSpec(SCRATCH, 2.5),))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return swarm_host
 
@@ -59,7 +50,7 @@ def test_discover_refuses_an_undeclared_scope_naming_the_known_ones(scoped_host:
 
 
 def test_handoff_without_schema_lets_the_target_decide_as_the_cli_does(
-    swarm_host: Any, register_plugin: Any, swarm_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    swarm_host: Any, register_source: Any, swarm_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     handoff = {
         "accepts_handoff": True,
@@ -71,18 +62,7 @@ def test_handoff_without_schema_lets_the_target_decide_as_the_cli_does(
         {"description": "Reads v3.0.", "handoff": handoff}, name="reads-v3", scope="project", source="t", path=None
     )
 
-    class Source:
-        priority = 1
-
-        def discover(self, context: object) -> SourceResult:
-            return SourceResult(records=(target,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("mcp-v3-target", Source)
-
-    register_plugin(Plugin(), "mcp-v3-target")
+    register_source("mcp-v3-target", (target,))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     synthesis = tmp_path / "synthesis.json"
     synthesis.write_text('{"original_prompt": "Q?", "problem_type": "analytical", "synthesis_summary": "S."}')

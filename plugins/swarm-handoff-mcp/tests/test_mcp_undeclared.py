@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import SourceResult, hookimpl, record_from_frontmatter
+from swarm_handoff.api import record_from_frontmatter
 from swarm_handoff_mcp.calls import handoff_tool, rank_tool
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
@@ -15,21 +15,10 @@ SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "syn
 
 
 @pytest.fixture
-def host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+def host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     plain = record_from_frontmatter({"description": "Reviews."}, name="plain", scope="project", source="t", path=None)
 
-    class Source:
-        priority = 1
-
-        def discover(self, context: object) -> SourceResult:
-            return SourceResult(records=(plain,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("mcp-undeclared", Source)
-
-    register_plugin(Plugin(), "mcp-undeclared")
+    register_source("mcp-undeclared", (plain,))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return swarm_host
 
