@@ -270,3 +270,16 @@ def test_real_writers_token_count_is_within_30_percent_of_the_estimate(name):
     compact = len(json.dumps(payload, separators=(",", ":"), ensure_ascii=False)) / 4
     assert declared > 1.3 * compact  # so an estimate over compact JSON would refuse a real writer
     assert abs(declared - estimate_tokens(payload)) <= 0.05 * estimate_tokens(payload)
+
+
+def test_build_v3_takes_exactly_draft_v3s_parameters():
+    """One keyword list for both (build_v3 finishes what draft_v3 drafts): help() shows the real ones."""
+    import inspect
+
+    from swarm_handoff.payload.build3 import Built, draft_v3
+
+    built, drafted = inspect.signature(build_v3), inspect.signature(draft_v3)
+    assert list(built.parameters.values()) == list(drafted.parameters.values())
+    assert built.return_annotation in (Built, "Built")
+    assert build_v3.__name__ == "build_v3"
+    assert "draft_v3" in (build_v3.__doc__ or "")

@@ -8,12 +8,11 @@ from typing import Any
 import pytest
 import yaml
 
-from swarm_handoff import hookimpl
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.undeclared import is_undeclared, undeclared_candidates
 
 SYNTHESIS = "original_prompt: Review the loader.\nproblem_type: analytical\nsynthesis_summary: Review it.\n"
@@ -41,19 +40,8 @@ def test_only_skills_that_declared_nothing_become_candidates() -> None:
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register_plugin: Any) -> dict[str, Path]:
-    class Source:
-        priority = 1
-
-        def discover(self, context: object) -> SourceResult:
-            return SourceResult(records=RECORDS, scanned=len(RECORDS))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("undeclared-test", Source)
-
-    register_plugin(Plugin(), "undeclared-test")
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register_source: Any) -> dict[str, Path]:
+    register_source("undeclared-test", RECORDS)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     (tmp_path / "session").mkdir()
     (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)

@@ -1,6 +1,7 @@
 """The documents the history commands print: the recorded hand-offs, and one chain hop by hop.
 
-Split from `history.py`, which keeps the database; `history` re-exports `HistoryReport`.
+Split from `history.py`, which keeps the records (`history_db.py` the database file); `history`
+re-exports `HistoryReport`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from swarm_handoff.errors import Problem
 if TYPE_CHECKING:
     from swarm_handoff.history import HandoffRow
 
-SPAN_DIGITS = 16  # a payload's span id: the first 16 hex digits of its payload_hash (payload/continuation.py)
+SPAN_DIGITS = 16  # a payload's span id: the first 16 hex digits of its payload_hash (payload/received.py)
 
 
 @attrs.frozen(kw_only=True)

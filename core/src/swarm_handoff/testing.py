@@ -8,6 +8,7 @@ Fixtures:
     swarm_host        an isolated plugin host with only the core's built-ins (no entry points)
     make_swarm_host   build a host that loads only the named entry-point plugins
     register_plugin   register a throwaway plugin object in the current host for one test
+    register_source   register a throwaway discovery source answering given records
     skill_tree        write `.claude/skills/<name>/SKILL.md` folders under `tmp_path`
     swarm_cli         run the `swarm-handoff` CLI in-process against the current host
     use_workflows     make the workflow commands see exactly the given workflows
@@ -31,6 +32,8 @@ import pytest
 from swarm_handoff import plugins as _plugins
 
 if TYPE_CHECKING:
+    from swarm_handoff.records import SkillRecord
+    from swarm_handoff.scopes import ScopeSpec
     from swarm_handoff.workflow.exhaustive import Case
     from swarm_handoff.workflow.model import Workflow
     from swarm_handoff.workflow.protocol import StepDocument
@@ -97,6 +100,43 @@ def register_plugin(swarm_host: _plugins.PluginHost) -> Iterator[Callable[..., b
     finally:
         for plugin_name in added:
             swarm_host.remove_plugin(plugin_name)
+
+
+@pytest.fixture
+def register_source(register_plugin: Callable[..., bool]) -> Callable[..., None]:
+    """Return `register_source(name, records, *, scopes=(), priority=1)`: a throwaway source answering `records`.
+
+    `records` is a sequence of `SkillRecord`, or a callable returning one (called on every
+    discovery: a record of a scope the source declares can only be made once it is declared).
+    With `scopes` (`ScopeSpec`s) the source declares them, as a plugin's source does; without,
+    it runs at `priority`. Removed after the test, with the plugin that registered it.
+    """
+    from swarm_handoff.hookspecs import hookimpl
+    from swarm_handoff.records import SourceResult
+
+    def register(
+        name: str,
+        records: Sequence[SkillRecord] | Callable[[], Sequence[SkillRecord]],
+        *,
+        scopes: Sequence[ScopeSpec] = (),
+        priority: float = 1,
+    ) -> None:
+        def discover(self: object, context: object) -> SourceResult:
+            found = tuple(records() if callable(records) else records)
+            return SourceResult(records=found, scanned=len(found))
+
+        # A source declares its scopes or, a legacy one, its priority: never both (one ordering).
+        order: dict[str, object] = {"scopes": tuple(scopes)} if scopes else {"priority": priority}
+        source = type("Source", (), {"discover": discover, **order})
+
+        class Plugin:
+            @hookimpl
+            def swarm_handoff_discovery_sources(self, register: Callable[..., None]) -> None:
+                register(name, source)
+
+        register_plugin(Plugin(), name)
+
+    return register
 
 
 @attrs.define

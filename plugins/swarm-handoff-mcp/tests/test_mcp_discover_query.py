@@ -7,37 +7,27 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import SourceResult, hookimpl, record_from_frontmatter
-from swarm_handoff_mcp.tools import Call, _discover, check_arguments, tool_specs
+from swarm_handoff.api import record_from_frontmatter
+from swarm_handoff_mcp.calls import discover_tool
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 
 @pytest.fixture
-def host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+def host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     def skill(name: str, accepts: list[str], inputs: list[str]) -> Any:
         front = {"description": name, "handoff": {"accepts_from": accepts, "input_requirements": inputs}}
         return record_from_frontmatter(front, name=name, scope="project", source="t", path=None)
 
     records = (skill("editor-only", ["skill-editor"], ["draft"]), skill("anyone", ["*"], ["notes"]))
 
-    class Source:
-        priority = 1
-
-        def discover(self, context: object) -> SourceResult:
-            return SourceResult(records=records, scanned=2)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("mcp-query", Source)
-
-    register_plugin(Plugin(), "mcp-query")
+    register_source("mcp-query", records)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return swarm_host
 
 
 def _names(host: Any, **args: Any) -> list[str]:
     spec = next(s for s in tool_specs() if s.name == "discover")
-    data = _discover(Call(check_arguments(spec, {**args, "all": True}), host)).to_data()
+    data = discover_tool(Call(check_arguments(spec, {**args, "all": True}), host)).to_data()
     return sorted(w["skill"] for w in data["workflows"] if w["skill"] in {"editor-only", "anyone"})
 
 

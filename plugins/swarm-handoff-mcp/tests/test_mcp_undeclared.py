@@ -7,35 +7,25 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import SourceResult, hookimpl, record_from_frontmatter
-from swarm_handoff_mcp.tools import Call, _handoff, _rank, check_arguments, tool_specs
+from swarm_handoff.api import record_from_frontmatter
+from swarm_handoff_mcp.calls import handoff_tool, rank_tool
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "synthesis_summary": "Review."}
 
 
 @pytest.fixture
-def host(swarm_host: Any, register_plugin: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+def host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     plain = record_from_frontmatter({"description": "Reviews."}, name="plain", scope="project", source="t", path=None)
 
-    class Source:
-        priority = 1
-
-        def discover(self, context: object) -> SourceResult:
-            return SourceResult(records=(plain,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register: Any) -> None:
-            register("mcp-undeclared", Source)
-
-    register_plugin(Plugin(), "mcp-undeclared")
+    register_source("mcp-undeclared", (plain,))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return swarm_host
 
 
 def test_rank_tool_includes_undeclared_skills_on_request(host: Any) -> None:
-    assert _rank(Call({"synthesis": SYNTHESIS}, host)).to_data()["workflows"] == []
-    data = _rank(Call({"synthesis": SYNTHESIS, "include_undeclared": True}, host)).to_data()
+    assert rank_tool(Call({"synthesis": SYNTHESIS}, host)).to_data()["workflows"] == []
+    data = rank_tool(Call({"synthesis": SYNTHESIS, "include_undeclared": True}, host)).to_data()
     assert [(w["skill"], w["undeclared"]) for w in data["workflows"]] == [("plain", True)]
 
 
@@ -44,5 +34,5 @@ def test_handoff_tool_allows_an_undeclared_target_on_request(host: Any, tmp_path
     args = check_arguments(
         spec, {"target": "plain", "synthesis": SYNTHESIS, "session": str(tmp_path), "allow_undeclared": True}
     )
-    result = _handoff(Call(args, host))
+    result = handoff_tool(Call(args, host))
     assert any("--allow-undeclared" in note for note in result.to_data()["notes"])

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
+import inspect
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec
 
 import attrs
 
@@ -35,6 +37,7 @@ from swarm_handoff.synthesis import Synthesis
 DEFAULT_SOURCE = "perspective-swarm"
 DEFAULT_PHASE = "Stage 4: Hand-off"
 CONFIDENCE_FOR_CONVERGENCE = {"high": "high", "medium": "medium", "low": "low", "none": "low"}
+P = ParamSpec("P")  # the parameters `build_v3` shares with `draft_v3`
 # Optional fields, least useful to the target first: what the budget drops, in this order. Tracing is
 # not among them: it is the last thing to go, after every other repair (see `fit_budget`).
 DROP_ORDER: tuple[tuple[str, ...], ...] = (
@@ -87,6 +90,22 @@ def shorten(text: str, limit: int = SUMMARY_CAP) -> str:
     return cut + "…"
 
 
+def _finishes(draft: Callable[P, dict[str, Any]]) -> Callable[[Callable[[dict[str, Any]], Built]], Callable[P, Built]]:
+    """Call the decorated finishing step with `draft`'s parameters: one keyword list, mypy-checked for both."""
+
+    def decorate(finish: Callable[[dict[str, Any]], Built]) -> Callable[P, Built]:
+        def build(*args: P.args, **kwargs: P.kwargs) -> Built:
+            return finish(draft(*args, **kwargs))
+
+        functools.update_wrapper(build, finish)
+        # help() and inspect show the parameters callers pass (the draft's), returning what `finish` returns
+        returns = inspect.signature(finish).return_annotation
+        vars(build)["__signature__"] = inspect.signature(draft).replace(return_annotation=returns)
+        return build
+
+    return decorate
+
+
 def _perspective_artifacts(session: Path) -> list[dict[str, Any]]:
     folder = session / "perspectives"
     try:
@@ -98,37 +117,6 @@ def _perspective_artifacts(session: Path) -> list[dict[str, Any]]:
 
 def _non_empty(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if v not in ("", None, [], {})}
-
-
-def build_v3(
-    synthesis: Synthesis,
-    target: SkillRecord,
-    session: Path,
-    *,
-    source: str = DEFAULT_SOURCE,
-    now: dt.datetime | None = None,
-    chain: Sequence[str] | None = None,
-    reason: str = "",
-    feedback: str | None = None,
-    user_approved: bool | None = None,
-    trace_id: str | None = None,
-    phase: str = DEFAULT_PHASE,
-) -> Built:
-    """Build, budget and seal a v3.0 payload; raise VALIDATION_FAILED when it cannot fit 2,000 tokens."""
-    payload = draft_v3(
-        synthesis,
-        target,
-        session,
-        source=source,
-        now=now,
-        chain=chain,
-        reason=reason,
-        feedback=feedback,
-        user_approved=user_approved,
-        trace_id=trace_id,
-        phase=phase,
-    )
-    return fit_budget(payload, side_path_for(payload))
 
 
 def side_path_for(payload: dict[str, Any]) -> Path:
@@ -228,6 +216,12 @@ def draft_v3(
         }
     }
     return payload
+
+
+@_finishes(draft_v3)
+def build_v3(payload: dict[str, Any]) -> Built:
+    """Build, budget and seal a v3.0 payload (takes `draft_v3`'s arguments); VALIDATION_FAILED if over budget."""
+    return fit_budget(payload, side_path_for(payload))
 
 
 def _count(payload: dict[str, Any]) -> int:

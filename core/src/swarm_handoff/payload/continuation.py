@@ -1,9 +1,7 @@
 """Continue a chain: the payload a skill received becomes the start of the one it hands on.
 
-`swarm-handoff handoff TARGET --from RECEIVED --session DIR` reads the received payload as hostile
-input first: size and shape limits (the loader), every validator of its version, its integrity
-(hash and size, the checksums of the files it references, any signature). Only a payload that
-passes all three is used, and each refusal is a coded error naming the file.
+`swarm-handoff handoff TARGET --from RECEIVED --session DIR` first reads the received payload as
+hostile input (`received.py`: every check, each refusal a coded error naming the file).
 
 The next payload then carries on from it. The chain is the received chain plus the continuing skill
 (the received payload's target), the context and tiers carry over (a `--synthesis` replaces them),
@@ -28,10 +26,21 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.errors import Problem, Severity, SwarmError
-from swarm_handoff.history_reports import SPAN_DIGITS
+from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
 from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
+from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
+from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
+from swarm_handoff.payload.received import RECEIVED_TAMPERED as RECEIVED_TAMPERED
+from swarm_handoff.payload.received import RECEIVED_UNSEALED as RECEIVED_UNSEALED
+from swarm_handoff.payload.received import Received as Received
+from swarm_handoff.payload.received import continuing_source as continuing_source
+from swarm_handoff.payload.received import load_received as load_received
+from swarm_handoff.payload.received import refuse
+from swarm_handoff.payload.received import section as _section
+from swarm_handoff.payload.received import span_id as span_id
+from swarm_handoff.payload.received import unsafe_source as unsafe_source
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
@@ -41,144 +50,11 @@ from swarm_handoff.payload.v3 import (
     REENTRY_NEEDS_REASON,
     SELF_HANDOFF,
 )
-from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import Synthesis, parse_synthesis
 
-RECEIVED_INVALID = "RECEIVED_PAYLOAD_INVALID"
-RECEIVED_UNSEALED = "RECEIVED_PAYLOAD_UNSEALED"
-RECEIVED_TAMPERED = "RECEIVED_PAYLOAD_TAMPERED"
-RECEIVED_EXPIRED = "RECEIVED_PAYLOAD_EXPIRED"  # a warning: it bounds the hand-off, not the work done since
-RECEIVED_NOT_FOR_SOURCE = "RECEIVED_PAYLOAD_NOT_FOR_SOURCE"
 CONTINUED_PHASE = "Hand-off"  # source.phase when the received payload names no expected phase
 Ask = Callable[[str], bool]
-
-
-def span_id(payload: Mapping[str, Any]) -> str | None:
-    """A payload's span id: the first 16 hex digits of its `payload_hash`, or None when it states none."""
-    meta = _section(_section(payload, "handoff"), "meta")
-    stated = meta.get("payload_hash")
-    if not isinstance(stated, str) or not stated.startswith("sha256:"):
-        return None
-    return stated[len("sha256:") :][:SPAN_DIGITS] or None
-
-
-def _section(data: Any, key: str) -> Mapping[str, Any]:
-    value = data.get(key) if isinstance(data, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
-
-
-@attrs.frozen(kw_only=True)
-class Received:
-    """A received payload that passed every check, and what continuing from it needs."""
-
-    path: Path
-    payload: dict[str, Any]
-    version: str
-    skill: str  # its target: the skill that now continues the chain
-    chain: tuple[str, ...]
-    span: str
-    problem_type: str
-    warnings: tuple[Problem, ...] = ()
-
-    @property
-    def handoff(self) -> dict[str, Any]:
-        """The received `handoff` mapping."""
-        return dict(self.payload["handoff"])
-
-
-def _refuse(code: str, path: Path, why: str, hint: str, problems: list[str] | None = None) -> SwarmError:
-    return SwarmError(
-        code,
-        f"{path}: cannot continue from this payload: {why}",
-        details={"missing_fields": [], "validation_errors": problems or [why], "received_payload": str(path)},
-        hint=hint,
-        recoverable=False,
-    )
-
-
-def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) -> Received:
-    """Load and check the received payload (limits, validators, integrity); refuse it with a coded error."""
-    from swarm_handoff.payload.integrity import examine
-    from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.validate import load_payload, validate_payload
-
-    payload = load_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
-    report = validate_payload(payload, host, path=str(path))
-    if not report.valid:
-        messages = [p.message for p in report.errors]
-        raise _refuse(
-            RECEIVED_INVALID,
-            path,
-            f"it is not a valid payload ({len(messages)} problem(s): {'; '.join(messages)[:400]})",
-            f"run `swarm-handoff validate {path}`; ask the sender to hand off again",
-            messages,
-        )
-    findings = examine(payload, path, config)
-    if findings.status == "absent":
-        raise _refuse(
-            RECEIVED_UNSEALED,
-            path,
-            "it states no meta.payload_hash and meta.payload_size_bytes, so nothing says it is what was sent",
-            "ask the sender to hand off with `swarm-handoff handoff`, which seals every payload",
-        )
-    if findings.problems:
-        raise _refuse(
-            RECEIVED_TAMPERED,
-            path,
-            "it fails its integrity check: " + "; ".join(findings.problems),
-            f"a changed payload cannot be trusted: run `swarm-handoff verify {path}` and ask for it again",
-            findings.problems,
-        )
-    handoff = payload["handoff"]
-    warnings: list[Problem] = []
-    created, expires = parse_time(handoff.get("timestamp")), parse_time(handoff.get("expires_at"))
-    expires = expires or (created + DEFAULT_TTL if created is not None else None)
-    if expires is not None and expires <= now:
-        warnings.append(
-            Problem(
-                RECEIVED_EXPIRED,
-                f"{path} expired at {stamp(expires)}; continuing from it anyway (its expiry bounds the hand-off, "
-                "not the work done since)",
-                path=str(path),
-                hint="check that its content is still current",
-                severity=Severity.WARNING,
-            )
-        )
-    chain = _section(handoff, "meta").get("handoff_chain")
-    source = _section(handoff, "source").get("skill")
-    return Received(
-        path=path,
-        payload=payload,
-        version=str(report.version),
-        skill=str(_section(handoff, "target")["skill"]),
-        chain=tuple(chain) if isinstance(chain, list) and chain else (str(source),),
-        span=span_id(payload) or "",
-        problem_type=str(_section(handoff, "context").get("problem_type", "")),
-        warnings=tuple(warnings),
-    )
-
-
-def continuing_source(received: Received, given: str | None) -> str:
-    """The skill that continues: the received payload's target; a different `--source` is refused."""
-    if given is not None and given != received.skill:
-        raise _refuse(
-            RECEIVED_NOT_FOR_SOURCE,
-            received.path,
-            f"it was handed to {received.skill}, not to {given}",
-            f"drop --source (it defaults to {received.skill}, the received payload's target)",
-        )
-    return received.skill
-
-
-def unsafe_source(received: Received, source: str) -> SwarmError:
-    """The continuing skill's name (the received target) would become part of a file name: refuse it."""
-    return _refuse(
-        "UNSAFE_NAME",
-        received.path,
-        f"its target.skill {source!r} cannot be part of a file name",
-        "ask the sender to hand off to a skill named with letters, digits, '.', '_' and '-'",
-    )
 
 
 def continued_chain(received: Received, source: str) -> tuple[str, ...]:
@@ -401,7 +277,7 @@ def _synthesis_of_v2(received: Received) -> Synthesis:
     try:
         return parse_synthesis(data, path=None)
     except SwarmError as exc:
-        raise _refuse(
+        raise refuse(
             RECEIVED_INVALID,
             received.path,
             f"its content cannot be carried into v3.0: {exc.message}",

@@ -3,27 +3,26 @@
 Every step that can fail after the payload is built preserves it first (in the session folder, or
 under the config folder when the session is not writable) and names the file in the error, so no
 work is lost: the user fixes the cause and hands the preserved payload over by hand, or retries.
+The last steps (writing the payload and its side files, recording it, and the run that preserves
+the payload on any failure) are `handoff_write.py`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import attrs
 
-from swarm_handoff import safefs
 from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.payload import continuation, targeting
-from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, v3_path
-from swarm_handoff.payload.canonical import check_integrity, seal
+from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3
+from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
@@ -34,13 +33,15 @@ from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
-from swarm_handoff.payload.health import HealthResult, declared_env, health_error, run_health_check
-from swarm_handoff.payload.io import dump_payload, write_new
-from swarm_handoff.payload.v2 import FILE_NAME, SOURCE_SKILL, build_v2, utc_now
+from swarm_handoff.payload.handoff_write import HANDOFF_FAILED as HANDOFF_FAILED
+from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
+from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
+from swarm_handoff.payload.health import declared_env, health_error, run_health_check
+from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, SkillRecord
+from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
@@ -69,67 +70,6 @@ class HandoffOptions:
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
 
 
-@attrs.frozen(kw_only=True)
-class HandoffResult:
-    """The `handoff` document: where the payload went and the command that hands it over."""
-
-    kind: ClassVar[str] = "handoff"
-    target: str
-    version: str
-    payload_path: str
-    invocation: str
-    payload_hash: str
-    payload_size_bytes: int
-    dropped: tuple[str, ...] = ()
-    kept_earlier: str | None = None
-    side_files: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    warnings: tuple[Problem, ...] = ()
-    health_check: HealthResult | None = None
-    history_id: int | None = None
-    trace_id: str | None = None  # v3.0: the chain's id, for `history --trace`
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {
-            "target": self.target,
-            "version": self.version,
-            "payload_path": self.payload_path,
-            "invocation": self.invocation,
-            "payload_hash": self.payload_hash,
-            "payload_size_bytes": self.payload_size_bytes,
-            "dropped": list(self.dropped),
-            "kept_earlier": self.kept_earlier,
-            "side_files": list(self.side_files),
-            "notes": list(self.notes),
-            "warnings": [w.to_data() for w in self.warnings],
-            "health_check": self.health_check.to_data() if self.health_check else None,
-            "history_id": self.history_id,
-            "trace_id": self.trace_id,
-        }
-
-
-class _Run:
-    """One hand-off in progress: holds the payload so any failure can preserve it."""
-
-    def __init__(self, options: HandoffOptions, context: DiscoveryContext) -> None:
-        self.options = options
-        self.session = options.session.expanduser()
-        self.config = context.config_dir
-        self.payload: Any = None
-        self.version = options.schema or "3.0"  # until the target's version is known
-
-    def fail(self, error: SwarmError) -> SwarmError:
-        """Preserve the payload (when there is one) and name it in `error`."""
-        if self.payload is not None and error.payload_preserved is None:
-            kept = preserve(self.payload, self.session, self.version, self.config)
-            error.payload_preserved = kept
-            if kept:
-                error.message += f" (payload preserved at {kept})"
-                _record(self, Path(kept), status="failed")  # the history shows failed attempts too
-        return error
-
-
 def hand_off(
     options: HandoffOptions,
     *,
@@ -144,41 +84,20 @@ def hand_off(
     through `run.fail`, so the payload is preserved on every failure path, not only the foreseen ones.
     """
     context = context or make_context()
-    run = _Run(options, context)
+    run = HandoffRun(options, context)
     try:
         return _hand_off(run, options, host or get_host(), context, confirm, now)
     except SwarmError as error:
-        raise _fail_safely(run, error) from None
+        raise fail_safely(run, error) from None
     except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
-        raise _fail_safely(run, _unexpected(exc)) from exc
+        raise fail_safely(run, unexpected(exc)) from exc
     except BaseException:  # Ctrl-C or exit: keep the payload, then let the interruption go on
-        _fail_safely(run, _unexpected(None))
+        fail_safely(run, unexpected(None))
         raise
 
 
-HANDOFF_FAILED = "HANDOFF_FAILED"
-
-
-def _unexpected(exc: BaseException | None) -> SwarmError:
-    what = "interrupted" if exc is None else f"unexpected {type(exc).__name__}: {exc}"[:500]
-    return SwarmError(
-        HANDOFF_FAILED,
-        f"the hand-off failed: {what}",
-        hint="the payload is kept (see payload_preserved); hand it over by hand or retry, and report the error",
-    )
-
-
-def _fail_safely(run: _Run, error: SwarmError) -> SwarmError:
-    """`run.fail(error)`, but a failure to preserve is said in the error, never raised over it."""
-    try:
-        return run.fail(error)
-    except Exception as exc:
-        error.message += f" (the payload could not be preserved: {type(exc).__name__}: {exc})"[:500]
-        return error
-
-
 def _hand_off(
-    run: _Run,
+    run: HandoffRun,
     options: HandoffOptions,
     host: PluginHost,
     context: DiscoveryContext,
@@ -351,63 +270,7 @@ def _hand_off(
         else:
             notes.append(f"{options.target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)
-    return _write(run, record, warnings, notes, side_files, health, dropped)
-
-
-def _write(
-    run: _Run,
-    record: SkillRecord,
-    warnings: tuple[Problem, ...],
-    notes: list[str],
-    side_files: tuple[tuple[Path, Any], ...],
-    health: HealthResult | None,
-    dropped: tuple[str, ...] = (),
-) -> HandoffResult:
-    payload = run.payload
-    handoff = payload["handoff"]
-    warnings = (*warnings, *session_warnings(run.session))
-    try:
-        if run.version == "2.0":
-            wanted = run.session / FILE_NAME
-        else:
-            moment = dt.datetime.strptime(handoff["timestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
-            wanted = v3_path(run.session, handoff["source"]["skill"], record.name, moment)
-            _own_folder(wanted.parent)
-        for side_path, content in side_files:
-            _own_folder(side_path.parent)
-            if not safefs.create_new(side_path, dump_payload(content, side_path).encode("utf-8")):
-                raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
-        # Each run gets a name of its own (`handoff-payload.yaml`, then `handoff-payload-2.yaml`, ...):
-        # a path once reported is never moved or replaced, so the invocation printed stays true.
-        path = write_new(wanted, dump_payload(payload, wanted))
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        raise run.fail(
-            SwarmError(
-                ErrorCode.VALIDATION_FAILED,
-                f"cannot write the payload into {run.session}: {exc.strerror or exc}{where}",
-                details={"missing_fields": [], "validation_errors": [str(exc)]},
-                hint="check the session folder's permissions and free space",
-            )
-        ) from None
-    history_id, history_warnings = _record(run, path)
-    integrity = check_integrity(payload)
-    return HandoffResult(
-        target=record.name,
-        version=run.version,
-        payload_path=str(path),
-        invocation=substitute(record, path),
-        payload_hash=integrity.computed_hash,
-        payload_size_bytes=integrity.computed_size,
-        dropped=dropped,
-        kept_earlier=None,  # nothing is moved aside any more; kept in the document for its readers
-        side_files=tuple(str(p) for p, _ in side_files),
-        notes=tuple(notes),
-        warnings=(*warnings, *history_warnings),
-        health_check=health,
-        history_id=history_id,
-        trace_id=handoff.get("trace_id"),
-    )
+    return write_payload(run, record, warnings, notes, side_files, health, dropped)
 
 
 def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -418,28 +281,3 @@ def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ..
     converted = result.payload
     converted["handoff"].setdefault("meta", {})["converted_from"] = "3.0"
     return seal(converted), result.dropped
-
-
-def _own_folder(folder: Path) -> None:
-    """Make a folder the tool owns inside the session; refuse one that is a symlink (it could lead anywhere)."""
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir()
-    if folder.is_symlink() or not folder.is_dir():
-        why = "not a folder of its own (a symlink or a file is in its place)"
-        raise NotADirectoryError(errno.ENOTDIR, why, str(folder))
-
-
-def _record(run: _Run, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:
-    """Record the hand-off; a history that cannot be written warns but never undoes the hand-off."""
-    import sqlite3
-
-    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
-
-    try:
-        with open_history(run.config) as history:
-            return history.record(path, run.payload, status=status), history.problems
-    except (SwarmError, sqlite3.Error, OSError) as exc:
-        message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
-        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE  # HISTORY_BUSY stays itself
-        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
-        return None, (warning,)

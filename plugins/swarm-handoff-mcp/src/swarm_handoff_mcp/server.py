@@ -24,7 +24,7 @@ from mcp.server.lowlevel import Server
 
 from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
-from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, tool_specs
+from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, installed_scopes, tool_specs
 
 Context = ServerRequestContext[Any, Any]
 MAX_TEXT_RENDERING = 8000
@@ -76,7 +76,8 @@ class SwarmServer:
 
     def __init__(self, host: PluginHost | None = None) -> None:
         self.host = host or get_host()  # built once, in the main thread, before any call runs
-        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs()}
+        # The schemas are built now, from what is installed: a plugin's scopes are in `discover`'s enum.
+        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs(installed_scopes(self.host))}
         self.sessions = resources.SessionIndex()
         self.limiter = anyio.CapacityLimiter(MAX_PARALLEL_CALLS)
         for failure in self.host.failures:  # a broken plugin is reported, and the server lives on

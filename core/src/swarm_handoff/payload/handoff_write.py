@@ -1,0 +1,195 @@
+"""A hand-off's last steps and its safety net: write the payload under a name of its own, record it.
+
+`HandoffRun` holds the payload while `lifecycle.hand_off` works, so that every failure after the
+payload is built preserves it and names the file in the error; `write_payload` writes the payload
+and its side files (never replacing a file, never through a symlinked folder) and records the
+hand-off in the history, where a history that cannot be written warns and undoes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import attrs
+
+from swarm_handoff import safefs
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload.build3 import v3_path
+from swarm_handoff.payload.canonical import check_integrity
+from swarm_handoff.payload.handoff_checks import preserve, session_warnings, substitute
+from swarm_handoff.payload.health import HealthResult
+from swarm_handoff.payload.io import dump_payload, write_new
+from swarm_handoff.payload.v2 import FILE_NAME
+from swarm_handoff.records import DiscoveryContext, SkillRecord
+
+if TYPE_CHECKING:
+    from swarm_handoff.payload.lifecycle import HandoffOptions
+
+
+@attrs.frozen(kw_only=True)
+class HandoffResult:
+    """The `handoff` document: where the payload went and the command that hands it over."""
+
+    kind: ClassVar[str] = "handoff"
+    target: str
+    version: str
+    payload_path: str
+    invocation: str
+    payload_hash: str
+    payload_size_bytes: int
+    dropped: tuple[str, ...] = ()
+    kept_earlier: str | None = None
+    side_files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    warnings: tuple[Problem, ...] = ()
+    health_check: HealthResult | None = None
+    history_id: int | None = None
+    trace_id: str | None = None  # v3.0: the chain's id, for `history --trace`
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "target": self.target,
+            "version": self.version,
+            "payload_path": self.payload_path,
+            "invocation": self.invocation,
+            "payload_hash": self.payload_hash,
+            "payload_size_bytes": self.payload_size_bytes,
+            "dropped": list(self.dropped),
+            "kept_earlier": self.kept_earlier,
+            "side_files": list(self.side_files),
+            "notes": list(self.notes),
+            "warnings": [w.to_data() for w in self.warnings],
+            "health_check": self.health_check.to_data() if self.health_check else None,
+            "history_id": self.history_id,
+            "trace_id": self.trace_id,
+        }
+
+
+class HandoffRun:
+    """One hand-off in progress: holds the payload so any failure can preserve it."""
+
+    def __init__(self, options: HandoffOptions, context: DiscoveryContext) -> None:
+        self.options = options
+        self.session = options.session.expanduser()
+        self.config = context.config_dir
+        self.payload: Any = None
+        self.version = options.schema or "3.0"  # until the target's version is known
+
+    def fail(self, error: SwarmError) -> SwarmError:
+        """Preserve the payload (when there is one) and name it in `error`."""
+        if self.payload is not None and error.payload_preserved is None:
+            kept = preserve(self.payload, self.session, self.version, self.config)
+            error.payload_preserved = kept
+            if kept:
+                error.message += f" (payload preserved at {kept})"
+                record_handoff(self, Path(kept), status="failed")  # the history shows failed attempts too
+        return error
+
+
+HANDOFF_FAILED = "HANDOFF_FAILED"
+
+
+def unexpected(exc: BaseException | None) -> SwarmError:
+    """The HANDOFF_FAILED error for a failure nobody foresaw (None: an interruption), so it is still coded."""
+    what = "interrupted" if exc is None else f"unexpected {type(exc).__name__}: {exc}"[:500]
+    return SwarmError(
+        HANDOFF_FAILED,
+        f"the hand-off failed: {what}",
+        hint="the payload is kept (see payload_preserved); hand it over by hand or retry, and report the error",
+    )
+
+
+def fail_safely(run: HandoffRun, error: SwarmError) -> SwarmError:
+    """`run.fail(error)`, but a failure to preserve is said in the error, never raised over it."""
+    try:
+        return run.fail(error)
+    except Exception as exc:
+        error.message += f" (the payload could not be preserved: {type(exc).__name__}: {exc})"[:500]
+        return error
+
+
+def write_payload(
+    run: HandoffRun,
+    record: SkillRecord,
+    warnings: tuple[Problem, ...],
+    notes: list[str],
+    side_files: tuple[tuple[Path, Any], ...],
+    health: HealthResult | None,
+    dropped: tuple[str, ...] = (),
+) -> HandoffResult:
+    """Write the checked payload and its side files under names of their own, record it, say where it went."""
+    payload = run.payload
+    handoff = payload["handoff"]
+    warnings = (*warnings, *session_warnings(run.session))
+    try:
+        if run.version == "2.0":
+            wanted = run.session / FILE_NAME
+        else:
+            moment = dt.datetime.strptime(handoff["timestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+            wanted = v3_path(run.session, handoff["source"]["skill"], record.name, moment)
+            own_folder(wanted.parent)
+        for side_path, content in side_files:
+            own_folder(side_path.parent)
+            if not safefs.create_new(side_path, dump_payload(content, side_path).encode("utf-8")):
+                raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
+        # Each run gets a name of its own (`handoff-payload.yaml`, then `handoff-payload-2.yaml`, ...):
+        # a path once reported is never moved or replaced, so the invocation printed stays true.
+        path = write_new(wanted, dump_payload(payload, wanted))
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise run.fail(
+            SwarmError(
+                ErrorCode.VALIDATION_FAILED,
+                f"cannot write the payload into {run.session}: {exc.strerror or exc}{where}",
+                details={"missing_fields": [], "validation_errors": [str(exc)]},
+                hint="check the session folder's permissions and free space",
+            )
+        ) from None
+    history_id, history_warnings = record_handoff(run, path)
+    integrity = check_integrity(payload)
+    return HandoffResult(
+        target=record.name,
+        version=run.version,
+        payload_path=str(path),
+        invocation=substitute(record, path),
+        payload_hash=integrity.computed_hash,
+        payload_size_bytes=integrity.computed_size,
+        dropped=dropped,
+        kept_earlier=None,  # nothing is moved aside any more; kept in the document for its readers
+        side_files=tuple(str(p) for p, _ in side_files),
+        notes=tuple(notes),
+        warnings=(*warnings, *history_warnings),
+        health_check=health,
+        history_id=history_id,
+        trace_id=handoff.get("trace_id"),
+    )
+
+
+def own_folder(folder: Path) -> None:
+    """Make a folder the tool owns inside the session; refuse one that is a symlink (it could lead anywhere)."""
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir()
+    if folder.is_symlink() or not folder.is_dir():
+        why = "not a folder of its own (a symlink or a file is in its place)"
+        raise NotADirectoryError(errno.ENOTDIR, why, str(folder))
+
+
+def record_handoff(run: HandoffRun, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:
+    """Record the hand-off; a history that cannot be written warns but never undoes the hand-off."""
+    import sqlite3
+
+    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
+
+    try:
+        with open_history(run.config) as history:
+            return history.record(path, run.payload, status=status), history.problems
+    except (SwarmError, sqlite3.Error, OSError) as exc:
+        message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
+        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE  # HISTORY_BUSY stays itself
+        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
+        return None, (warning,)

@@ -1,0 +1,156 @@
+"""The payload a skill received, read as hostile input before a chain continues from it.
+
+`swarm-handoff handoff TARGET --from RECEIVED --session DIR` reads the received payload first: size
+and shape limits (the loader), every validator of its version, its integrity (hash and size, the
+checksums of the files it references, any signature). Only a payload that passes all three is used,
+and each refusal is a coded error naming the file; `continuation.py` then builds the next payload.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.history_reports import SPAN_DIGITS
+from swarm_handoff.payload.v2 import DEFAULT_TTL, stamp
+from swarm_handoff.plugins import PluginHost
+
+RECEIVED_INVALID = "RECEIVED_PAYLOAD_INVALID"
+RECEIVED_UNSEALED = "RECEIVED_PAYLOAD_UNSEALED"
+RECEIVED_TAMPERED = "RECEIVED_PAYLOAD_TAMPERED"
+RECEIVED_EXPIRED = "RECEIVED_PAYLOAD_EXPIRED"  # a warning: it bounds the hand-off, not the work done since
+RECEIVED_NOT_FOR_SOURCE = "RECEIVED_PAYLOAD_NOT_FOR_SOURCE"
+
+
+def span_id(payload: Mapping[str, Any]) -> str | None:
+    """A payload's span id: the first 16 hex digits of its `payload_hash`, or None when it states none."""
+    meta = section(section(payload, "handoff"), "meta")
+    stated = meta.get("payload_hash")
+    if not isinstance(stated, str) or not stated.startswith("sha256:"):
+        return None
+    return stated[len("sha256:") :][:SPAN_DIGITS] or None
+
+
+def section(data: Any, key: str) -> Mapping[str, Any]:
+    """`data[key]` when both are mappings, else empty: a received payload's shape is not trusted."""
+    value = data.get(key) if isinstance(data, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
+
+
+@attrs.frozen(kw_only=True)
+class Received:
+    """A received payload that passed every check, and what continuing from it needs."""
+
+    path: Path
+    payload: dict[str, Any]
+    version: str
+    skill: str  # its target: the skill that now continues the chain
+    chain: tuple[str, ...]
+    span: str
+    problem_type: str
+    warnings: tuple[Problem, ...] = ()
+
+    @property
+    def handoff(self) -> dict[str, Any]:
+        """The received `handoff` mapping."""
+        return dict(self.payload["handoff"])
+
+
+def refuse(code: str, path: Path, why: str, hint: str, problems: list[str] | None = None) -> SwarmError:
+    """The coded refusal of a received payload: it names the file, and nothing is continued from it."""
+    return SwarmError(
+        code,
+        f"{path}: cannot continue from this payload: {why}",
+        details={"missing_fields": [], "validation_errors": problems or [why], "received_payload": str(path)},
+        hint=hint,
+        recoverable=False,
+    )
+
+
+def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) -> Received:
+    """Load and check the received payload (limits, validators, integrity); refuse it with a coded error."""
+    from swarm_handoff.payload.integrity import examine
+    from swarm_handoff.payload.schema import parse_time
+    from swarm_handoff.payload.validate import load_payload, validate_payload
+
+    payload = load_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
+    report = validate_payload(payload, host, path=str(path))
+    if not report.valid:
+        messages = [p.message for p in report.errors]
+        raise refuse(
+            RECEIVED_INVALID,
+            path,
+            f"it is not a valid payload ({len(messages)} problem(s): {'; '.join(messages)[:400]})",
+            f"run `swarm-handoff validate {path}`; ask the sender to hand off again",
+            messages,
+        )
+    findings = examine(payload, path, config)
+    if findings.status == "absent":
+        raise refuse(
+            RECEIVED_UNSEALED,
+            path,
+            "it states no meta.payload_hash and meta.payload_size_bytes, so nothing says it is what was sent",
+            "ask the sender to hand off with `swarm-handoff handoff`, which seals every payload",
+        )
+    if findings.problems:
+        raise refuse(
+            RECEIVED_TAMPERED,
+            path,
+            "it fails its integrity check: " + "; ".join(findings.problems),
+            f"a changed payload cannot be trusted: run `swarm-handoff verify {path}` and ask for it again",
+            findings.problems,
+        )
+    handoff = payload["handoff"]
+    warnings: list[Problem] = []
+    created, expires = parse_time(handoff.get("timestamp")), parse_time(handoff.get("expires_at"))
+    expires = expires or (created + DEFAULT_TTL if created is not None else None)
+    if expires is not None and expires <= now:
+        warnings.append(
+            Problem(
+                RECEIVED_EXPIRED,
+                f"{path} expired at {stamp(expires)}; continuing from it anyway (its expiry bounds the hand-off, "
+                "not the work done since)",
+                path=str(path),
+                hint="check that its content is still current",
+                severity=Severity.WARNING,
+            )
+        )
+    chain = section(handoff, "meta").get("handoff_chain")
+    source = section(handoff, "source").get("skill")
+    return Received(
+        path=path,
+        payload=payload,
+        version=str(report.version),
+        skill=str(section(handoff, "target")["skill"]),
+        chain=tuple(chain) if isinstance(chain, list) and chain else (str(source),),
+        span=span_id(payload) or "",
+        problem_type=str(section(handoff, "context").get("problem_type", "")),
+        warnings=tuple(warnings),
+    )
+
+
+def continuing_source(received: Received, given: str | None) -> str:
+    """The skill that continues: the received payload's target; a different `--source` is refused."""
+    if given is not None and given != received.skill:
+        raise refuse(
+            RECEIVED_NOT_FOR_SOURCE,
+            received.path,
+            f"it was handed to {received.skill}, not to {given}",
+            f"drop --source (it defaults to {received.skill}, the received payload's target)",
+        )
+    return received.skill
+
+
+def unsafe_source(received: Received, source: str) -> SwarmError:
+    """The continuing skill's name (the received target) would become part of a file name: refuse it."""
+    return refuse(
+        "UNSAFE_NAME",
+        received.path,
+        f"its target.skill {source!r} cannot be part of a file name",
+        "ask the sender to hand off to a skill named with letters, digits, '.', '_' and '-'",
+    )

@@ -1,0 +1,105 @@
+"""The tools' arguments: bounded JSON schemas, and checking them ourselves (a client may skip validation).
+
+Paths an agent gives are made absolute here, once: a client does not know the server's working
+folder, and every document then carries absolute paths.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from swarm_handoff.api import UsageError
+
+if TYPE_CHECKING:
+    from swarm_handoff_mcp.tools import ToolSpec
+
+# Argument limits: an agent's arguments are input like any other (never unbounded).
+MAX_TEXT = 4096
+MAX_LIST = 256
+MAX_SYNTHESIS_BYTES = 1 << 20
+MAX_TOP = 100
+
+
+def text_arg(description: str) -> dict[str, Any]:
+    """A bounded text argument: an agent's arguments are input like any other."""
+    return {"type": "string", "maxLength": MAX_TEXT, "description": description}
+
+
+def object_schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A tool's argument object: closed, so a misspelt argument is refused rather than ignored."""
+    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+
+
+def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Check arguments against the tool's schema ourselves: a client may skip validation."""
+    args = dict(arguments or {})
+    props: dict[str, Any] = spec.schema["properties"]
+    problems = [f"unknown argument {key!r}" for key in args if key not in props]
+    problems += [f"missing required argument {key!r}" for key in spec.schema["required"] if key not in args]
+    for key, value in args.items():
+        if key in props:
+            problem = _check_value(key, value, props[key])
+            if problem:
+                problems.append(problem)
+    if problems:
+        raise UsageError(
+            f"{spec.name}: {'; '.join(problems)}",
+            hint=f"see the input schema of `{spec.name}` in tools/list",
+            tool=spec.name,
+            validation_errors=problems,
+        )
+    for key in PATH_ARGUMENTS & set(args):
+        args[key] = _absolute(args[key])
+    return args
+
+
+# Arguments naming files or folders. A client does not know the server's working folder, so
+# relative paths are resolved here, once, and every document carries absolute paths.
+PATH_ARGUMENTS = frozenset({"cwd", "path", "session", "synthesis", "project", "from_payload"})
+
+
+def _absolute(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_absolute(item) for item in value]
+    if isinstance(value, str) and value.strip():
+        return str(Path(value).expanduser().absolute())
+    return value  # an empty text stays empty, for the command's own "is empty" error
+
+
+def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
+    kinds = prop.get("type", "string")
+    allowed: list[str] = kinds if isinstance(kinds, list) else [str(kinds)]
+    checks = {
+        "string": lambda v: isinstance(v, str),
+        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "boolean": lambda v: isinstance(v, bool),
+        "object": lambda v: isinstance(v, dict),
+        "array": lambda v: isinstance(v, list),
+        "null": lambda v: v is None,
+    }
+    if not any(checks[kind](value) for kind in allowed):
+        return f"{key} must be {' or '.join(allowed)}, not {type(value).__name__}"
+    if isinstance(value, str):
+        if len(value) > prop.get("maxLength", MAX_TEXT):
+            return f"{key} is longer than {prop.get('maxLength', MAX_TEXT)} characters"
+        if "enum" in prop and value not in prop["enum"]:
+            return f"{key} must be one of {', '.join(prop['enum'])}"
+    if isinstance(value, list):
+        if len(value) > MAX_LIST:
+            return f"{key} has more than {MAX_LIST} items"
+        if not all(isinstance(item, str) and len(item) <= MAX_TEXT for item in value):
+            return f"{key} must be a list of strings"
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not prop.get("minimum", value) <= value <= prop.get("maximum", value)
+    ):
+        return f"{key} must be between {prop.get('minimum')} and {prop.get('maximum')}"
+    if isinstance(value, dict):
+        size = len(json.dumps(value, default=str))
+        if size > MAX_SYNTHESIS_BYTES:
+            return f"{key} is larger than {MAX_SYNTHESIS_BYTES} bytes as JSON"
+    return None

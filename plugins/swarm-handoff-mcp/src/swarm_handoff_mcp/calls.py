@@ -1,0 +1,229 @@
+"""The tool bodies: each turns checked arguments into the Python API call its CLI command makes.
+
+Every import of the core happens inside a body, so listing the tools costs nothing; each body
+returns the CLI's own document, so the structured content is what `--format json` prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from swarm_handoff.api import Document, ErrorCode, PluginHost, SwarmError, UsageError
+
+if TYPE_CHECKING:
+    from swarm_handoff_mcp.tools import Call
+
+
+def _cwd(call: Call) -> Path | None:
+    from swarm_handoff.api import check_cwd
+
+    cwd = call.args.get("cwd")
+    path = Path(cwd) if cwd else None
+    check_cwd(path)
+    return path
+
+
+def installed_scopes(host: PluginHost) -> list[str]:
+    """Every scope a client may filter on: a source declares its scopes only when it is built, so build them all."""
+    from swarm_handoff.api import Kind, Scope
+
+    for name in host.components(Kind.SOURCE):
+        # A broken source is reported when discovery runs it; its scopes stay unknown.
+        with contextlib.suppress(SwarmError):
+            host.get(Kind.SOURCE, name)
+    return [s.value for s in Scope]
+
+
+def discover_tool(call: Call) -> Document:
+    """Discover as `discover --format json` does; a scope is checked once the sources declared theirs."""
+    from swarm_handoff.api import DiscoveryQuery, Scope, discover, make_context
+
+    call.progress("scanning the skill folders")
+    result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
+    # Checked once the sources ran, as the CLI does: a plugin's source declares its scopes when it is built.
+    scopes = [s.value for s in Scope]
+    bad = [s for s in call.args.get("scope", []) if s not in scopes]
+    if bad:
+        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(scopes)}")
+    query = DiscoveryQuery(
+        accepts_from=call.args.get("accepts_from"),
+        schema_version=call.args.get("schema_version"),
+        inputs=tuple(call.args.get("input", [])),
+    )
+    return result.filtered(tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))).queried(query)
+
+
+def why_tool(call: Call) -> Document:
+    """Explain one skill's lookup, as `why`: the agent sees why a skill is missing without a shell."""
+    from swarm_handoff.api import explain, make_context
+
+    return explain(call.args["name"], make_context(_cwd(call)), call.host)
+
+
+def lint_tool(call: Call) -> Document:
+    """Lint one path or several, as `lint`: one tool for both, since a client sends one argument."""
+    from swarm_handoff.api import lint
+
+    paths = call.args["path"]
+    return lint([paths] if isinstance(paths, str) else paths)
+
+
+class _Synthesis:
+    """A synthesis given as a path, or as an object written to a private temporary file."""
+
+    def __init__(self, value: Any) -> None:
+        self.given = value
+        self.temp: str | None = None
+
+    def __enter__(self) -> Path | None:
+        if self.given is None:  # none given: a continued chain carries the received context
+            return None
+        if isinstance(self.given, str):
+            return Path(self.given)
+        fd, self.temp = tempfile.mkstemp(prefix="swarm-handoff-mcp-synthesis-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(self.given, out)
+        return Path(self.temp)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.temp is not None:
+            os.unlink(self.temp)
+
+
+def rank_tool(call: Call) -> Document:
+    """Rank as `rank`: a synthesis object is parsed like a file, so the agent need not write one."""
+    from swarm_handoff.api import (
+        DEFAULT_SCORER,
+        DEFAULT_TOP,
+        RankingRequest,
+        discover,
+        load_synthesis,
+        make_context,
+        parse_synthesis,
+        rank,
+        recorded_history,
+    )
+
+    given = call.args["synthesis"]
+    synthesis = load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
+    chain = call.args.get("chain", [])
+    source = call.args.get("source")
+    if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
+        chain = [source, *chain]
+    request = RankingRequest(synthesis=synthesis, chain=",".join(chain), history=recorded_history())
+    call.progress("discovering hand-off targets")
+    found = discover(make_context(_cwd(call)), call.host)
+    records = found.workflows
+    if call.args.get("include_undeclared"):
+        from swarm_handoff.api import with_undeclared
+
+        records = tuple(with_undeclared(found))
+    call.progress(f"ranking {len(records)} targets")
+    return rank(
+        records,
+        request,
+        scorer=call.args.get("scorer", DEFAULT_SCORER),
+        top=call.args.get("top", DEFAULT_TOP),
+        explain=bool(call.args.get("explain", False)),
+        host=call.host,
+        problems=found.problems,
+    )
+
+
+def handoff_tool(call: Call) -> Document:
+    """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees."""
+    from swarm_handoff.api import HandoffOptions, UsageError, check_session, hand_off, make_context
+
+    session = call.args["session"]
+    check_session(session)
+    received = call.args.get("from_payload")
+    if received is None and "synthesis" not in call.args:
+        raise UsageError(
+            "handoff: neither synthesis nor from_payload was given",
+            hint="give synthesis, or from_payload to continue the chain of a payload this skill received",
+        )
+    with _Synthesis(call.args.get("synthesis")) as synthesis:
+        options = HandoffOptions(
+            target=call.args["target"],
+            synthesis=synthesis,
+            received=Path(received) if received is not None else None,
+            session=Path(session),
+            # as the CLI's --schema: none given, the target's version decides (docs/payloads.md)
+            schema=call.args.get("schema"),
+            source=call.args.get("source"),
+            reason=call.args.get("reason", ""),
+            chain=tuple(call.args.get("chain", [])),
+            health_check=bool(call.args.get("health_check", False)),
+            sign=bool(call.args.get("sign", False)),
+            allow_undeclared=bool(call.args.get("allow_undeclared", False)),
+        )
+        confirm = call.confirm
+        if call.args.get("confirm_loop"):
+            confirm = _yes
+        return hand_off(options, host=call.host, context=make_context(), confirm=confirm)
+
+
+def _yes(_message: str) -> bool:
+    return True
+
+
+def verify_tool(call: Call) -> Document:
+    """Verify a payload as `verify`, so a target can check what it received before trusting it."""
+    from swarm_handoff.api import verify_file
+
+    return verify_file(Path(call.args["path"]), require_signature=bool(call.args.get("require_signature", False)))
+
+
+def validate_tool(call: Call) -> Document:
+    """Validate as `validate`; an invalid payload is a tool error, not a successful empty answer."""
+    from swarm_handoff.api import validate_file
+
+    report = validate_file(Path(call.args["path"]), call.host)
+    if not report.valid:
+        raise report.to_error()
+    return report
+
+
+def ack_tool(call: Call) -> Document:
+    """Acknowledge as `ack`, after the same integrity check: only an intact payload is recorded."""
+    from swarm_handoff.api import AckReport, config_dir, load_payload, open_history, require_intact
+
+    payload = Path(call.args["path"])
+    data = load_payload(payload)
+    if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
+        raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
+    require_intact(payload, data, config_dir())
+    with open_history(config_dir()) as history:
+        row = history.acknowledge(payload.resolve(), data, call.args["status"])
+        return AckReport(handoff=row, problems=history.problems)
+
+
+def history_tool(call: Call) -> Document:
+    """List or trace hand-offs as `history`; `trace` and `skill` together are refused, not one ignored."""
+    from swarm_handoff.api import HistoryReport, TraceReport, UsageError, config_dir, open_history
+
+    skill = call.args.get("skill")
+    trace = call.args.get("trace")
+    if trace is not None and skill is not None:
+        raise UsageError("history: trace and skill cannot be combined", hint="pass one of them")
+    with open_history(config_dir()) as store:
+        if trace is not None:
+            return TraceReport(trace_id=trace, hops=store.trace(trace), problems=store.problems)
+        return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
+
+
+def workflow_step_tool(call: Call) -> Document:
+    """Show a workflow step as `workflow step`, so an agent follows a workflow without a shell."""
+    from swarm_handoff.api import SessionResources, coerce_state, get_registry, render_step
+
+    registry = get_registry()
+    workflow = registry.get(call.args["skill"])
+    state = {str(k): coerce_state(str(v)) for k, v in call.args.get("state", {}).items()}
+    params = {str(k): str(v) for k, v in call.args.get("params", {}).items()}
+    provider = SessionResources(Path(call.args.get("project") or "."), find_workflow=registry.get)
+    return render_step(workflow, call.args["step"], params, state, resources=provider, fmt="json")
