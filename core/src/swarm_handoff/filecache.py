@@ -23,7 +23,7 @@ ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
 # timestamp tick, keeping its mtime (and, rewritten with the same length, its size): such an input
 # is "racy" and the answer resting on it is not stored. Local file systems tick every few ms.
 RACY_NS = 50_000_000
-FORMAT = 2  # bump when a stored shape changes; older files are then ignored
+FORMAT = 3  # bump when a stored shape changes; older files are then ignored
 MAGIC = "swarm-handoff-cache"
 _READ_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
