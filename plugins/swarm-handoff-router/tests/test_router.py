@@ -195,3 +195,22 @@ def test_explanation_sums_to_the_score_with_phrases() -> None:
     assert top.record.name == "analyst"
     assert any(c.factor.startswith("phrase:") for c in top.contributions)
     assert top.total == pytest.approx(sum(c.points for c in top.contributions))
+
+
+def test_the_opening_of_the_body_counts_more_than_its_later_text() -> None:
+    filler = " ".join(f"step{i}" for i in range(200))
+    early = Document.of(skill("early", "Tables."), body=f"Plot histograms. {filler}")
+    late = Document.of(skill("late", "Tables."), body=f"{filler} Plot histograms.")
+    assert early.fields["opening"][stem("histograms")] == 1
+    assert stem("histograms") not in late.fields["opening"]
+    assert early.fields["body"] == late.fields["body"]
+    records = (skill("early", "Tables."), skill("late", "Tables."))
+    scores = route(records, request("histograms").synthesis, [early, late])
+    early_points, late_points = (sum(c.points for c in found) for found in scores)
+    assert early_points > late_points > 0
+    assert "opening 1x" in scores[0][0].reason
+
+
+def test_a_product_name_is_content_not_a_stopword() -> None:
+    assert tokenize("my claude code sessions") == [stem("claude"), stem("code"), stem("sessions")]
+    assert tokenize("the agent skill tool") == []  # words every skill uses about itself stay out
