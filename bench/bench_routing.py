@@ -5,7 +5,7 @@ repository; one per skill name, the first copy whose frontmatter parses) plus th
 bench/routing/fixtures. The requests are every bench/routing/requests-NAME.yaml (or the files
 given with --requests): a request in a user's words and the skills that may rightly take it. Each
 file is its own set of rows, named NAME, so a new held-out set is measured by dropping in a file.
-`dev` and `seen-holdout` have both been seen while the router was built; only a file written without
+`dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
 seeing the router (and not used to change it afterwards) gives an honest figure.
 
 For each request every skill is a candidate (declared hand-off metadata or not) and we report top-1
