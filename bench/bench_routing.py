@@ -2,18 +2,21 @@
 
 The skills are every SKILL.md under ../shared/corpus (read at run time, never copied into the
 repository; one per skill name, the first copy whose frontmatter parses) plus the fixture skills in
-bench/routing/fixtures. The requests are bench/routing/requests-*.yaml: a request in a user's words
-and the skills that may rightly take it. `dev` was written while the router was built; `holdout`
-was written after it was frozen, so its figures are the honest ones.
+bench/routing/fixtures. The requests are every bench/routing/requests-NAME.yaml (or the files
+given with --requests): a request in a user's words and the skills that may rightly take it. Each
+file is its own set of rows, named NAME, so a new held-out set is measured by dropping in a file.
+`dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
+seeing the router (and not used to change it afterwards) gives an honest figure.
 
 For each request every skill is a candidate (declared hand-off metadata or not) and we report top-1
 (a right skill ranked first), top-3 and MRR (mean reciprocal rank of the first right skill), for:
 
-* `router`: BM25F over name, description and body, synonyms, negative triggers (this project);
+* `router`: BM25F over name, description and body, synonyms, phrases, negative triggers (this project);
 * `bm25 name+description`: Okapi BM25 over the name and description only, the baseline.
 
 Results go to bench/results/routing.json and the table replaces the marked section of
-docs/routing.md. Run: `nox -s bench`, or `python bench/bench_routing.py`. Without ../shared/corpus
+docs/routing.md (not for an ad-hoc run with --requests). Run: `nox -s bench`, or
+`python bench/bench_routing.py [--requests FILE ...] [--misses]`. Without ../shared/corpus
 the benchmark says so and exits 0.
 """
 
@@ -69,12 +72,25 @@ def load_skills(corpus: Path) -> list[SkillRecord]:
     return list(chosen.values())
 
 
-def load_requests(name: str) -> list[dict[str, Any]]:
-    """The labelled requests of one half (`dev` or `holdout`)."""
-    path = ROUTING / f"requests-{name}.yaml"
-    if not path.exists():
-        return []
-    return list(YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or [])
+def request_files(given: Sequence[Path] = ()) -> dict[str, Path]:
+    """The request sets to measure, by name: the files given, else every requests-*.yaml (dev first)."""
+    paths = list(given) or sorted(ROUTING.glob("requests-*.yaml"), key=lambda p: (p.stem != "requests-dev", p.stem))
+    return {p.stem.removeprefix("requests-"): p for p in paths}
+
+
+def load_requests(path: Path) -> list[dict[str, Any]]:
+    """The labelled requests of one file; a malformed entry is reported and left out, not fatal."""
+    data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or []
+    good = []
+    for number, entry in enumerate(data if isinstance(data, list) else [], start=1):
+        skills = entry.get("skills") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and isinstance(entry.get("q"), str) and isinstance(skills, list) and skills:
+            good.append({"q": entry["q"], "skills": [str(s) for s in skills]})
+        else:
+            print(f"bench_routing: {path.name}: entry {number} needs 'q' (text) and 'skills' (a list); left out")
+    if not isinstance(data, list):
+        print(f"bench_routing: {path.name}: expected a list of {{q, skills}} entries; file left out")
+    return good
 
 
 # ---- the baseline: Okapi BM25 over name + description, no stemming, no synonyms --------------------
@@ -172,6 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--misses", action="store_true", help="print the requests each scorer got wrong")
+    parser.add_argument(
+        "--requests", type=Path, nargs="+", default=[], help="request files (default: bench/routing/requests-*.yaml)"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir() or not any(args.corpus.rglob("SKILL.md")):
         print(
@@ -183,11 +202,15 @@ def main(argv: list[str] | None = None) -> None:
     known = {r.name for r in records}
     results: dict[str, dict[str, dict[str, Any]]] = {}
     scorers = {"router": router_scores(records), "bm25 name+description": bm25_baseline(records)}
-    for half in ("dev", "holdout"):
-        requests = [r for r in load_requests(half) if set(r["skills"]) & known]
-        dropped = len(load_requests(half)) - len(requests)
-        if dropped:
-            print(f"bench_routing: {dropped} {half} request(s) name no skill of this corpus; left out")
+    for half, path in request_files(args.requests).items():
+        loaded = load_requests(path)
+        requests = [r for r in loaded if set(r["skills"]) & known]
+        unknown = sorted({s for r in loaded for s in r["skills"]} - known)
+        if unknown:
+            print(f"bench_routing: {path.name} names skills this corpus lacks: {', '.join(unknown)}")
+        if len(loaded) > len(requests):
+            left_out = len(loaded) - len(requests)
+            print(f"bench_routing: {left_out} {half} request(s) name no skill of this corpus; left out")
         if requests:
             results[half] = {name: evaluate(records, requests, fn) for name, fn in scorers.items()}
     text = table(results, len(records))
@@ -196,6 +219,8 @@ def main(argv: list[str] | None = None) -> None:
         for half, by_scorer in results.items():
             for miss in by_scorer["router"]["misses"]:
                 print(f"  [{half}] {miss['place']:>2} want {miss['want']} got {miss['got']}: {miss['q']}")
+    if args.requests:  # an ad-hoc run: the recorded results and the docs table stay those of the full set
+        return
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "routing.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     write_doc(text)

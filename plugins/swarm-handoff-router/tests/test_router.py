@@ -161,3 +161,56 @@ def test_request_fields_are_weighted_and_summary_counts() -> None:
 def test_document_reads_declared_name_too() -> None:
     record = SkillRecord(name="folder-x", declared_name="pdf-filler", scope="global", source="t")
     assert "pdf" in Document.of(record, body="").fields["name"]
+
+
+PHRASE_SKILLS = (
+    skill("analyst", "Find the root cause of a failure by testing competing hypotheses."),
+    skill("fixer", "Cause fewer regressions: fix the root of each problem, then add a test for it."),
+    skill("poet", "Write poems."),
+)
+
+
+def test_words_side_by_side_earn_a_phrase_bonus_only_where_they_stand_together() -> None:
+    contributions = route(PHRASE_SKILLS, request("what is the root cause here", PHRASE_SKILLS).synthesis)
+    phrase = f"phrase:{stem('root')} {stem('cause')}"
+    analyst, fixer = ({c.factor: c for c in found} for found in contributions[:2])
+    assert phrase in analyst
+    assert analyst[phrase].points > 0
+    assert "side by side" in analyst[phrase].reason
+    assert phrase not in fixer  # both words, but apart and in the other order
+    scores = totals("what is the root cause here", PHRASE_SKILLS)
+    assert scores["analyst"] > scores["fixer"]
+
+
+def test_a_phrase_inside_a_negative_trigger_earns_nothing() -> None:
+    skills = (skill("economist", "Rough costs. Not for vendor pricing."), skill("buyer", "Vendor pricing and quotes."))
+    contributions = route(skills, request("vendor pricing", skills).synthesis)[0]
+    assert not any(c.factor.startswith("phrase:") for c in contributions)
+    assert sum(c.points for c in contributions) < 0
+
+
+def test_explanation_sums_to_the_score_with_phrases() -> None:
+    result = rank(PHRASE_SKILLS, request("root cause of the failure", PHRASE_SKILLS), scorer="router", explain=True)
+    top = result.ranked[0]
+    assert top.record.name == "analyst"
+    assert any(c.factor.startswith("phrase:") for c in top.contributions)
+    assert top.total == pytest.approx(sum(c.points for c in top.contributions))
+
+
+def test_the_opening_of_the_body_counts_more_than_its_later_text() -> None:
+    filler = " ".join(f"step{i}" for i in range(200))
+    early = Document.of(skill("early", "Tables."), body=f"Plot histograms. {filler}")
+    late = Document.of(skill("late", "Tables."), body=f"{filler} Plot histograms.")
+    assert early.fields["opening"][stem("histograms")] == 1
+    assert stem("histograms") not in late.fields["opening"]
+    assert early.fields["body"] == late.fields["body"]
+    records = (skill("early", "Tables."), skill("late", "Tables."))
+    scores = route(records, request("histograms").synthesis, [early, late])
+    early_points, late_points = (sum(c.points for c in found) for found in scores)
+    assert early_points > late_points > 0
+    assert "opening 1x" in scores[0][0].reason
+
+
+def test_a_product_name_is_content_not_a_stopword() -> None:
+    assert tokenize("my claude code sessions") == [stem("claude"), stem("code"), stem("sessions")]
+    assert tokenize("the agent skill tool") == []  # words every skill uses about itself stay out

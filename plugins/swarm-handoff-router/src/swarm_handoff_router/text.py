@@ -25,7 +25,7 @@ STOPWORDS = frozenset(
     you your yours yourself
     use uses used using user users skill skills invoke invoked need needs needed want wants help
     helps like thing things something someone somebody make makes way really also e g eg ie i e
-    immediately claude agent agents tool tools""".split()  # noqa: SIM905 - a word list reads better as text
+    immediately agent agents tool tools""".split()  # noqa: SIM905 - a word list reads better as text
 )
 
 # Suffix rules tried longest first; the stem keeps at least MIN_STEM letters. Inflections and the

@@ -1,0 +1,46 @@
+"""The routing benchmark reads any number of request files, each its own set of rows."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_routing.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_routing", BENCH)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_requests_file_is_a_row_set_dev_first(bench: ModuleType) -> None:
+    names = list(bench.request_files())
+    assert names[0] == "dev"
+    assert "seen-holdout" in names
+    assert all((bench.ROUTING / f"requests-{n}.yaml").exists() for n in names)
+
+
+def test_files_given_are_named_by_their_stem(bench: ModuleType, tmp_path: Path) -> None:
+    path = tmp_path / "requests-holdout2.yaml"
+    path.write_text("- q: shrink these photos\n  skills: [image-resizer]\n", encoding="utf-8")
+    assert bench.request_files([path]) == {"holdout2": path}
+    assert bench.load_requests(path) == [{"q": "shrink these photos", "skills": ["image-resizer"]}]
+
+
+def test_a_malformed_entry_is_reported_and_left_out(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "requests-x.yaml"
+    path.write_text("- q: 3\n- q: fine\n  skills: [a]\n- skills: []\n", encoding="utf-8")
+    assert [r["q"] for r in bench.load_requests(path)] == ["fine"]
+    out = capsys.readouterr().out
+    assert "entry 1" in out
+    assert "entry 3" in out
