@@ -11,7 +11,8 @@ from typing import ClassVar
 
 import pytest
 
-from swarm_handoff import api, hookimpl
+from swarm_handoff import api
+from swarm_handoff.api import hookimpl
 from swarm_handoff.builtin.scorers import RegistryV3Scorer, SwarmV2Scorer
 from swarm_handoff.components import BatchScorer, Scorer
 from swarm_handoff.errors import SwarmError

@@ -9,7 +9,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from swarm_handoff import api, cache, filecache, hookimpl
+from swarm_handoff import api, cache, filecache
+from swarm_handoff.api import hookimpl
 from swarm_handoff.components import CachedSource, LocatingSource
 from swarm_handoff.discovery import discover, discover_detailed, make_context
 from swarm_handoff.errors import Problem, Severity

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.history import open_history
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.continuation import span_id

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.handoff_edges import receive_named

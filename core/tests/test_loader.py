@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from swarm_handoff import hookimpl, loader, packs, plugins
+from swarm_handoff import loader, packs, plugins
+from swarm_handoff.api import hookimpl
 from swarm_handoff.components import Kind
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, SwarmError

@@ -8,8 +8,7 @@ import pickle
 
 import pytest
 
-from swarm_handoff import hookimpl
-from swarm_handoff.api import OVERLAY, Scope, ScopeSpec
+from swarm_handoff.api import OVERLAY, Scope, ScopeSpec, hookimpl
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.plugin_checks import check_order
 from swarm_handoff.records import SkillRecord, SourceResult

@@ -99,7 +99,8 @@ def test_two_rank_runs_at_once_keep_both_runs_scores(tmp_path, monkeypatch):
     import threading
     import time
 
-    from swarm_handoff import hookimpl, plugins, session_scores
+    from swarm_handoff import plugins, session_scores
+    from swarm_handoff.api import hookimpl
 
     class Plugin:
         @hookimpl

@@ -125,7 +125,7 @@ PLUGINS = """
 import os
 import sys
 
-from swarm_handoff import hookimpl
+from swarm_handoff.api import hookimpl
 from swarm_handoff.records import SourceResult
 
 
