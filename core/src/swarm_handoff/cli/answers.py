@@ -82,7 +82,7 @@ class Answer:
         if self.inputs is None or not self.chunks:
             return  # the command never said what its answer rests on: nothing may be replayed
         path_folders = (filecache.observe(os.path.abspath(p)) for p in sys.path)
-        inputs = list(dict.fromkeys([*self.inputs, *path_folders, *_code_inputs()]))  # packs stat sys.path too
+        inputs = list(dict.fromkeys([*self.inputs, *path_folders, *code_inputs()]))  # packs stat sys.path too
         if filecache.racy(inputs, self.started):
             return  # something changed just before the run: its metadata cannot vouch for the answer
         filecache.dump(self.path, KIND, (self.key, tuple(inputs), tuple(self.resolved), tuple(self.chunks), status))
@@ -105,9 +105,8 @@ def start(args: Sequence[str]) -> Answer | None:
         cwd = os.getcwd()
     except OSError:  # the working directory was removed: let the command say so
         return None
-    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE)
-    ttys = f"{_isatty(sys.stdout)}{_isatty(sys.stderr)}"
-    key = "\0".join((__version__, sys.version, sys.executable, *sys.path, "", cwd, ttys, *args, "", *env))
+    ttys = f"{isatty(sys.stdout)}{isatty(sys.stderr)}"
+    key = "\0".join((__version__, sys.version, sys.executable, *sys.path, "", cwd, ttys, *args, "", *environment()))
     return Answer(os.path.join(folder, "answers"), key)
 
 
@@ -130,14 +129,20 @@ def rest_on(inputs: Sequence[tuple[str, int, int]] | None, resolved: Sequence[tu
         _active.resolved = list(resolved)
 
 
-def _isatty(stream: object) -> bool:
+def environment() -> list[str]:
+    """The environment as sorted `K=V` lines, without the shell's bookkeeping: any variable may change output."""
+    return sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE)
+
+
+def isatty(stream: object) -> bool:
+    """Whether a stream is a terminal, False for one that cannot say (output differs on a terminal)."""
     try:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, ValueError, OSError):
         return False
 
 
-def _code_inputs() -> list[tuple[str, int, int]]:
+def code_inputs() -> list[tuple[str, int, int]]:
     """The modules this run imported that can change without a (re)install: editable and local code."""
     stdlib = os.path.join(os.path.dirname(os.__file__), "")
     sites = tuple(os.path.join(p, "") for p in filecache.site_dirs())

@@ -34,7 +34,7 @@ import sys
 
 from swarm_handoff import filecache
 from swarm_handoff._version import __version__
-from swarm_handoff.cli.answers import _VOLATILE, _code_inputs, _isatty  # the same rules as a replayed discover
+from swarm_handoff.cli.answers import code_inputs, environment, isatty  # the same rules as a replayed discover
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class Page:
             return  # a plugin that failed to load may load next time: always run for real then
         inputs = [filecache.observe(os.path.abspath(p)) for p in sys.path]
         inputs += _entry_point_inputs()
-        inputs += _code_inputs()
+        inputs += code_inputs()
         inputs = list(dict.fromkeys(inputs))
         if filecache.racy(inputs, self.started):
             return  # something changed just before the run: its metadata cannot vouch for the page
@@ -180,7 +180,7 @@ def _write(chunks: Sequence[tuple[int, bytes]], stdout: TextIO, stderr: TextIO) 
 
 def _captured(real: TextIO, stream: int, chunks: list[tuple[int, bytes]]) -> TextIO:
     """A text stream like `real` (encoding, errors, newline handling, tty-ness) whose bytes are recorded."""
-    tty = _isatty(real)
+    tty = isatty(real)
 
     class _Captured(io.TextIOWrapper):
         def isatty(self) -> bool:
@@ -195,7 +195,7 @@ def start(args: Sequence[str]) -> Page | None:
         return None
     if os.environ.get("SWARM_HANDOFF_STRICT_PLUGINS", "").strip().lower() in {"1", "true", "yes", "on"}:
         return None  # strict: plugins are loaded and checked first, as for any command
-    if os.name == "nt" and (_isatty(sys.stdout) or _isatty(sys.stderr)):
+    if os.name == "nt" and (isatty(sys.stdout) or isatty(sys.stderr)):
         return None  # click writes to a Windows console through its own stream: not byte-comparable
     if not all(hasattr(s, "buffer") and hasattr(s, "encoding") for s in (sys.stdout, sys.stderr)):
         return None
@@ -206,11 +206,10 @@ def start(args: Sequence[str]) -> Page | None:
         cwd = os.getcwd()
     except OSError:  # the working directory was removed: let the command say so
         return None
-    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE)
-    streams = "|".join(f"{_isatty(s)},{s.encoding},{s.errors}" for s in (sys.stdout, sys.stderr))
+    streams = "|".join(f"{isatty(s)},{s.encoding},{s.errors}" for s in (sys.stdout, sys.stderr))
     flags = f"{sys.flags}{sys.warnoptions}{sys._xoptions}"  # -X utf8, -W error, -O: other bytes or warnings
     where = (sys.version, sys.executable, *sys.path, "", cwd, flags, streams, _terminal())
-    key = "\0".join((KIND, __version__, *where, *args, "", *env))
+    key = "\0".join((KIND, __version__, *where, *args, "", *environment()))
     return Page(os.path.join(folder, "help"), key, bare=not args)
 
 
