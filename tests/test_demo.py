@@ -161,3 +161,26 @@ def test_the_printed_next_step_runs_as_written(demo_host, swarm_cli, tmp_path, m
     result = swarm_cli("demo", "--cwd", str(tmp_path))
     assert result.exit_code == 0, result.stderr
     assert "next: .venv/bin/swarm-handoff workflow step evidence-review grade" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "path", [None, "", "{bin}", "{bin}:{bin}", "/nonexistent:{bin}", "{dir}:{bin}", ":", "/nonexistent"]
+)
+def test_the_name_lookup_finds_what_shutil_which_finds(tmp_path, monkeypatch, path):
+    import shutil
+
+    from swarm_handoff.command_name import _which
+
+    script = tmp_path / "bin" / "swarm-handoff"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    (tmp_path / "dir" / "swarm-handoff").mkdir(parents=True)  # a folder of that name is not the command
+    (tmp_path / "noexec").mkdir()
+    (tmp_path / "noexec" / "swarm-handoff").write_text("")  # nor is a file that cannot be run
+    monkeypatch.chdir(tmp_path / "noexec")
+    if path is None:
+        monkeypatch.delenv("PATH", raising=False)
+    else:
+        monkeypatch.setenv("PATH", path.format(bin=script.parent, dir=tmp_path / "dir"))
+    assert _which("swarm-handoff") == shutil.which("swarm-handoff")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,12 +25,13 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff.command_name import COMMAND
+from swarm_handoff.command_name import command_name as command_name  # re-exported: `demo` callers and tests use it
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext
 
 SYNTHESIS_FILE = "synthesis.yaml"
-COMMAND = "swarm-handoff"
 # The folders the demo must not touch, redirected for its run (see `demo_sandbox`).
 SANDBOXED = {"CLAUDE_CONFIG_DIR": "config", "XDG_CACHE_HOME": "cache"}
 MENU_NOTE = "(the menu starts at C: A) accept and B) refine are the swarm's own choices at the same prompt)"
@@ -77,23 +77,6 @@ class DemoReport:
         if self.command != COMMAND and command.startswith(COMMAND + " "):
             return self.command + command[len(COMMAND) :]
         return command
-
-
-def command_name(argv0: str | None = None, cwd: Path | None = None) -> str:
-    """Name the executable as the user can type it: `swarm-handoff` only when PATH finds this one."""
-    argv0 = sys.argv[0] if argv0 is None else argv0
-    if not Path(argv0).name.startswith(COMMAND):  # not run through the console script (python -m, tests)
-        return COMMAND
-    found = shutil.which(COMMAND)
-    if found and os.path.realpath(found) == os.path.realpath(argv0):
-        return COMMAND
-    path = Path(argv0)
-    if path.is_absolute():
-        try:
-            return str(path.relative_to(cwd or Path.cwd()))
-        except ValueError:
-            return str(path)
-    return argv0 if "/" in argv0 or os.sep in argv0 else f"./{argv0}"
 
 
 @contextmanager

@@ -19,7 +19,6 @@ The controls: `SWARM_HANDOFF_LOAD_PLUGINS` (allow list; empty: none) and
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,6 +121,8 @@ def load_one(candidate: Candidate) -> tuple[object, BaseException | None]:
 
 def short_error(exc: BaseException) -> str:
     """The exception's type, message and the line that raised it, on one line."""
+    import traceback  # deferred: only a failing plugin pays for it
+
     last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
     where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
     return f"{type(exc).__name__}: {exc}{where}"

@@ -9,7 +9,6 @@ into an error instead.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
 from collections.abc import Iterator, Mapping
@@ -144,6 +143,8 @@ class PluginHost:
             known = sorted(n for n in dir(hookspecs) if n.startswith(hookspecs.PROJECT + "_"))
             hints = []
             for bad in unknown:
+                import difflib  # deferred: only a misspelt name pays for it
+
                 close = difflib.get_close_matches(bad, known, n=1)
                 hints.append(f"{bad} -> {close[0]}" if close else f"{bad} -> (no such hook)")
             self._fail(

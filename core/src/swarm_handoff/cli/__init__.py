@@ -54,6 +54,12 @@ def _main(args: list[str], *, replay: bool) -> None:
 
 def _run(args: list[str], answer: Answer | None) -> None:
     """Build the app and run the command for real (saving a replayable `discover` answer)."""
+    if args and args[0] == "discover" and not _strict():  # a plain `discover` needs no typer: see cli/lean.py
+        from swarm_handoff.cli import lean
+
+        params = lean.parse(args)
+        if params is not None:
+            lean.run(params, answer)
     from swarm_handoff.errors import SwarmError
 
     try:

@@ -9,7 +9,6 @@ import typer
 
 from swarm_handoff.cli.output import check_cwd, format_option, run
 from swarm_handoff.components import Document
-from swarm_handoff.errors import UsageError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import Scope
 
@@ -38,28 +37,6 @@ _STRICT_SPEC = typer.Option(
 )
 
 
-def set_aside_note(skipped: int, shadowed: int) -> str | None:
-    """The one stderr line plain `discover` prints about what it did not list, or None when nothing was."""
-    if not skipped and not shadowed:
-        return None
-    from swarm_handoff.demo import command_name
-
-    return (
-        f"note: {skipped} skipped and {shadowed} shadowed skill(s) not listed;"
-        f" `{command_name()} discover --all` shows them with the reason"
-    )
-
-
-def _note_set_aside(result: DiscoveryResult) -> None:
-    """Print the set-aside line on stderr; the replayed-answer cache stores it with the answer."""
-    from swarm_handoff.cli import answers
-
-    line = set_aside_note(result.skipped_count, result.shadowed_count)
-    if line is not None:
-        typer.echo(line, err=True)
-        answers.printed(f"{line}\n", err=True)
-
-
 def register(app: typer.Typer) -> None:
     """Add the discovery commands to `app`."""
 
@@ -80,37 +57,21 @@ def register(app: typer.Typer) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.cli import answers
-            from swarm_handoff.discovery import discover_detailed, make_context
+            from swarm_handoff.cli.lean import discover_document
 
-            check_cwd(cwd)
-            if resume and session is None:
-                raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
-            context = make_context(cwd, refresh=refresh)
-            if session is not None:
-                from swarm_handoff.session import discover_with_session
-
-                if resume:
-                    from swarm_handoff.session_life import write_checkpoint
-
-                    write_checkpoint(session)
-                result = discover_with_session(context, host, session, show_all=show_all)
-            else:
-                result, inputs = discover_detailed(context, host, show_all=show_all)
-                given = str(cwd) if cwd is not None else "."
-                answers.rest_on(inputs, [(given, str(context.cwd))])  # what a replay must find unchanged
-            # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
-            known = [s.value for s in Scope]
-            bad = [s for s in scope if s not in known]
-            if bad:
-                raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
-            from swarm_handoff.eligibility import Query
-
-            query = Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(input_types))
-            result = result.filtered(tuple(category), tuple(scope)).queried(query)
-            if not show_all:
-                _note_set_aside(result)
-            return result
+            return discover_document(
+                host,
+                cwd=cwd,
+                session=session,
+                category=category,
+                scope=scope,
+                show_all=show_all,
+                refresh=refresh,
+                resume=resume,
+                accepts_from=accepts_from,
+                schema_version=schema_version,
+                input_types=input_types,
+            )
 
         run(fmt, action)
 

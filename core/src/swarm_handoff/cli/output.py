@@ -8,24 +8,41 @@ quotes names, paths and messages that come from skills and payloads.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 import typer
 
-from swarm_handoff.cli import answers
+from swarm_handoff.cli.printing import (
+    ENV_DEBUG,
+    check_cwd,
+    echo_err,
+    emit,
+    encodable,
+    internal_error,
+    report,
+    warn,
+    warn_plugin_failures,
+)
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
-from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
-from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
-from swarm_handoff.termsafe import escape_controls
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.render import DEFAULT_FORMAT, check_format
 
-ENV_DEBUG = "SWARM_HANDOFF_DEBUG"
-
-T = TypeVar("T")
+__all__ = [
+    "ENV_DEBUG",
+    "FORMAT_HELP",
+    "check_cwd",
+    "echo_err",
+    "emit",
+    "encodable",
+    "fail",
+    "format_option",
+    "internal_error",
+    "run",
+    "warn",
+    "warn_plugin_failures",
+]
 
 FORMAT_HELP = "Output format: text, json, yaml, or any installed formatter (xml, ...)."
 
@@ -35,113 +52,9 @@ def format_option() -> str:
     return typer.Option(DEFAULT_FORMAT, "--format", "-f", help=FORMAT_HELP)  # type: ignore[no-any-return]
 
 
-def check_cwd(cwd: Path | None) -> None:
-    """Refuse a `--cwd` that is not a folder as a usage error, the same way for every command."""
-    if cwd is not None and not cwd.is_dir():
-        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
-
-
-def warn_plugin_failures(host: PluginHost) -> None:
-    """Say on stderr which plugins were skipped, so a broken plugin is never silent."""
-    if host.failures:
-        answers.record(None)  # fixing a plugin in place may touch nothing we stat: never replay this
-    for failure in host.failures:
-        warn(failure.describe())
-
-
-def warn(message: str) -> None:
-    """Print `warning: message` on stderr as one escaped line: messages quote skills' and payloads' text."""
-    typer.echo(f"warning: {escape_controls(message)}", err=True)
-
-
-def internal_error(exc: BaseException) -> SwarmError:
-    """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
-    if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
-        import traceback
-
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    hint = f"this is a bug in swarm-handoff or one of its plugins: please report it; set {ENV_DEBUG}=1 for details"
-    return SwarmError(
-        ErrorCode.INTERNAL_ERROR,
-        f"unexpected {type(exc).__name__}: {exc}",
-        details={"exception": type(exc).__name__},
-        hint=hint,
-        recoverable=False,
-    )
-
-
-def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
-    """Print `document` in `fmt` to stdout."""
-    host = host or get_host()
-    text = encodable(render(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    answers.printed(text)
-
-
-def encodable(text: str, fmt: str, encoding: str | None) -> str:
-    """Fit `text` to a stdout that is not UTF-8 (LANG=C, a Windows code page) instead of crashing.
-
-    Characters the encoding lacks become escapes each format reads back: `\\uXXXX` in JSON strings
-    (the only place JSON holds non-ASCII), `&#N;` in XML, `\\xe9`-style escapes in text. YAML has no
-    escape valid in every scalar style, so it is left as it is (and fails as INTERNAL_ERROR).
-    """
-    if not encoding:
-        return text
-    try:
-        text.encode(encoding)
-        return text
-    except (UnicodeEncodeError, LookupError):
-        pass
-    if fmt == "json":
-        return "".join(ch if _fits(ch, encoding) else _json_escape(ch) for ch in text)
-    if fmt == "xml":
-        return text.encode(encoding, "xmlcharrefreplace").decode(encoding)
-    if fmt == DEFAULT_FORMAT:
-        return text.encode(encoding, "backslashreplace").decode(encoding)
-    return text
-
-
-def _fits(char: str, encoding: str) -> bool:
-    try:
-        char.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
-def _json_escape(char: str) -> str:
-    code = ord(char)
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # outside the BMP: a UTF-16 surrogate pair, as JSON spells it
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-
-
 def fail(error: SwarmError, fmt: str) -> NoReturn:
     """Report `error` (on stdout for machine formats, stderr for text) and exit with its status."""
-    document = error.to_document()
-    try:
-        try:
-            host = get_host()
-        except SwarmError:  # strict mode and a broken plugin: render with the core's own formatters
-            host = build_host({ENV_LOAD: ""})
-        text = render(document, fmt, host) if fmt != DEFAULT_FORMAT else None
-        text = None if text is None else encodable(text, fmt, getattr(sys.stdout, "encoding", None))
-    except Exception:  # the format is unknown, or even the error cannot be rendered: say it on stderr
-        text = None
-    if text is not None:
-        sys.stdout.write(text)
-        answers.printed(text)
-    else:
-        lines = [f"error: {escape_controls(error)}"]
-        for problem in error.problems:
-            where = f"{problem.location()}: " if problem.location() else ""
-            lines.append(f"  {escape_controls(f'{where}{problem.code}: {problem.message}')}")
-        for line in lines:
-            typer.echo(line, err=True)
-        answers.printed("".join(f"{line}\n" for line in lines), err=True)
-    raise typer.Exit(error.exit_code)
+    raise typer.Exit(report(error, fmt))
 
 
 def run(fmt: str, action: Callable[[PluginHost], Document]) -> None:

@@ -16,7 +16,6 @@ places, so the answer is the one a serial scan gives. Every folder listed and fi
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -74,6 +73,8 @@ class Root:
 
 def git_root(cwd: Path, env: Mapping[str, str], timeout: float = GIT_TIMEOUT_SECONDS) -> tuple[Path | None, str]:
     """Return the repository root (the superproject's inside a submodule) and a note on what happened."""
+    import subprocess  # deferred: a warm run answers from the cache and never starts git
+
     command = ["git", "rev-parse", "--show-toplevel", "--show-superproject-working-tree"]
     try:
         done = subprocess.run(

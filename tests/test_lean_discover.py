@@ -1,0 +1,184 @@
+"""The lean `discover` (no typer) prints what the typer command prints, byte for byte.
+
+`main` runs a plain `discover` command line through `cli/lean.py`; the `swarm_cli` fixture runs
+the typer app. Each case below runs both on the same tree, in the same process and environment,
+and compares exit status, stdout and stderr. Command lines the lean parser does not take are
+listed too: they must go to typer, which owns help, abbreviations and usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff.cli import lean
+from swarm_handoff.cli import main as cli_main
+from swarm_handoff.testing import SkillTree
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project with declared skills in two categories, one shadowed copy and two skipped folders."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    project = tmp_path / "project"
+    skills = SkillTree(project)
+    skills.add_handoff("alpha", categories=["research"])
+    skills.add_handoff("beta", categories=["writing"])
+    skills.add("undeclared")
+    (project / ".claude" / "skills" / "broken").mkdir()
+    (project / ".claude" / "skills" / "broken" / "SKILL.md").write_text("---\nname: [\n---\n", encoding="utf-8")
+    SkillTree(home).add_handoff("alpha", categories=["research"])  # shadowed by the project's copy
+    return project
+
+
+def _lean(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
+    assert lean.parse(args) is not None, args
+    try:
+        cli_main(args)
+        status = 0
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+CASES = [
+    [],
+    ["--format", "json"],
+    ["--format=yaml"],
+    ["-f", "text"],
+    ["--all", "--format", "json"],
+    ["--category", "research", "--category", "writing"],
+    ["--scope", "project", "--format", "json"],
+    ["--scope", "no-such-scope"],
+    ["--scope", "no-such-scope", "--format", "json"],
+    ["--accepts-from", "someone", "--schema-version", "3.0", "--format", "json"],
+    ["--input", "text", "--format", "json"],
+    ["--format", "no-such-format"],
+    ["--resume"],
+    ["--refresh", "--format", "json"],
+]
+
+
+@pytest.mark.parametrize("extra", CASES, ids=lambda a: " ".join(a) or "plain")
+def test_the_lean_path_prints_what_typer_prints(tree, capsys, swarm_cli, extra):
+    args = ["discover", "--cwd", str(tree), *extra]
+    status, out, err = _lean(capsys, args)
+    typer_run = swarm_cli(*args)
+    assert (status, out, err) == (typer_run.exit_code, typer_run.stdout, typer_run.stderr)
+
+
+def test_a_session_and_a_missing_folder_print_the_same(tree, tmp_path, capsys, swarm_cli):
+    session = tmp_path / "session"
+    session.mkdir()
+    for args in (
+        ["discover", "--cwd", str(tree), "--session", str(session), "--format", "json"],
+        ["discover", "--cwd", str(tmp_path / "missing"), "--format", "json"],
+        ["discover", "--cwd", str(tmp_path / "missing")],
+    ):
+        status, out, err = _lean(capsys, args)
+        typer_run = swarm_cli(*args)
+        assert (status, out, err) == (typer_run.exit_code, typer_run.stdout, typer_run.stderr), args
+    assert (session / "available-workflows.yaml").is_file()
+
+
+def test_the_lean_path_lists_what_it_should(tree, capsys):
+    status, out, err = _lean(capsys, ["discover", "--cwd", str(tree), "--format", "json"])
+    assert status == 0
+    assert {w["skill"] for w in json.loads(out)["workflows"]} >= {"alpha", "beta"}
+    assert "skipped and 1 shadowed skill(s) not listed" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["discover", "--help"],
+        ["discover", "-h"],
+        ["discover", "--cwd"],
+        ["discover", "--cwd", "--all"],
+        ["discover", "--cwd", ""],
+        ["discover", "--cwd=", "x"],
+        ["discover", "--cw", "x"],
+        ["discover", "--all=1"],
+        ["discover", "-fjson"],
+        ["discover", "-f=json"],
+        ["discover", "--"],
+        ["discover", "extra"],
+        ["discover", "--cwd", "a", "--cwd", "b"],
+        ["discover", "--format", "-"],
+        ["rank", "x"],
+        ["--version"],
+        [],
+    ],
+)
+def test_command_lines_the_lean_parser_leaves_to_typer(args):
+    assert lean.parse(args) is None
+
+
+def test_lean_parse_reads_every_option(tmp_path):
+    params = lean.parse(
+        [
+            "discover",
+            "--cwd=/a",
+            "--session",
+            "/s",
+            "--all",
+            "--refresh",
+            "--resume",
+            "--category",
+            "x",
+            "--scope=project",
+            "--scope",
+            "global",
+            "--accepts-from",
+            "me",
+            "--schema-version",
+            "3.0",
+            "--input",
+            "text",
+            "-f",
+            "json",
+        ]
+    )
+    assert params == {
+        "fmt": "json",
+        "cwd": "/a",
+        "session": "/s",
+        "show_all": True,
+        "refresh": True,
+        "resume": True,
+        "category": ["x"],
+        "scope": ["project", "global"],
+        "accepts_from": "me",
+        "schema_version": "3.0",
+        "input_types": ["text"],
+    }
+
+
+def test_a_plain_discover_imports_no_typer(tmp_path, tree):
+    """The point of the lean path: a `discover` that is not replayed never imports typer or click."""
+    code = (
+        "import json, sys\nfrom swarm_handoff.cli import main\ntry:\n    main(sys.argv[1:])\n"
+        "except SystemExit:\n    pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click'))), file=sys.stderr)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", code, "discover", "--cwd", str(tree), "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stderr.splitlines()[-1]) == []
+    assert {w["skill"] for w in json.loads(done.stdout)["workflows"]} >= {"alpha", "beta"}
