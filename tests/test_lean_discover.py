@@ -182,3 +182,23 @@ def test_a_plain_discover_imports_no_typer(tmp_path, tree):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stderr.splitlines()[-1]) == []
     assert {w["skill"] for w in json.loads(done.stdout)["workflows"]} >= {"alpha", "beta"}
+
+
+def test_an_interrupt_ends_the_lean_path_quietly_with_130(tree, capsys, monkeypatch):
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lean, "discover_document", interrupted)
+    assert _lean(capsys, ["discover", "--cwd", str(tree)]) == (130, "", "")
+
+
+def test_an_unexpected_exception_is_the_same_internal_error_on_both_paths(tree, capsys, monkeypatch, swarm_cli):
+    def broken(*args: object, **kwargs: object) -> None:
+        raise EOFError("stdin went away")
+
+    monkeypatch.setattr(lean, "discover_document", broken)
+    args = ["discover", "--cwd", str(tree), "--format", "json"]
+    status, out, err = _lean(capsys, args)
+    typer_run = swarm_cli(*args)
+    assert (status, out, err) == (typer_run.exit_code, typer_run.stdout, typer_run.stderr)
+    assert json.loads(out)["error"]["code"] == "INTERNAL_ERROR"

@@ -93,7 +93,10 @@ def run(params: dict[str, object], answer: Answer | None) -> None:
         if isinstance(params.get(name), str):
             params[name] = Path(str(params[name]))
     fmt = str(params.pop("fmt"))
-    status = run_document(fmt, lambda host: discover_document(host, **params))  # type: ignore[arg-type]
+    try:
+        status = run_document(fmt, lambda host: discover_document(host, **params))  # type: ignore[arg-type]
+    except KeyboardInterrupt:  # Ctrl-C: 130, quietly, as typer's command ends it (never a traceback)
+        raise SystemExit(130) from None
     if answer is not None:
         answer.save(status)
     raise SystemExit(status)
