@@ -29,27 +29,27 @@ def console(monkeypatch, capsys, *args):
 
 @pytest.fixture
 def builds(monkeypatch):
-    """Count how often the CLI is built, i.e. how often a command really ran."""
-    from swarm_handoff.cli import app
+    """Count how often a command really ran (through typer or the lean `discover`), i.e. was not replayed."""
+    import swarm_handoff.cli as cli
 
     count = {"n": 0}
-    real = app.build_app
+    real = cli._run
 
-    def counting():
+    def counting(*args, **kwargs):
         count["n"] += 1
-        return real()
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(app, "build_app", counting)
+    monkeypatch.setattr(cli, "_run", counting)
     return count
 
 
 def no_app(monkeypatch):
-    """Make building the CLI fail, so that only a replay can still answer."""
+    """Make running a command for real fail, so that only a replay can still answer."""
 
-    def refuse():
+    def refuse(*args, **kwargs):
         raise AssertionError("the command ran instead of being replayed")
 
-    monkeypatch.setattr("swarm_handoff.cli.app.build_app", refuse)
+    monkeypatch.setattr("swarm_handoff.cli._run", refuse)
 
 
 def answer_files():
