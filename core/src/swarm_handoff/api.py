@@ -120,6 +120,8 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.termsafe import escape_undecodable as escape_undecodable
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
+    from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
+    from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
     from swarm_handoff.textfile import LoadError as LoadError
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
@@ -210,6 +212,8 @@ _EXPORTS: dict[str, str] = {
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",
     "UNREADABLE": "swarm_handoff.skillmd",
     "NOT_A_REGULAR_FILE": "swarm_handoff.textfile",
+    "NOT_UTF8": "swarm_handoff.textfile",
+    "YAML_TOO_LARGE": "swarm_handoff.textfile",
     # reading skills and YAML safely (limits, located errors)
     "Frontmatter": "swarm_handoff.skillmd",
     "load_skill_md": "swarm_handoff.skillmd",
