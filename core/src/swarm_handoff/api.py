@@ -119,6 +119,7 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.termsafe import escape_undecodable as escape_undecodable
+    from swarm_handoff.termsafe import quoted as quoted
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
     from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
@@ -238,6 +239,7 @@ _EXPORTS: dict[str, str] = {
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
     "escape_undecodable": "swarm_handoff.termsafe",
+    "quoted": "swarm_handoff.termsafe",
     "problem_line": "swarm_handoff.textviews.discovery",
     "UNSAFE_MULTI_LINE": "swarm_handoff.termsafe",
     # scanning many files in parallel (forked workers, bounded by SWARM_HANDOFF_JOBS and idle CPUs)

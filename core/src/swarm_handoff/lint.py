@@ -23,6 +23,7 @@ from swarm_handoff.lint_spec import spec_problems
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
 from swarm_handoff.skillmd import load_skill_md, read_frontmatter_bytes
+from swarm_handoff.termsafe import quoted
 from swarm_handoff.yamlio import LoadError
 
 LINT_NOT_A_SKILL = "LINT_NOT_A_SKILL"
@@ -132,7 +133,7 @@ def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
                 _failed(
                     path,
                     LINT_GLOB_UNEXPANDED,
-                    f"no file matches the pattern {str(path)!r} (it reached lint unexpanded)",
+                    f"no file matches the pattern {quoted(path)} (it reached lint unexpanded)",
                     "check the pattern; a shell leaves a pattern that matches nothing as it is "
                     "(or pass the skills folder itself: lint matches every skill inside)",
                 )

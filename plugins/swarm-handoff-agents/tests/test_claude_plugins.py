@@ -172,3 +172,20 @@ def test_a_folder_named_installed_plugins_json_is_not_a_regular_file(installed):
     installed["installed"].unlink()
     installed["installed"].mkdir()
     assert codes(run(installed)) == [NOT_A_REGULAR_FILE]
+
+
+def test_a_skill_folder_that_is_not_utf8_is_named_with_backslash_x(installed):
+    import os
+    import sys
+
+    if sys.platform in ("darwin", "win32"):
+        pytest.skip("the file system stores names as Unicode: a byte that is not UTF-8 cannot be in one")
+    skills = installed["paths"]["tools"] / "skills"
+    folder = os.fsencode(skills) + b"/bad\xffname"
+    os.mkdir(folder)
+    with open(folder + b"/SKILL.md", "w", encoding="utf-8") as out:
+        out.write("---\nname: bad\ndescription: x\n---\n")
+    result = run(installed)
+    assert {r.name for r in result.workflows} == {"tools:lint"}
+    [problem] = result.problems
+    assert problem.message == "skill folder 'bad\\xffname' of plugin 'tools' is skipped"
