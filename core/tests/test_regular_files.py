@@ -106,3 +106,12 @@ def test_a_fifo_in_the_cache_folder_is_a_cache_miss_not_a_hang(tmp_path):
 
     os.mkfifo(tmp_path / "parse-index.bin")
     assert returns(load, tmp_path / "parse-index.bin", "parse") == ("ok", None)
+
+
+def test_the_file_reading_half_keeps_its_old_import_paths() -> None:
+    """`textfile` holds the reading half of `yamlio`; code importing it from `yamlio` keeps working."""
+    from swarm_handoff import textfile, yamlio
+
+    moved = ("MAX_BYTES", "NOT_UTF8", "UNREADABLE", "NOT_A_REGULAR_FILE", "YAML_TOO_LARGE", "OTHER_BOMS")
+    moved += ("RESAVE_HINT", "LoadError", "bom_problem", "file_kind", "open_regular", "read_regular", "read_text")
+    assert [getattr(yamlio, name) is getattr(textfile, name) for name in moved] == [True] * len(moved)

@@ -119,6 +119,13 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import escape_controls as escape_controls
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.termsafe import escape_undecodable as escape_undecodable
+    from swarm_handoff.termsafe import quoted as quoted
+    from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
+    from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
+    from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
+    from swarm_handoff.textfile import LoadError as LoadError
+    from swarm_handoff.textfile import read_regular as read_regular
+    from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
     from swarm_handoff.undeclared import with_undeclared as with_undeclared
@@ -145,14 +152,10 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.types import FAIL as FAIL
     from swarm_handoff.workflow.types import PASS as PASS
     from swarm_handoff.workflow.types import StepResult as StepResult
-    from swarm_handoff.yamlio import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
-    from swarm_handoff.yamlio import LoadError as LoadError
     from swarm_handoff.yamlio import check_events as check_events
     from swarm_handoff.yamlio import check_nesting as check_nesting
     from swarm_handoff.yamlio import load_file as load_file
     from swarm_handoff.yamlio import parse_yaml as parse_yaml
-    from swarm_handoff.yamlio import read_regular as read_regular
-    from swarm_handoff.yamlio import read_text as read_text
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
 
 
@@ -209,7 +212,9 @@ _EXPORTS: dict[str, str] = {
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",
     "UNREADABLE": "swarm_handoff.skillmd",
-    "NOT_A_REGULAR_FILE": "swarm_handoff.yamlio",
+    "NOT_A_REGULAR_FILE": "swarm_handoff.textfile",
+    "NOT_UTF8": "swarm_handoff.textfile",
+    "YAML_TOO_LARGE": "swarm_handoff.textfile",
     # reading skills and YAML safely (limits, located errors)
     "Frontmatter": "swarm_handoff.skillmd",
     "load_skill_md": "swarm_handoff.skillmd",
@@ -220,12 +225,12 @@ _EXPORTS: dict[str, str] = {
     "installed_pack_skills": "swarm_handoff.pack_files",
     "InstalledPackSkill": "swarm_handoff.pack_files",
     "agent_key": "swarm_handoff.handoff_edges",
-    "LoadError": "swarm_handoff.yamlio",
+    "LoadError": "swarm_handoff.textfile",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
     "load_file": "swarm_handoff.yamlio",
-    "read_regular": "swarm_handoff.yamlio",
-    "read_text": "swarm_handoff.yamlio",
+    "read_regular": "swarm_handoff.textfile",
+    "read_text": "swarm_handoff.textfile",
     "parse_yaml": "swarm_handoff.yamlio",
     "portable_yaml": "swarm_handoff.yamlout",
     # writing files safely and printing untrusted text
@@ -234,6 +239,7 @@ _EXPORTS: dict[str, str] = {
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
     "escape_undecodable": "swarm_handoff.termsafe",
+    "quoted": "swarm_handoff.termsafe",
     "problem_line": "swarm_handoff.textviews.discovery",
     "UNSAFE_MULTI_LINE": "swarm_handoff.termsafe",
     # scanning many files in parallel (forked workers, bounded by SWARM_HANDOFF_JOBS and idle CPUs)

@@ -25,7 +25,7 @@ from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
-from swarm_handoff.termsafe import escape_undecodable
+from swarm_handoff.termsafe import escape_undecodable, quoted
 
 _MISSING_FIELD = {HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION, HANDOFF_NO_ACCEPT_FIELD}
 _NOT_ELIGIBLE = {
@@ -134,15 +134,15 @@ def explain(
     by_folder = any(record.name == name for record in everything)
     note = ""
     if aliases and by_folder:
-        others = ", ".join(repr(f) for f in aliases)
+        others = ", ".join(quoted(f) for f in aliases)
         note = (
-            f"; {name!r} is also the frontmatter name of folder {others}, a different skill "
+            f"; {quoted(name)} is also the frontmatter name of folder {others}, a different skill "
             f"(`why {aliases[0]}` explains it)"
         )
     elif aliases:
-        note = f"{name!r} is the frontmatter name of folder {aliases[0]!r}"
+        note = f"{quoted(name)} is the frontmatter name of folder {quoted(aliases[0])}"
         if len(aliases) > 1:
-            note += f" (also of {', '.join(repr(f) for f in aliases[1:])})"
+            note += f" (also of {', '.join(quoted(f) for f in aliases[1:])})"
         name = aliases[0]
     by_source: dict[str, list[SkillRecord]] = {}
     for record in everything:

@@ -22,7 +22,8 @@ from swarm_handoff.lint_spec import MAX_NAME as MAX_NAME
 from swarm_handoff.lint_spec import spec_problems
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.skillmd import load_skill_md, read_frontmatter_bytes
+from swarm_handoff.skillmd import Frontmatter, parse_frontmatter, read_frontmatter_bytes
+from swarm_handoff.termsafe import quoted
 from swarm_handoff.yamlio import LoadError
 
 LINT_NOT_A_SKILL = "LINT_NOT_A_SKILL"
@@ -80,23 +81,28 @@ def _failed(path: Path, code: str, message: str, hint: str) -> SkillRecord:
     )
 
 
-def _frontmatter_text(path: str) -> str:
-    """The raw frontmatter text, for line numbers of keys ('' when it cannot be read)."""
+def _read_once(path: str) -> tuple[Frontmatter, str]:
+    """The parsed frontmatter and its raw text (for line numbers of keys; '' when it cannot be read).
+
+    One read for both: reading the bytes again for the text cost a second open and scan per file.
+    """
     try:
-        return read_frontmatter_bytes(path).replace(b"\r\n", b"\n").decode("utf-8", errors="replace")
-    except LoadError:
-        return ""
+        raw = read_frontmatter_bytes(path)
+    except LoadError as exc:
+        return Frontmatter(None, (exc.problem,)), ""
+    text = raw.replace(b"\r\n", b"\n").decode("utf-8", errors="replace")
+    return parse_frontmatter(raw, path), text
 
 
 def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
     """Lint one SKILL.md into a record whose problems are the findings."""
     folder = target.resolve().parent.name if target.exists() else target.parent.name
-    front = load_skill_md(str(target))
+    front, text = _read_once(str(target))
     record = record_from_frontmatter(
         front.data, name=folder, scope=Scope.PROJECT, source="lint", path=str(target), problems=front.problems
     )
     if front.data is not None:
-        found = spec_problems(dict(front.data), folder, str(target), _frontmatter_text(str(target)), strict=strict_spec)
+        found = spec_problems(dict(front.data), folder, str(target), text, strict=strict_spec)
         found.extend(_bom(target, strict_spec))
         spec_codes = {p.code for p in found}  # discovery reports wrong types too; keep lint's, located by line
         kept = (p for p in record.problems if p.code not in spec_codes)
@@ -132,7 +138,7 @@ def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
                 _failed(
                     path,
                     LINT_GLOB_UNEXPANDED,
-                    f"no file matches the pattern {str(path)!r} (it reached lint unexpanded)",
+                    f"no file matches the pattern {quoted(path)} (it reached lint unexpanded)",
                     "check the pattern; a shell leaves a pattern that matches nothing as it is "
                     "(or pass the skills folder itself: lint matches every skill inside)",
                 )

@@ -20,6 +20,7 @@ from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.lint_strict_yaml import strict_yaml_problems
 from swarm_handoff.metadata_forms import HANDOFF_SUBFIELDS as HANDOFF_SUBFIELDS
 from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
+from swarm_handoff.termsafe import quoted
 
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
 SPEC_NAME_TYPE = "SPEC_NAME_TYPE"
@@ -112,12 +113,14 @@ def _name_errors(name: str, folder: str) -> list[tuple[str, str, str]]:
         found.append(
             (
                 SPEC_NAME_FORMAT,
-                f"name {name!r} is not 1-{MAX_NAME} lowercase letters, digits and single hyphens",
+                f"name {quoted(name)} is not 1-{MAX_NAME} lowercase letters, digits and single hyphens",
                 "use kebab-case, e.g. my-skill",
             )
         )
     if folder and unicodedata.normalize("NFKC", folder) != normal:
-        found.append((SPEC_NAME_MISMATCH, f"name {name!r} differs from its folder {folder!r}", "rename one to match"))
+        found.append(
+            (SPEC_NAME_MISMATCH, f"name {quoted(name)} differs from its folder {quoted(folder)}", "rename one to match")
+        )
     return found
 
 

@@ -193,10 +193,12 @@ def _declared_name(data: Mapping[str, Any], folder: str, reader: _Reader) -> str
     """
     if "name" not in data or isinstance(data["name"], str):
         return data.get("name")
+    from swarm_handoff.termsafe import quoted  # lazy, as above: only a wrong-typed name needs it
+
     value = data["name"]
     reader.add(
         SPEC_NAME_TYPE,
-        f"name must be text, not {value_kind(value)} ({value!r}); the folder name {folder!r} is used",
+        f"name must be text, not {value_kind(value)} ({value!r}); the folder name {quoted(folder)} is used",
         f'quote it: name: "{folder}"',
         Severity.WARNING,
     )

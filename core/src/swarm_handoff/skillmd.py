@@ -20,17 +20,8 @@ import attrs
 
 from swarm_handoff import fastyaml
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlio import (
-    NOT_A_REGULAR_FILE,
-    NOT_UTF8,
-    UNREADABLE,
-    YAML_DUPLICATE_KEY,
-    YAML_SYNTAX,
-    YAML_TOO_MANY_NODES,
-    LoadError,
-    bom_problem,
-    open_regular,
-)
+from swarm_handoff.textfile import NOT_A_REGULAR_FILE, NOT_UTF8, UNREADABLE, LoadError, bom_problem, open_regular
+from swarm_handoff.yamlio import YAML_DUPLICATE_KEY, YAML_SYNTAX, YAML_TOO_MANY_NODES
 
 # Stable problem codes of SKILL.md files (values never change once released).
 SKILL_MISSING = "SKILL_MISSING"
@@ -108,7 +99,7 @@ def stat_problem(path: str, exc: OSError) -> Problem:
 def read_frontmatter_bytes(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> bytes:
     """Return the bytes between the delimiters, reading no further than the closing one (or `limit`).
 
-    Only a regular file is read (`yamlio.open_regular`): a FIFO named SKILL.md would block the
+    Only a regular file is read (`textfile.open_regular`): a FIFO named SKILL.md would block the
     read forever, a device would never end it.
     """
     try:
@@ -132,7 +123,7 @@ def not_a_file(path: str, what: str) -> Problem:
 
 def irregular_file(path: str, mode: int) -> Problem:
     """SKILL_NOT_A_FILE for a SKILL.md whose `st_mode` is not a regular file, worded as the core words it."""
-    from swarm_handoff.yamlio import file_kind
+    from swarm_handoff.textfile import file_kind
 
     return not_a_file(path, f"{file_kind(mode)}, not a regular file")
 

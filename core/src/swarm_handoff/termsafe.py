@@ -14,6 +14,7 @@ value is always in `--format json`.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -64,6 +65,23 @@ def escape_undecodable(text: str) -> str:
     if not _LONE_SURROGATE.search(text):
         return text
     return _LONE_SURROGATE.sub(lambda match: undecodable(match.group()), text)
+
+
+# In a repr(): `\\udcNN` (a lone surrogate written as an escape) after an even run of backslashes,
+# so a name that holds a literal backslash followed by "udcff" is left as it is.
+_REPR_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})")
+
+
+def quoted(value: object) -> str:
+    """`repr()` of a name or path for a message, an undecodable byte shown as `\\xNN` as everywhere else.
+
+    `repr()` writes the byte 0xff of a folder name as `\\udcff`, which names no byte the user has;
+    every other place (text, JSON, YAML) shows it as `\\xff`, what `ls -b` shows too.
+    """
+    text = repr(os.fspath(value) if isinstance(value, os.PathLike) else value)  # a Path as its text
+    if "\\ud" not in text:
+        return text
+    return _REPR_SURROGATE.sub(lambda m: m.group(1) + undecodable(chr(int(m.group(2), 16))), text)
 
 
 def escape_controls(value: object, *, multiline: bool = False) -> str:

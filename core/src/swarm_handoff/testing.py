@@ -10,8 +10,12 @@ Fixtures:
     register_plugin   register a throwaway plugin object in the current host for one test
     register_source   register a throwaway discovery source answering given records
     skill_tree        write `.claude/skills/<name>/SKILL.md` folders under `tmp_path`
+    temp_home         a HOME, Claude config folder and cache folder of the test's own, as an env mapping
     swarm_cli         run the `swarm-handoff` CLI in-process against the current host
     use_workflows     make the workflow commands see exactly the given workflows
+
+Helpers for source authors:
+    write_skill(folder, name, text)   write `folder/<name>/SKILL.md`, eligible for hand-off
 
 Helpers for skill-pack authors (exhaustive workflow tests):
     workflow_cases(workflow)          one `pytest.param` per (step, parameters) with a readable id
@@ -203,6 +207,56 @@ def trust_fresh_files(monkeypatch: pytest.MonkeyPatch) -> None:
     from swarm_handoff import filecache
 
     monkeypatch.setattr(filecache, "RACY_NS", 0)
+
+
+# An eligible SKILL.md whose description and hand-off description are one text a test can look for.
+HANDOFF_SKILL = """---
+name: {name}
+description: {text}
+handoff:
+  accepts_handoff: true
+  handoff_categories: [{category}]
+  handoff_description: {text}
+---
+# {name}
+"""
+
+
+def write_skill(folder: Path, name: str, text: str | None = None, *, category: str = "review") -> Path:
+    """Write `folder/<name>/SKILL.md`, eligible for hand-off: sources read folders other than `.claude/skills`."""
+    (folder / name).mkdir(parents=True, exist_ok=True)
+    path = folder / name / "SKILL.md"
+    path.write_text(HANDOFF_SKILL.format(name=name, text=text or f"{name} text", category=category), encoding="utf-8")
+    return path
+
+
+@attrs.frozen
+class TempHome:
+    """A home of the test's own: the user's skills, settings and caches never leak into a test."""
+
+    root: Path
+    home: Path
+    config: Path
+    cache: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment for `make_context(cwd, env)`: also stops repository walks at `root`."""
+        return {
+            "HOME": str(self.home),
+            "CLAUDE_CONFIG_DIR": str(self.config),
+            "XDG_CACHE_HOME": str(self.cache),
+            "GIT_CEILING_DIRECTORIES": str(self.root),
+        }
+
+
+@pytest.fixture
+def temp_home(tmp_path: Path) -> TempHome:
+    """`tmp_path/home`, `tmp_path/config` (created) and `tmp_path/cache`; the process environment is untouched."""
+    home = TempHome(tmp_path, tmp_path / "home", tmp_path / "config", tmp_path / "cache")
+    home.home.mkdir(exist_ok=True)
+    home.config.mkdir(exist_ok=True)
+    return home
 
 
 @pytest.fixture

@@ -14,25 +14,34 @@ gets its own `YAML` instance, because one instance shared across threads corrupt
 
 from __future__ import annotations
 
-import errno
-import os
 import re
-import stat
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import Problem
 
-MAX_BYTES = 4 * 1024 * 1024
+# The file-reading half lives in `textfile`; its names stay importable from here (older imports).
+from swarm_handoff.textfile import MAX_BYTES as MAX_BYTES
+from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
+from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
+from swarm_handoff.textfile import OTHER_BOMS as OTHER_BOMS
+from swarm_handoff.textfile import RESAVE_HINT as RESAVE_HINT
+from swarm_handoff.textfile import UNREADABLE as UNREADABLE
+from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
+from swarm_handoff.textfile import LoadError as LoadError
+from swarm_handoff.textfile import bom_problem as bom_problem
+from swarm_handoff.textfile import file_kind as file_kind
+from swarm_handoff.textfile import open_regular as open_regular
+from swarm_handoff.textfile import read_regular as read_regular
+from swarm_handoff.textfile import read_text as read_text
+
 # Values visited while walking the loaded document; aliases are counted each time they are reached,
 # so "billion laughs" documents exceed it long before they exhaust memory.
 MAX_NODES = 200_000
 
 YAML_SYNTAX = "YAML_SYNTAX"
 YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
-YAML_TOO_LARGE = "YAML_TOO_LARGE"
 YAML_TOO_MANY_NODES = "YAML_TOO_MANY_NODES"
 YAML_TOO_DEEP = "YAML_TOO_DEEP"
 # Flow collections nested deeper than this are refused before parsing: no real document comes close,
@@ -55,27 +64,9 @@ SAFE_TAGS = frozenset(
     {None, "!", *(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq"))}
 )
 _BRACKETS = re.compile(r"[\[\]{}]")
-NOT_UTF8 = "NOT_UTF8"
-UNREADABLE = "UNREADABLE"
 JSON_SYNTAX = "JSON_SYNTAX"
-# A FIFO, socket, device or folder where a file was expected: reading it could block or never end.
-NOT_A_REGULAR_FILE = "NOT_A_REGULAR_FILE"
-_NOT_REGULAR_HINT = "replace it with a regular file; swarm-handoff never reads pipes, sockets or devices"
-_OPEN_FLAGS = (
-    getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CHUNK = 1024 * 1024
 
 _local = threading.local()
-
-
-class LoadError(Exception):
-    """A document that could not be loaded; carries the located `Problem`."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 def _yaml() -> Any:
@@ -323,149 +314,6 @@ def check_size(
                     hint="quote it if it is an identifier, or shorten it",
                 )
             )
-
-
-def file_kind(mode: int) -> str:
-    """Name what a path is in words, so a refusal says why ("a FIFO", "a folder") and not just "no"."""
-    kinds = (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISLNK, "a symbolic link"),
-    )
-    return next((word for test, word in kinds if test(mode)), "not a regular file")
-
-
-def _open_problem(path: str, exc: OSError, follow: bool) -> Problem:
-    if exc.errno == errno.ELOOP and not follow:
-        # O_NOFOLLOW reports a symbolic link as ELOOP: this file is the tool's own and never a link.
-        return Problem(
-            NOT_A_REGULAR_FILE,
-            "a symbolic link where swarm-handoff keeps its own file; not followed",
-            path=path,
-            hint="remove the link; swarm-handoff writes this file itself",
-        )
-    if exc.errno == errno.ENXIO:  # opening a socket (or a FIFO with no writer, write side) gives ENXIO
-        return Problem(NOT_A_REGULAR_FILE, "a socket, not a regular file", path=path, hint=_NOT_REGULAR_HINT)
-    return Problem(
-        UNREADABLE,
-        f"cannot read: {exc.strerror or exc}",
-        path=path,
-        hint="check that the file exists and is readable",
-    )
-
-
-def open_regular(
-    path: str | os.PathLike[str],
-    *,
-    follow: bool = True,
-    describe: Callable[[str, OSError], Problem] | None = None,
-) -> int:
-    """Open a file for reading only if it is a regular file, so a FIFO or device can never block a read.
-
-    O_NONBLOCK makes opening a FIFO return at once (a blocking open waits for a writer forever),
-    O_NOCTTY keeps a terminal device from becoming ours; the `fstat` of the descriptor (not a
-    second `stat` of the name, which could be swapped in between) then refuses anything that is
-    not a regular file. `follow=False` adds O_NOFOLLOW, for files the tool writes itself.
-    `describe` names an open failure in the caller's terms (SKILL.md has its own codes).
-    Returns the descriptor (the caller closes it); raises `LoadError` with a coded problem.
-    """
-    return _open_regular(os.fspath(path), follow, describe)[0]
-
-
-def _open_regular(
-    path: str, follow: bool, describe: Callable[[str, OSError], Problem] | None
-) -> tuple[int, os.stat_result]:
-    name = describe or (lambda p, e: _open_problem(p, e, follow))
-    try:
-        fd = os.open(path, os.O_RDONLY | _OPEN_FLAGS | (0 if follow else _NOFOLLOW))
-    except OSError as exc:
-        raise LoadError(name(path, exc)) from None
-    try:
-        st = os.fstat(fd)
-    except OSError as exc:  # pragma: no cover - fstat of an open descriptor does not fail in practice
-        os.close(fd)
-        raise LoadError(name(path, exc)) from None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise LoadError(
-            Problem(
-                NOT_A_REGULAR_FILE, f"{file_kind(st.st_mode)}, not a regular file", path=path, hint=_NOT_REGULAR_HINT
-            )
-        )
-    return fd, st
-
-
-def read_regular(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, follow: bool = True) -> bytes:
-    """Read at most `limit` bytes of a regular file (see `open_regular`); a larger file is YAML_TOO_LARGE."""
-    text = os.fspath(path)
-    fd, st = _open_regular(text, follow, None)
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        # One read of the size fstat gave (plus one byte, to see growth or the cap); loop only if
-        # the file grew meanwhile. Never more than one byte past the cap.
-        want = min(st.st_size, limit) + 1
-        while size <= limit:
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            want = min(_CHUNK, limit + 1 - size)
-    except OSError as exc:
-        raise LoadError(_open_problem(text, exc, follow)) from None
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise LoadError(
-            Problem(
-                YAML_TOO_LARGE,
-                f"larger than {limit} bytes",
-                path=text,
-                hint="this file is not what it should be; check the path",
-            )
-        )
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-# Byte order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts like UTF-16's).
-# Windows PowerShell 5.1 writes UTF-16 LE with a mark (`>`, Out-File, Set-Content -Encoding Unicode).
-OTHER_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
-    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
-    (b"\xff\xfe", "UTF-16 LE"),
-    (b"\xfe\xff", "UTF-16 BE"),
-)
-RESAVE_HINT = "save it as UTF-8 (PowerShell: Set-Content -Encoding utf8; editors: 'Save with encoding')"
-
-
-def bom_problem(raw: bytes, path: str) -> Problem | None:
-    """NOT_UTF8 naming the encoding when `raw` opens with a UTF-16/UTF-32 byte order mark, else None."""
-    for mark, encoding in OTHER_BOMS:
-        if raw.startswith(mark):
-            message = f"the file is {encoding} text (byte order mark), not UTF-8"
-            return Problem(NOT_UTF8, message, path=path, line=1, hint=RESAVE_HINT)
-    return None
-
-
-def read_text(path: Path, *, limit: int = MAX_BYTES, follow: bool = True) -> str:
-    """Read a bounded UTF-8 regular file (a BOM is dropped), or raise a located `LoadError`."""
-    raw = read_regular(path, limit=limit, follow=follow)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        other = bom_problem(raw, str(path))  # a UTF-16 file is text, just not UTF-8: say which
-        if other is not None:
-            raise LoadError(other) from None
-        line = raw[: exc.start].count(b"\n") + 1
-        raise LoadError(
-            Problem(
-                NOT_UTF8, f"not UTF-8 text (byte {exc.start})", path=str(path), line=line, hint="save the file as UTF-8"
-            )
-        ) from None
 
 
 def load_file(path: Path) -> Any:

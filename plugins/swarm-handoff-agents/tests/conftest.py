@@ -1,4 +1,4 @@
-"""A tmp world: a git repository with a package folder, a HOME and a Claude config folder."""
+"""A tmp world: a git repository with a package folder, and the testing kit's `temp_home`."""
 
 from __future__ import annotations
 
@@ -8,24 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SKILL = """---
-name: {name}
-description: {text}
-handoff:
-  accepts_handoff: true
-  handoff_categories: [review]
-  handoff_description: {text}
----
-# {name}
-"""
-
-
-def add_skill(folder: Path, name: str, text: str | None = None) -> Path:
-    """Write `folder/name/SKILL.md` with an eligible hand-off block."""
-    (folder / name).mkdir(parents=True, exist_ok=True)
-    path = folder / name / "SKILL.md"
-    path.write_text(SKILL.format(name=name, text=text or f"{name} text"))
-    return path
+from swarm_handoff.testing import TempHome, write_skill
 
 
 def write_json(path: Path, data: object) -> Path:
@@ -35,7 +18,7 @@ def write_json(path: Path, data: object) -> Path:
 
 
 @pytest.fixture
-def world(tmp_path: Path, make_swarm_host, trust_fresh_files) -> dict[str, object]:
+def world(tmp_path: Path, temp_home: TempHome, make_swarm_host, trust_fresh_files) -> dict[str, object]:
     """`repo` (with `.git`) holding `repo/packages/app/src` as the working directory."""
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -43,24 +26,21 @@ def world(tmp_path: Path, make_swarm_host, trust_fresh_files) -> dict[str, objec
     subprocess.run(["git", "init", "-q", str(repo)], check=True, capture_output=True)
     cwd = repo / "packages" / "app" / "src"
     cwd.mkdir(parents=True)
-    home = tmp_path / "home"
-    home.mkdir()
-    config = tmp_path / "config"
-    config.mkdir()
-    env = {
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(config),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
-    }
     host = make_swarm_host(["frontmatter", "agents"])
-    return {"repo": repo, "cwd": cwd, "home": home, "config": config, "env": env, "host": host}
+    return {
+        "repo": repo,
+        "cwd": cwd,
+        "home": temp_home.home,
+        "config": temp_home.config,
+        "env": temp_home.env,
+        "host": host,
+    }
 
 
 @pytest.fixture
 def skill():
     """`skill(folder, name, text=None) -> SKILL.md path`."""
-    return add_skill
+    return write_skill
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.api import discover, make_context
+from swarm_handoff.api import NOT_A_REGULAR_FILE, NOT_UTF8, discover, make_context
 from swarm_handoff_agents.claude_plugins import (
     PLUGIN_NAME_UNSAFE,
     PLUGIN_PATH_INVALID,
@@ -69,7 +69,7 @@ def test_enabling_a_plugin_invalidates_the_cache(installed, jsonfile):
         ('{"version": 2, "plugins": {"tools@market": [{"installPath": 7}]}}', PLUGINS_JSON_INVALID),
         ('{"version": 2, "plugins": {"tools@market": [{"installPath": "/etc"}]}}', PLUGIN_PATH_INVALID),
         ("[" * 100000 + "]" * 100000, PLUGINS_JSON_INVALID),
-        ("\udcff", PLUGINS_JSON_INVALID),
+        ("\udcff", NOT_UTF8),  # an undecodable byte is an encoding problem, as in every other reader
     ],
 )
 def test_a_hostile_installed_plugins_file_is_a_coded_problem(installed, text, code):
@@ -139,3 +139,53 @@ def test_an_install_that_appears_later_is_seen(installed, skill, jsonfile):
     result = run(installed)
     assert [r.name for r in result.workflows] == ["late:deploy"]
     assert result.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("mark", "encoding"), [(b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"), (b"", "utf-32")]
+)
+@pytest.mark.parametrize("which", ["installed", "settings"])
+def test_a_utf16_or_utf32_file_is_not_utf8_and_other_sources_go_on(installed, skill, which, mark, encoding):
+    # What Windows PowerShell 5.1 writes: UTF-16 with a byte order mark, reported as the core reports it.
+    path = installed[which]
+    path.write_bytes(mark + path.read_text(encoding="utf-8").encode(encoding))  # "utf-32" writes its own mark
+    skill(installed["repo"] / ".agents" / "skills", "review")
+    result = run(installed)
+    assert [r.name for r in result.workflows] == ["review"]  # the other sources are not stopped
+    assert [(p.code, p.severity.value, p.path, p.line) for p in result.problems] == [
+        (NOT_UTF8, "warning", str(path), 1)
+    ]
+    assert "byte order mark" in result.problems[0].message
+    assert path.name in result.problems[0].hint
+
+
+@pytest.mark.parametrize("which", ["installed", "settings"])
+def test_a_utf8_byte_order_mark_is_read_like_everywhere_else(installed, which):
+    path = installed[which]
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # Notepad's "UTF-8 with BOM"
+    result = run(installed)
+    assert [r.name for r in result.workflows] == ["tools:lint"]
+    assert result.problems == ()
+
+
+def test_a_folder_named_installed_plugins_json_is_not_a_regular_file(installed):
+    installed["installed"].unlink()
+    installed["installed"].mkdir()
+    assert codes(run(installed)) == [NOT_A_REGULAR_FILE]
+
+
+def test_a_skill_folder_that_is_not_utf8_is_named_with_backslash_x(installed):
+    import os
+    import sys
+
+    if sys.platform in ("darwin", "win32"):
+        pytest.skip("the file system stores names as Unicode: a byte that is not UTF-8 cannot be in one")
+    skills = installed["paths"]["tools"] / "skills"
+    folder = os.fsencode(skills) + b"/bad\xffname"
+    os.mkdir(folder)
+    with open(folder + b"/SKILL.md", "w", encoding="utf-8") as out:
+        out.write("---\nname: bad\ndescription: x\n---\n")
+    result = run(installed)
+    assert {r.name for r in result.workflows} == {"tools:lint"}
+    [problem] = result.problems
+    assert problem.message == "skill folder 'bad\\xffname' of plugin 'tools' is skipped"

@@ -65,3 +65,11 @@ def test_editing_the_file_invalidates_the_cache(world, skill, jsonfile, tmp_path
     assert [r.name for r in run(world).workflows] == ["one"]
     jsonfile(world["config"] / ROOTS_FILE, {"version": 1, "roots": [{"path": str(tmp_path / "b")}, {"path": "x"}]})
     assert [r.name for r in run(world).workflows] == ["two"]
+
+
+def test_a_utf16_roots_file_is_not_utf8(world):
+    from swarm_handoff.api import NOT_UTF8
+
+    path = world["config"] / ROOTS_FILE
+    path.write_bytes(b"\xff\xfe" + '{"version": 1, "roots": []}'.encode("utf-16-le"))
+    assert [p.code for p in run(world).problems] == [NOT_UTF8]

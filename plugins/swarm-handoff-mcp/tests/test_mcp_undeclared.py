@@ -36,3 +36,16 @@ def test_handoff_tool_allows_an_undeclared_target_on_request(host: Any, tmp_path
     )
     result = handoff_tool(Call(args, host))
     assert any("--allow-undeclared" in note for note in result.to_data()["notes"])
+
+
+def test_refusing_an_undeclared_target_names_the_tool_argument(host: Any, tmp_path: Path) -> None:
+    from swarm_handoff.api import SwarmError
+    from swarm_handoff_mcp.server import _name_override
+
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    args = check_arguments(spec, {"target": "plain", "synthesis": SYNTHESIS, "session": str(tmp_path)})
+    with pytest.raises(SwarmError) as caught:
+        handoff_tool(Call(args, host))
+    error = _name_override(caught.value, "handoff")
+    assert error.details["override_argument"] == "allow_undeclared"
+    assert "allow_undeclared=true" in (error.hint or "")

@@ -18,6 +18,7 @@ from swarm_handoff.payload.build3 import file_stamp
 from swarm_handoff.payload.io import dump_payload, write_new
 from swarm_handoff.payload.v2 import invocation_for, utc_now
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.termsafe import quoted
 
 # A name that becomes part of a file name: no separator, no `.`/`..`, no leading dot or dash.
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
@@ -66,7 +67,7 @@ def not_found(target: str, found: list[str], ineligible: list[SkillRecord], unde
         hint = "run `swarm-handoff discover` to list the skills that accept a hand-off"
     return SwarmError(
         ErrorCode.TARGET_NOT_FOUND,
-        f"no skill named {target!r} accepts a hand-off here",
+        f"no skill named {quoted(target)} accepts a hand-off here",
         details=details,
         hint=hint,
         recoverable=True,
@@ -81,7 +82,7 @@ def gone_target(record: SkillRecord) -> SwarmError | None:
     reason = f"its registry entry points at {record.path}, which is gone"
     return SwarmError(
         ErrorCode.TARGET_NOT_FOUND,
-        f"no skill named {record.name!r} accepts a hand-off here: {reason}",
+        f"no skill named {quoted(record.name)} accepts a hand-off here: {reason}",
         details={"target_skill": record.name, "closest": [], "reason": reason},
         hint="`swarm-handoff registry sync` marks the entry stale and `registry prune` removes it",
         recoverable=True,
@@ -92,7 +93,7 @@ def check_name(value: str, option: str) -> None:
     """Refuse an option value that would become part of a file name but could leave its folder."""
     if not SAFE_NAME.match(value):
         raise UsageError(
-            f"{option} {value!r} cannot be part of a file name",
+            f"{option} {quoted(value)} cannot be part of a file name",
             hint="use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 128)",
             option=option,
             value=value,
@@ -109,7 +110,7 @@ def check_session(session: str | os.PathLike[str]) -> None:
     resolved = Path(text).expanduser().resolve()
     if resolved == Path(resolved.anchor):
         raise UsageError(
-            f"--session {text!r} is the root folder {resolved}; payloads are never written there",
+            f"--session {quoted(text)} is the root folder {resolved}; payloads are never written there",
             hint="pass the session folder the swarm wrote (--session DIR)",
             option="--session",
             value=text,

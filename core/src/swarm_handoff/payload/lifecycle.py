@@ -43,6 +43,7 @@ from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.synthesis import load_synthesis
+from swarm_handoff.termsafe import quoted
 from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
 from swarm_handoff.undeclared import override_record as undeclared_override
@@ -152,7 +153,7 @@ def _hand_off(
     if build_v3_first and not SAFE_NAME.match(record.name):
         raise SwarmError(
             UNSAFE_NAME,
-            f"the skill name {record.name!r} cannot be part of a file name, so no v3.0 payload is written for it",
+            f"the skill name {quoted(record.name)} cannot be part of a file name, so no v3.0 payload is written for it",
             details={"target_skill": record.name, "skill_path": record.path},
             hint="rename the skill (letters, digits, '.', '_' and '-'), or hand off with --schema 2.0",
         )

@@ -19,6 +19,7 @@ from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.history_reports import SPAN_DIGITS
 from swarm_handoff.payload.v2 import DEFAULT_TTL, stamp
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.termsafe import quoted
 
 RECEIVED_INVALID = "RECEIVED_PAYLOAD_INVALID"
 RECEIVED_UNSEALED = "RECEIVED_PAYLOAD_UNSEALED"
@@ -151,6 +152,6 @@ def unsafe_source(received: Received, source: str) -> SwarmError:
     return refuse(
         "UNSAFE_NAME",
         received.path,
-        f"its target.skill {source!r} cannot be part of a file name",
+        f"its target.skill {quoted(source)} cannot be part of a file name",
         "ask the sender to hand off to a skill named with letters, digits, '.', '_' and '-'",
     )

@@ -8,31 +8,21 @@ from pathlib import Path
 import pytest
 
 from swarm_handoff.api import CachedSource, LocatingSource, discover, explain, make_context
+from swarm_handoff.testing import write_skill
 from swarm_handoff_envdir.source import ENV_VAR, EnvDirSource
 
 GUIDE = Path(__file__).resolve().parents[3] / "plugin-guide-source.md"
-SKILL = """---
-name: {name}
-description: {text}
-handoff:
-  accepts_handoff: true
-  handoff_categories: [review]
-  handoff_description: {text}
----
-# {name}
-"""
 
 
 @pytest.fixture
-def world(tmp_path: Path, make_swarm_host, trust_fresh_files, monkeypatch):
-    """A project with no skills, a folder of team skills, and a host with only this plugin."""
+def world(tmp_path: Path, temp_home, make_swarm_host, trust_fresh_files, monkeypatch):
+    """A project with no skills, a folder of team skills, a home of its own and a host with only this plugin."""
     team = tmp_path / "team"
     for name in ("review", "triage"):
-        (team / name).mkdir(parents=True)
-        (team / name / "SKILL.md").write_text(SKILL.format(name=name, text=f"{name} v1"))
+        write_skill(team, name, f"{name} v1")
     project = tmp_path / "project"
     project.mkdir()
-    env = {"HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "cache"), ENV_VAR: str(team)}
+    env = {**temp_home.env, ENV_VAR: str(team)}
     runs = []
     real = EnvDirSource.discover
     monkeypatch.setattr(EnvDirSource, "discover", lambda self, context: runs.append(1) or real(self, context))
@@ -63,20 +53,17 @@ def test_an_unchanged_folder_is_answered_from_the_cache(world):
 
 def test_a_changed_skill_invalidates_the_cached_answer(world):
     found(world)
-    skill = world["team"] / "review" / "SKILL.md"
-    skill.write_text(SKILL.format(name="review", text="review v2, now longer"))
+    write_skill(world["team"], "review", "review v2, now longer")
     assert found(world)["review"] == "review v2, now longer"
     assert len(world["runs"]) == 2
 
 
 def test_an_added_skill_folder_and_another_folder_are_seen(world):
     found(world)
-    (world["team"] / "plan").mkdir()
-    (world["team"] / "plan" / "SKILL.md").write_text(SKILL.format(name="plan", text="plan v1"))
+    write_skill(world["team"], "plan", "plan v1")
     assert "plan" in found(world)
     other = world["team"].parent / "other"
-    (other / "solo").mkdir(parents=True)
-    (other / "solo" / "SKILL.md").write_text(SKILL.format(name="solo", text="solo v1"))
+    write_skill(other, "solo", "solo v1")
     assert found(world, **{ENV_VAR: str(other)}) == {"solo": "solo v1"}  # the cache key changed
 
 

@@ -15,7 +15,17 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import TYPE_CHECKING
 
-from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, Severity, SourceResult, read_skills, watch
+from swarm_handoff.api import (
+    DiscoveryContext,
+    Problem,
+    Scope,
+    ScopeSpec,
+    Severity,
+    SourceResult,
+    quoted,
+    read_skills,
+    watch,
+)
 from swarm_handoff_agents.common import SAFE_PART, Files, enabled, list_skills, read_json, switch_key
 
 if TYPE_CHECKING:
@@ -72,7 +82,9 @@ def installs(config: Path, problems: list[Problem]) -> list[tuple[str, Path]]:
         name = plugin_id.split("@", 1)[0]
         if not SAFE_PART.match(name):
             hint = "a plugin name is letters, digits, '.', '_' or '-'; this plugin's skills are skipped"
-            problems.append(_problem(PLUGIN_NAME_UNSAFE, f"plugin id {plugin_id!r} has an unusable name", path, hint))
+            problems.append(
+                _problem(PLUGIN_NAME_UNSAFE, f"plugin id {quoted(plugin_id)} has an unusable name", path, hint)
+            )
             continue
         install = _install_path(plugin_id, plugins[plugin_id], base, path, problems)
         if install is not None:
@@ -84,7 +96,9 @@ def _install_path(plugin_id: str, entries: object, base: str, path: Path, proble
     """The first install of `plugin_id` that names a folder inside `<config>/plugins`, or None and a problem."""
     if not isinstance(entries, list) or not entries:
         hint = "each plugin id maps to a list of installs"
-        problems.append(_problem(PLUGINS_JSON_INVALID, f"plugin {plugin_id!r} has no list of installs", path, hint))
+        problems.append(
+            _problem(PLUGINS_JSON_INVALID, f"plugin {quoted(plugin_id)} has no list of installs", path, hint)
+        )
         return None
     for entry in entries:
         where = entry.get("installPath") if isinstance(entry, dict) else None
@@ -93,19 +107,19 @@ def _install_path(plugin_id: str, entries: object, base: str, path: Path, proble
         real = os.path.realpath(where)
         if os.path.commonpath([real, base]) != base:
             hint = "an install path lies under the plugins folder of the Claude config folder; reinstall the plugin"
-            message = f"plugin {plugin_id!r} installPath {where!r} is outside {base}"
+            message = f"plugin {quoted(plugin_id)} installPath {quoted(where)} is outside {base}"
             problems.append(_problem(PLUGIN_PATH_INVALID, message, path, hint))
             return None
         # Watched: a plugin installed after this answer was stored changes it.
         st = watch(where)
         if st is None or not S_ISDIR(st.st_mode):
             hint = "reinstall the plugin, or disable it in settings.json"
-            message = f"plugin {plugin_id!r} installPath {where!r} does not exist"
+            message = f"plugin {quoted(plugin_id)} installPath {quoted(where)} does not exist"
             problems.append(_problem(PLUGIN_PATH_INVALID, message, path, hint))
             return None
         return Path(where)
     hint = "each install has an installPath string"
-    problems.append(_problem(PLUGINS_JSON_INVALID, f"plugin {plugin_id!r} has no usable installPath", path, hint))
+    problems.append(_problem(PLUGINS_JSON_INVALID, f"plugin {quoted(plugin_id)} has no usable installPath", path, hint))
     return None
 
 
@@ -125,7 +139,7 @@ class ClaudePluginsSource:
             for path, skill, _ in list_skills(install / "skills", scope, problems):
                 if not SAFE_PART.match(skill):
                     hint = "a skill folder name is letters, digits, '.', '_' or '-'"
-                    message = f"skill folder {skill!r} of plugin {name!r} is skipped"
+                    message = f"skill folder {quoted(skill)} of plugin {quoted(name)} is skipped"
                     problems.append(_problem(PLUGIN_NAME_UNSAFE, message, Path(path), hint))
                     continue
                 files.append((path, f"{name}:{skill}", scope))
@@ -147,5 +161,5 @@ class ClaudePluginsSource:
         found = [install for got, install in installs(context.config_dir, []) if got == plugin]
         if not found:
             where = str(context.config_dir / "plugins" / INSTALLED_FILE)
-            return [Location(scope, where, f"no enabled, installed plugin named {plugin!r}")]
+            return [Location(scope, where, f"no enabled, installed plugin named {quoted(plugin)}")]
         return [Location(scope, str(found[0] / "skills" / skill / "SKILL.md"))]

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from swarm_handoff.api import Problem, Scope, Severity, watch
+from swarm_handoff.api import YAML_TOO_LARGE, LoadError, Problem, Scope, Severity, read_text, watch
 
 ENV_SOURCES = "SWARM_HANDOFF_AGENTS_SOURCES"
 SOURCE_NAMES = ("agents-skills", "claude-nested", "claude-plugins", "skill-roots")
@@ -95,38 +95,44 @@ def list_skills(folder: Path, scope: Scope, problems: list[Problem]) -> Files:
 
 
 def read_json(path: Path, code: str, what: str, problems: list[Problem]) -> object | None:
-    """Parse an untrusted JSON file, bounded in size; absent -> None silently, broken -> a problem and None."""
+    """Parse an untrusted JSON file, bounded in size; absent -> None silently, broken -> a problem and None.
+
+    The bytes come through the core's `read_text`, as every other input file does: only a regular
+    file is opened (a FIFO named settings.json would block discovery forever), a UTF-8 byte order
+    mark is dropped, and UTF-16/UTF-32 or undecodable text is the core's NOT_UTF8, not a JSON error.
+    """
     st = watch(path)
     if st is None:
         return None  # the common case: no file, and `json` never imported on the discover path
-    import json
-
     if st.st_size > MAX_JSON_BYTES:
-        problems.append(
-            Problem(
-                code,
-                f"{what} is {st.st_size} bytes, more than the {MAX_JSON_BYTES} read",
-                path=str(path),
-                hint="this file is never that large; check what wrote it",
-                severity=Severity.WARNING,
-            )
-        )
+        problems.append(_unread(code, f"{what} is {st.st_size} bytes, more than the {MAX_JSON_BYTES} read", path))
         return None
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_JSON_BYTES + 1)
-        if len(raw) > MAX_JSON_BYTES:
-            raise ValueError(f"more than {MAX_JSON_BYTES} bytes")
-        value: object = json.loads(raw.decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        problems.append(
-            Problem(
-                code,
-                f"cannot read {what}: {exc}",
-                path=str(path),
-                hint=f"fix or remove {path.name}; the rest of discovery goes on without it",
-                severity=Severity.WARNING,
-            )
-        )
+        text = read_text(path, limit=MAX_JSON_BYTES)
+    except LoadError as exc:
+        found = exc.problem
+        # Over the cap only if it grew since the stat: the size problem above, not the core's YAML code.
+        own = code if found.code == YAML_TOO_LARGE else found.code
+        problems.append(_unread(own, f"cannot read {what}: {found.message}", path, found.line, found.hint))
+        return None
+    import json
+
+    try:
+        value: object = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        problems.append(_unread(code, f"cannot read {what}: {exc}", path))
         return None
     return value
+
+
+def _unread(code: str, message: str, path: Path, line: int | None = None, hint: str | None = None) -> Problem:
+    """A warning, never an error: a broken settings file costs its own source, not the rest of discovery."""
+    hint = f"{hint}; " if hint else ""
+    return Problem(
+        code,
+        message,
+        path=str(path),
+        line=line,
+        hint=f"{hint}fix or remove {path.name}; the rest of discovery goes on without it",
+        severity=Severity.WARNING,
+    )

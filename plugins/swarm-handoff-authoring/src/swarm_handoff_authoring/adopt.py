@@ -28,6 +28,7 @@ from swarm_handoff.api import (
     close_names,
     load_skill_md,
     locked,
+    quoted,
     read_regular,
     record_from_frontmatter,
 )
@@ -84,7 +85,7 @@ def resolve(skill: str, records: Sequence[SkillRecord] = ()) -> Path:
     close = close_names(skill, (r.name for r in records))
     raise SwarmError(
         ADOPT_NOT_FOUND,
-        f"no file and no discovered skill named {skill!r}",
+        f"no file and no discovered skill named {quoted(skill)}",
         details={"skill": skill, "did_you_mean": close},
         hint=(f"did you mean {', '.join(close)}? " if close else "")
         + "give the path of a skill folder or its SKILL.md, or a name `swarm-handoff discover --all` lists",

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean
+from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean, quoted
 from swarm_handoff_link.manifest import (
     LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
@@ -146,7 +146,7 @@ def _link_all(
                     name,
                     folder,
                     LINK_UNKNOWN_SKILL,
-                    f"no installed skill pack provides {name!r}",
+                    f"no installed skill pack provides {quoted(name)}",
                     did_you_mean(name, by_name) or "see `swarm-handoff discover --scope installed` for the names",
                 )
             )
@@ -162,7 +162,7 @@ def _stale(folder: Path, manifest: Mapping[str, Any], installed: Mapping[str, Pa
     return [
         Problem(
             LINK_STALE,
-            f"{name!r} was linked here but no installed pack provides it now"
+            f"{quoted(name)} was linked here but no installed pack provides it now"
             " (uninstalled, failed to load, or hidden by SWARM_HANDOFF_LOAD_PACKS / SWARM_HANDOFF_DISABLE_PACKS)",
             path=str(folder / name),
             hint=f"swarm-handoff skills unlink {name}",
@@ -196,7 +196,7 @@ def _link_one(folder: Path, skill: PackSkill, manifest: dict[str, dict[str, Any]
             name,
             folder,
             LINK_BAD_NAME,
-            f"{name!r} cannot be a folder name",
+            f"{quoted(name)} cannot be a folder name",
             "rename the entry point in the pack",
             **origin,
         )
@@ -326,7 +326,7 @@ def _unlink_all(folder: Path, names: Sequence[str], *, scope: LinkScope | str) -
                     name,
                     folder,
                     LINK_NOT_RECORDED,
-                    f"swarm-handoff did not create {name!r} here",
+                    f"swarm-handoff did not create {quoted(name)} here",
                     did_you_mean(name, manifest)
                     or "only folders `skills link` made are removed; remove others yourself",
                 )

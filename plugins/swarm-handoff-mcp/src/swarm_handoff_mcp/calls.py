@@ -157,9 +157,11 @@ def handoff_tool(call: Call) -> Document:
             schema=call.args.get("schema"),
             source=call.args.get("source"),
             reason=call.args.get("reason", ""),
+            feedback=call.args.get("feedback"),
             chain=tuple(call.args.get("chain", [])),
             health_check=bool(call.args.get("health_check", False)),
             sign=bool(call.args.get("sign", False)),
+            override_accepts_from=bool(call.args.get("override_accepts_from", False)),
             allow_undeclared=bool(call.args.get("allow_undeclared", False)),
         )
         confirm = call.confirm

@@ -203,14 +203,25 @@ class SwarmServer:
             raise resources.protocol_error(error) from None
 
 
+# The CLI options a `handoff` refusal's hint names, and the tool argument that is each one over MCP.
+OVERRIDE_ARGUMENTS = {"--override-accepts-from": "override_accepts_from", "--allow-undeclared": "allow_undeclared"}
+
+
 def _name_override(error: SwarmError, tool: str) -> SwarmError:
-    """The loop refusal names the CLI's `--yes`; over MCP the override is `confirm_loop`."""
-    if tool == "handoff" and "already in the chain" in error.message:
+    """A refusal's hint names the CLI's option (`--yes`, `--override-accepts-from`...); over MCP, the argument."""
+    if tool != "handoff":
+        return error
+    if "already in the chain" in error.message:
         error.hint = (
             "ask the user; if they agree, call handoff again with confirm_loop=true "
             "(clients that support elicitation are asked directly)"
         )
         error.details.setdefault("override_argument", "confirm_loop")
+        return error
+    for option, argument in OVERRIDE_ARGUMENTS.items():
+        if error.hint and option in error.hint:
+            error.hint = error.hint.replace(option, f"{argument}=true")
+            error.details.setdefault("override_argument", argument)
     return error
 
 

@@ -153,16 +153,23 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
                     "schema": {"type": "string", "enum": ["2.0", "3.0"], "description": "Payload version."},
                     "source": text_arg("The handing-off skill (v3.0 only)."),
                     "reason": text_arg("Why this hand-off (meta.handoff_reason)."),
+                    "feedback": text_arg("The user's feedback (meta.user_feedback)."),
                     "chain": {**_STRINGS, "description": "The chain so far, source first."},
                     "health_check": {"type": "boolean", "description": "Run the target's health_check first."},
                     "sign": {"type": "boolean", "description": "Add an HMAC signature with the user's key."},
+                    "override_accepts_from": {
+                        "type": "boolean",
+                        "description": "Hand off although the target's accepts_from does not list the source "
+                        "(recorded in the payload and the history).",
+                    },
                     "allow_undeclared": {
                         "type": "boolean",
                         "description": "Hand off to a skill that declares no hand-off metadata (recorded as such).",
                     },
                     "confirm_loop": {
                         "type": "boolean",
-                        "description": "The user confirmed handing off to a skill already in the chain (--yes).",
+                        "description": "The user confirmed handing off to a skill already in the chain, and "
+                        "approves a long chain (--yes).",
                     },
                 },
                 ("target", "session"),

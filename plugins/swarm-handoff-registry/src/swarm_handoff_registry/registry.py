@@ -29,6 +29,7 @@ from swarm_handoff.api import (
     config_dir,
     load_file,
     plain,
+    quoted,
     record_from_frontmatter,
     watch,
 )
@@ -95,15 +96,15 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
     """
     name = entry["name"]
     if name in (".", "..") or any(sep in name for sep in ("/", "\\")) or _CONTROL.search(name):
-        return f"has the name {name!r}, which is a path or holds control characters, not a skill name"
+        return f"has the name {quoted(name)}, which is a path or holds control characters, not a skill name"
     skill_path = entry.get("skill_path")
     if skill_path is None:
         return None
     if not isinstance(skill_path, str) or "\0" in skill_path or _CONTROL.search(skill_path):
-        return f"has a skill_path that is not a path: {skill_path!r}"
+        return f"has a skill_path that is not a path: {quoted(skill_path)}"
     expanded = os.path.expanduser(skill_path)
     if not os.path.isabs(expanded) or ".." in Path(expanded).parts:
-        return f"has the skill_path {skill_path!r}: it must be absolute, with no '..'"
+        return f"has the skill_path {quoted(skill_path)}: it must be absolute, with no '..'"
     return None
 
 

@@ -1,0 +1,78 @@
+"""The `handoff` tool takes every option the CLI's `handoff` has, with the same checks and codes."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swarm_handoff.api import HandoffOptions, SwarmError, load_payload, record_from_frontmatter
+from swarm_handoff_mcp.calls import handoff_tool
+from swarm_handoff_mcp.server import _name_override
+from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
+
+SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "synthesis_summary": "Review."}
+# HandoffOptions fields the tool names differently (the CLI's --from is a Python keyword there too).
+RENAMED = {"received": "from_payload"}
+
+
+@pytest.fixture
+def host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    handoff = {
+        "accepts_handoff": True,
+        "handoff_categories": ["review"],
+        "handoff_description": "Reviews what the planner hands it.",
+        "accepts_from": ["planner"],
+    }
+    picky = record_from_frontmatter(
+        {"description": "Reviews.", "handoff": handoff}, name="picky", scope="project", source="t", path=None
+    )
+    register_source("mcp-parity", (picky,))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    return swarm_host
+
+
+def handoff(host: Any, session: Path, **extra: Any) -> Any:
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    args = check_arguments(spec, {"target": "picky", "synthesis": SYNTHESIS, "session": str(session), **extra})
+    return handoff_tool(Call(args, host))
+
+
+def test_every_option_of_the_python_api_is_a_tool_argument() -> None:
+    # The CLI's `handoff` fills HandoffOptions field by field; a field the tool lacks is a CLI-only option.
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    fields = {RENAMED.get(name, name) for name in inspect.signature(HandoffOptions).parameters}
+    assert fields - set(spec.schema["properties"]) == set()
+
+
+def test_feedback_lands_in_the_payload_as_with_the_cli(host: Any, tmp_path: Path) -> None:
+    result = handoff(host, tmp_path, source="planner", feedback="Keep it short.")
+    payload = load_payload(Path(result.to_data()["payload_path"]))
+    assert payload["handoff"]["payload"]["working"]["user_feedback"] == "Keep it short."  # v3.0: the working tier
+
+
+def test_feedback_is_bounded_and_text(host: Any, tmp_path: Path) -> None:
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    for bad in (7, "x" * 5000):
+        with pytest.raises(SwarmError) as caught:
+            check_arguments(spec, {"target": "picky", "session": str(tmp_path), "feedback": bad})
+        assert caught.value.code == "USAGE"
+
+
+def test_a_source_the_target_does_not_accept_names_the_tool_argument(host: Any, tmp_path: Path) -> None:
+    with pytest.raises(SwarmError) as caught:
+        handoff(host, tmp_path, source="stranger")
+    error = _name_override(caught.value, "handoff")
+    assert error.code == "SOURCE_NOT_ACCEPTED"
+    assert error.details["override_argument"] == "override_accepts_from"
+    assert "override_accepts_from=true" in (error.hint or "")
+    assert "--override-accepts-from" not in (error.hint or "")
+
+
+def test_override_accepts_from_hands_off_and_is_recorded(host: Any, tmp_path: Path) -> None:
+    result = handoff(host, tmp_path, source="stranger", override_accepts_from=True)
+    payload = load_payload(Path(result.to_data()["payload_path"]))
+    override = payload["handoff"]["meta"]["eligibility_override"]
+    assert (override["source"], override["accepts_from"]) == ("stranger", ["planner"])
