@@ -50,3 +50,17 @@ def test_lint_names_the_folder_as_every_output_does(bad_folder: Path) -> None:
 def test_a_hand_off_to_the_folder_name_says_it_with_backslash_x(bad_folder: Path) -> None:
     error = not_found(bad_folder.name, ["good"], [])
     assert "no skill named 'bad\\xffname' accepts a hand-off here" in error.message
+
+
+def test_an_unknown_component_name_from_the_command_line_shows_its_byte_as_xnn():
+    import os
+
+    from swarm_handoff.components import Kind
+    from swarm_handoff.errors import SwarmError
+    from swarm_handoff.plugins import get_host
+
+    name = os.fsdecode(b"bad\xffname")  # what Python makes of a non-UTF-8 argument
+    with pytest.raises(SwarmError) as raised:
+        get_host().get(Kind.FORMATTER, name)
+    assert "'bad\\xffname'" in raised.value.message
+    assert "\\udc" not in raised.value.message

@@ -237,10 +237,12 @@ class PluginHost:
         refs = self.components(kind)
         ref = refs.get(name)
         if ref is None:
+            from swarm_handoff.termsafe import quoted  # `\xNN` for a byte the command line could not decode
+
             available = sorted(refs)
             raise SwarmError(
                 ErrorCode.UNKNOWN_COMPONENT,
-                f"no {kind.value} named {name!r}",
+                f"no {kind.value} named {quoted(name)}",
                 details={"kind": kind.value, "name": name, "available": available},
                 hint=f"choose one of: {', '.join(available) or '(none installed)'}",
             )
