@@ -102,9 +102,6 @@ DEFAULT_PLUGINS = [
 ]
 # Each plugin or pack is tested with the core and the default plugins it may rely on at run time.
 EXTENSIONS = PLUGINS + PACKS + EXAMPLES
-# A plugin that builds on another plugin of this repository gets it from its folder (in the same
-# resolver run), never from an index, where the name may be taken by someone else.
-LOCAL_DEPENDENCIES = {"plugins/swarm-handoff-router-meaning": ["plugins/swarm-handoff-router"]}
 
 
 def _install(session: nox.Session, *paths: str, editable: bool | None = None, extra: str = "test") -> None:
@@ -134,7 +131,7 @@ def core(session: nox.Session) -> None:
 def plugin(session: nox.Session, path: str) -> None:
     """One plugin, skill pack or documented example with the core and the default plugins."""
     others = [p for p in DEFAULT_PLUGINS if p != path]
-    _install(session, CORE, *others, *LOCAL_DEPENDENCIES.get(path, []), path)
+    _install(session, CORE, *others, path)
     session.run("pytest", *_tests(path), *session.posargs)
 
 

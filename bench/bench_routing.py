@@ -12,8 +12,6 @@ For each request every skill is a candidate (declared hand-off metadata or not) 
 (a right skill ranked first), top-3 and MRR (mean reciprocal rank of the first right skill), for:
 
 * `router`: BM25F over name, description and body, synonyms, phrases, negative triggers (this project);
-* `router+meaning`: the router fused with a bundled embedding model (the `router-meaning` scorer),
-  reported as skipped, with the reason, when its optional model is not installed;
 * `bm25 name+description`: Okapi BM25 over the name and description only, the baseline.
 
 Results go to bench/results/routing.json and the table replaces the marked section of
@@ -38,14 +36,12 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parent.parent
 # Run from a source checkout: the router need not be installed in the bench environment.
 sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
-sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router-meaning" / "src"))
 
 from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
 from swarm_handoff.records import SkillRecord  # noqa: E402
 from swarm_handoff.skillmd import load_skill_md  # noqa: E402
 from swarm_handoff_router import router  # noqa: E402
 from swarm_handoff_router.text import STOPWORDS  # noqa: E402
-from swarm_handoff_router_meaning import meaning  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 ROUTING = ROOT / "bench" / "routing"
@@ -140,20 +136,6 @@ def router_scores(records: Sequence[SkillRecord]) -> Callable[[str], list[float]
     return score
 
 
-def meaning_scores(records: Sequence[SkillRecord]) -> Callable[[str], list[float]] | str:
-    """A scorer function: the router fused with the embedding model; or why it cannot run here."""
-    embedder, why = meaning.load_embedder()
-    if embedder is None:
-        return why
-    documents = router.analyse(records)
-
-    def score(text: str) -> list[float]:
-        results = meaning.route_meaning(records, Query(text), documents, embedder)
-        return [sum(c.points for c in contribs) for contribs in results]
-
-    return score
-
-
 def evaluate(
     records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]], scorer: Callable[[str], list[float]]
 ) -> dict[str, Any]:
@@ -186,9 +168,6 @@ def table(results: dict[str, dict[str, dict[str, Any]]], skills: int) -> str:
     ]
     for half, by_scorer in results.items():
         for scorer, r in by_scorer.items():
-            if "skipped" in r:
-                lines.append(f"| {half} | {scorer} | skipped: {r['skipped']} | | | |")
-                continue
             lines.append(
                 f"| {half} | {scorer} | {r['requests']} | {r['top1']:.2f} | {r['top3']:.2f} | {r['mrr']:.2f} |"
             )
@@ -222,10 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     records = load_skills(args.corpus)
     known = {r.name for r in records}
     results: dict[str, dict[str, dict[str, Any]]] = {}
-    fused = meaning_scores(records)
     scorers = {"router": router_scores(records), "bm25 name+description": bm25_baseline(records)}
-    if not isinstance(fused, str):
-        scorers = {"router+meaning": fused, **scorers}
     for half, path in request_files(args.requests).items():
         loaded = load_requests(path)
         requests = [r for r in loaded if set(r["skills"]) & known]
@@ -237,14 +213,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"bench_routing: {left_out} {half} request(s) name no skill of this corpus; left out")
         if requests:
             results[half] = {name: evaluate(records, requests, fn) for name, fn in scorers.items()}
-            if isinstance(fused, str):
-                results[half] = {"router+meaning": {"skipped": fused}, **results[half]}
     text = table(results, len(records))
     print(text)
     if args.misses:
         for half, by_scorer in results.items():
-            best = "router+meaning" if "misses" in by_scorer.get("router+meaning", {}) else "router"
-            for miss in by_scorer[best]["misses"]:
+            for miss in by_scorer["router"]["misses"]:
                 print(f"  [{half}] {miss['place']:>2} want {miss['want']} got {miss['got']}: {miss['q']}")
     if args.requests:  # an ad-hoc run: the recorded results and the docs table stay those of the full set
         return

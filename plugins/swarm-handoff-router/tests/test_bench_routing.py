@@ -44,12 +44,3 @@ def test_a_malformed_entry_is_reported_and_left_out(
     out = capsys.readouterr().out
     assert "entry 1" in out
     assert "entry 3" in out
-
-
-def test_without_the_optional_model_the_meaning_row_is_skipped_with_the_reason(
-    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(bench.meaning, "load_embedder", lambda: (None, "the model is not installed"))
-    assert bench.meaning_scores([]) == "the model is not installed"
-    results = {"dev": {"router+meaning": {"skipped": "the model is not installed"}}}
-    assert "| dev | router+meaning | skipped: the model is not installed |" in bench.table(results, 3)
