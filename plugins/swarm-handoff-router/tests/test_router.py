@@ -214,3 +214,15 @@ def test_the_opening_of_the_body_counts_more_than_its_later_text() -> None:
 def test_a_product_name_is_content_not_a_stopword() -> None:
     assert tokenize("my claude code sessions") == [stem("claude"), stem("code"), stem("sessions")]
     assert tokenize("the agent skill tool") == []  # words every skill uses about itself stay out
+
+
+def test_stems_are_remembered_within_a_bound():
+    """Stemming is most of the analysis: each distinct word is stemmed once, and the memo cannot grow without end."""
+    from swarm_handoff_router.text import STEM_MEMO, stem, tokenize
+
+    stem.cache_clear()
+    words = "validating validated validate validates " * 50
+    assert tokenize(words) == tokenize("validating validated validate validates") * 50
+    info = stem.cache_info()
+    assert (info.misses, info.maxsize) == (4, STEM_MEMO)
+    assert info.hits == 196 + 4  # the second, short call: every word already known

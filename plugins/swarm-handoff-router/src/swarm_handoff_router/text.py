@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
 
@@ -94,6 +95,12 @@ _VERBAL = frozenset({"ing", "ings", "ed"})
 MIN_STEM = 3
 
 
+# Words repeat: the bodies of 2,000 skills hold a few hundred thousand words but some tens of
+# thousands of distinct ones, and the suffix rules were most of the time `rank --scorer router` took.
+STEM_MEMO = 65_536
+
+
+@lru_cache(maxsize=STEM_MEMO)
 def stem(word: str) -> str:
     """Reduce a word to a stem shared by its inflections and common derivations (light, predictable)."""
     if len(word) <= MIN_STEM or word.isdigit():
