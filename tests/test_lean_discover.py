@@ -202,3 +202,23 @@ def test_an_unexpected_exception_is_the_same_internal_error_on_both_paths(tree, 
     typer_run = swarm_cli(*args)
     assert (status, out, err) == (typer_run.exit_code, typer_run.stdout, typer_run.stderr)
     assert json.loads(out)["error"]["code"] == "INTERNAL_ERROR"
+
+
+@pytest.mark.parametrize("option", ["--cwd", "--session"])
+def test_an_unreadable_path_is_left_to_typer(tree, capsys, monkeypatch, option):
+    """Typer's Path type refuses an existing path the user may not read (exit 2); the lean path must not run it.
+
+    Root reads everything, so the test denies the read the way a non-root user meets it: `os.access`.
+    """
+    denied = tree if option == "--cwd" else tree / "session"
+    denied.mkdir(exist_ok=True)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, m, *a, **k: False if str(p) == str(denied) else access(p, m, *a, **k))
+    args = ["discover", "--cwd", str(tree), *([option, str(denied)] if option == "--session" else [])]
+    assert lean.parse(args) is None
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(args)
+    out, err = capsys.readouterr()
+    assert (exit_.value.code, out) == (2, "")
+    assert f"Invalid value for '{option}'" in err
+    assert "is not readable" in err
