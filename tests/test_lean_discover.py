@@ -222,3 +222,17 @@ def test_an_unreadable_path_is_left_to_typer(tree, capsys, monkeypatch, option):
     assert (exit_.value.code, out) == (2, "")
     assert f"Invalid value for '{option}'" in err
     assert "is not readable" in err
+
+
+def test_a_shell_completion_request_is_left_to_typer(tree, capsys, monkeypatch):
+    """With `_SWARM_HANDOFF_COMPLETE` set, typer answers the shell's completion request, whatever argv says."""
+    monkeypatch.setenv("_SWARM_HANDOFF_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "swarm-handoff disc")
+    monkeypatch.setenv("COMP_CWORD", "1")
+
+    lean_runs: list[object] = []
+    monkeypatch.setattr(lean, "run", lambda *args: lean_runs.append(args))
+    with pytest.raises(SystemExit):
+        cli_main(["discover", "--cwd", str(tree), "--format", "json"])
+    assert lean_runs == []
+    assert '"workflows"' not in capsys.readouterr().out

@@ -54,7 +54,7 @@ def _main(args: list[str], *, replay: bool) -> None:
 
 def _run(args: list[str], answer: Answer | None) -> None:
     """Build the app and run the command for real (saving a replayable `discover` answer)."""
-    if args and args[0] == "discover" and not _strict():  # a plain `discover` needs no typer: see cli/lean.py
+    if args and args[0] == "discover" and not _strict() and not _completing():  # plain: no typer (cli/lean.py)
         from swarm_handoff.cli import lean
 
         params = lean.parse(args)
@@ -118,6 +118,17 @@ def _strict() -> bool:
     import os
 
     return os.environ.get("SWARM_HANDOFF_STRICT_PLUGINS", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _completing() -> bool:
+    """Whether a shell asks for completions: typer answers them from its own variables, whatever argv holds."""
+    import os
+
+    return bool(os.environ.get(_COMPLETE_VAR))
+
+
+# Typer's name for it: `_{prog_name}_COMPLETE`, upper case, `-` as `_` (`typer.core._typer_main_shell_completion`).
+_COMPLETE_VAR = "_SWARM_HANDOFF_COMPLETE"
 
 
 def _print_version(verbose: bool) -> None:

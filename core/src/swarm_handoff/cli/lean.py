@@ -7,9 +7,9 @@ each with its value), so `main` hands exactly those to `run`, which calls the sa
 command calls (`discover_document`) and prints through the same functions (`cli/printing.py`).
 Anything else (`--help`, an unknown or abbreviated option, a value that looks like an option, a
 repeated single option, `--`, a `--cwd` or `--session` that exists but cannot be read, strict
-plugin loading) goes to typer, which owns the errors and
-help. `tests/test_lean_discover.py` runs both paths on the same command lines and compares the
-output byte for byte.
+plugin loading, a shell's completion request in `_SWARM_HANDOFF_COMPLETE`) goes to typer, which
+owns the errors and help. `tests/test_lean_discover.py` runs both paths on the same command lines
+and compares the output byte for byte.
 
 One thing the lean path does not do: it does not let plugins add their commands (there is no
 typer app to add them to), so a plugin whose `swarm_handoff_cli` hook fails is reported by every
