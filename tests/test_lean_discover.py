@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,37 @@ def test_a_shell_completion_request_is_left_to_typer(tree, capsys, monkeypatch):
         cli_main(["discover", "--cwd", str(tree), "--format", "json"])
     assert lean_runs == []
     assert '"workflows"' not in capsys.readouterr().out
+
+
+def test_an_internal_error_is_never_replayed(tree, tmp_path):
+    """An unexpected exception is reported afresh every time: its replay would lose SWARM_HANDOFF_DEBUG's traceback.
+
+    A YAML answer holding non-ASCII text on an ASCII stdout is such an error (`printing.encodable`).
+    """
+    SkillTree(tree).add_handoff("gamma", categories=["wrïting"])
+    shifted = time.time_ns() - 2_000_000_000  # the answer cache does not trust files changed within the last tick
+    for folder, _, files in os.walk(tmp_path):
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.utime(path, ns=(shifted, shifted))
+    script = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    env.update(
+        HOME=str(tmp_path / "home"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        PYTHONIOENCODING="ascii",
+        SWARM_HANDOFF_DEBUG="1",
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, "discover", "--cwd", str(tree), "--format", "yaml"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        for _ in range(2)
+    ]
+    assert "INTERNAL_ERROR" in runs[0].stdout
+    assert "Traceback" in runs[0].stderr
+    first, second = ((r.returncode, r.stdout, r.stderr) for r in runs)
+    assert second == first

@@ -56,6 +56,7 @@ def warn(message: str) -> None:
 
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
+    answers.rest_on(None)  # never replayed: a bug's report is no answer, and a replay drops the traceback
     if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
         import traceback
 
