@@ -271,3 +271,35 @@ def test_an_internal_error_is_never_replayed(tree, tmp_path):
     assert "Traceback" in runs[0].stderr
     first, second = ((r.returncode, r.stdout, r.stderr) for r in runs)
     assert second == first
+
+
+def _settle(root: Path) -> None:
+    """Date the test's files two seconds back: the answer cache does not trust files changed within the last tick."""
+    shifted = time.time_ns() - 2_000_000_000
+    for folder, _, files in os.walk(root):
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.utime(path, ns=(shifted, shifted))
+
+
+@pytest.mark.parametrize("repeat", [False, True], ids=["lean", "typer"])
+def test_an_interrupted_discover_stores_no_answer(tree, tmp_path, capsys, monkeypatch, repeat):
+    """Ctrl-C while printing ends with 130 on both paths, and neither stores the half-printed answer for replay."""
+    from swarm_handoff.cli import _main, output, printing
+
+    monkeypatch.delenv("SWARM_HANDOFF_NO_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _settle(tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(printing, "emit", interrupted)
+    monkeypatch.setattr(output, "emit", interrupted)
+    args = ["discover", "--cwd", str(tree), *(["--cwd", str(tree)] if repeat else [])]  # typer keeps the last
+    assert (lean.parse(args) is None) == repeat
+    with pytest.raises(SystemExit) as exit_:
+        _main(args, replay=True)
+    assert exit_.value.code == 130
+    assert "shadowed skill(s) not listed" in capsys.readouterr().err
+    stored = tmp_path / "cache" / "swarm-handoff" / "answers"
+    assert not stored.exists() or not list(stored.iterdir())

@@ -79,7 +79,8 @@ def _run(args: list[str], answer: Answer | None) -> None:
     try:
         app(args=args, prog_name="swarm-handoff")
     except SystemExit as exit_:
-        if answer is not None and isinstance(exit_.code, (int, type(None))):
+        # Typer ends Ctrl-C as 130: what was printed by then is half an answer, never to be replayed.
+        if answer is not None and isinstance(exit_.code, (int, type(None))) and exit_.code != _INTERRUPTED:
             answer.save(exit_.code or 0)
         raise
 
@@ -111,6 +112,7 @@ def _quiet_broken_pipe() -> NoReturn:
 
 
 _VERSION_ARGS = frozenset({"--version", "--verbose"})
+_INTERRUPTED = 130  # the exit status of a command ended by Ctrl-C (typer's, and the lean `discover`'s)
 
 
 def _strict() -> bool:
