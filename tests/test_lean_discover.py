@@ -303,3 +303,25 @@ def test_an_interrupted_discover_stores_no_answer(tree, tmp_path, capsys, monkey
     assert "shadowed skill(s) not listed" in capsys.readouterr().err
     stored = tmp_path / "cache" / "swarm-handoff" / "answers"
     assert not stored.exists() or not list(stored.iterdir())
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("repeat", [False, True], ids=["lean", "typer"])
+def test_a_reader_that_went_away_ends_discover_quietly(tree, tmp_path, fmt, repeat):
+    """`discover | head`: the reader closed the pipe, so exit 1 with nothing more said (as `main` promises)."""
+    _settle(tmp_path)
+    script = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    args = ["discover", "--cwd", str(tree), "--format", fmt, *(["--cwd", str(tree)] if repeat else [])]
+    with subprocess.Popen(
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.close()  # before the interpreter has even started: every write meets a closed pipe
+        err = proc.stderr.read().decode()
+    assert proc.returncode == 1
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("note: ")]
+    stored = tmp_path / "cache" / "swarm-handoff" / "answers"
+    assert not stored.exists() or not list(stored.iterdir())
