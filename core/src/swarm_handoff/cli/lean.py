@@ -13,7 +13,9 @@ and compares the output byte for byte.
 
 One thing the lean path does not do: it does not let plugins add their commands (there is no
 typer app to add them to), so a plugin whose `swarm_handoff_cli` hook fails is reported by every
-other command and by `swarm-handoff plugins`, not by a plain `discover`.
+other command and by `swarm-handoff plugins`, not by a plain `discover`. And the traceback that
+`SWARM_HANDOFF_DEBUG=1` adds to an INTERNAL_ERROR names this module's frames, not the typer
+command's: the report itself is the same.
 """
 
 from __future__ import annotations
