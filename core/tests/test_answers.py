@@ -29,27 +29,33 @@ def console(monkeypatch, capsys, *args):
 
 @pytest.fixture
 def builds(monkeypatch):
-    """Count how often the CLI is built, i.e. how often a command really ran."""
-    from swarm_handoff.cli import app
+    """Count how often a command really ran: the CLI built, or a plain `discover` run without it (`cli/lean.py`)."""
+    from swarm_handoff.cli import app, lean
 
     count = {"n": 0}
-    real = app.build_app
+    real_build, real_lean = app.build_app, lean.run
 
     def counting():
         count["n"] += 1
-        return real()
+        return real_build()
+
+    def counting_lean(*args):
+        count["n"] += 1
+        return real_lean(*args)
 
     monkeypatch.setattr(app, "build_app", counting)
+    monkeypatch.setattr(lean, "run", counting_lean)
     return count
 
 
 def no_app(monkeypatch):
-    """Make building the CLI fail, so that only a replay can still answer."""
+    """Make running a command fail (through typer or the lean `discover`), so that only a replay can still answer."""
 
-    def refuse():
+    def refuse(*args):
         raise AssertionError("the command ran instead of being replayed")
 
     monkeypatch.setattr("swarm_handoff.cli.app.build_app", refuse)
+    monkeypatch.setattr("swarm_handoff.cli.lean.run", refuse)
 
 
 def answer_files():
