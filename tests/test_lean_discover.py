@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,125 @@ def test_an_unexpected_exception_is_the_same_internal_error_on_both_paths(tree, 
     typer_run = swarm_cli(*args)
     assert (status, out, err) == (typer_run.exit_code, typer_run.stdout, typer_run.stderr)
     assert json.loads(out)["error"]["code"] == "INTERNAL_ERROR"
+
+
+@pytest.mark.parametrize("option", ["--cwd", "--session"])
+def test_an_unreadable_path_is_left_to_typer(tree, capsys, monkeypatch, option):
+    """Typer's Path type refuses an existing path the user may not read (exit 2); the lean path must not run it.
+
+    Root reads everything, so the test denies the read the way a non-root user meets it: `os.access`.
+    """
+    denied = tree if option == "--cwd" else tree / "session"
+    denied.mkdir(exist_ok=True)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, m, *a, **k: False if str(p) == str(denied) else access(p, m, *a, **k))
+    args = ["discover", "--cwd", str(tree), *([option, str(denied)] if option == "--session" else [])]
+    assert lean.parse(args) is None
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(args)
+    out, err = capsys.readouterr()
+    assert (exit_.value.code, out) == (2, "")
+    assert f"Invalid value for '{option}'" in err
+    assert "is not readable" in err
+
+
+def test_a_shell_completion_request_is_left_to_typer(tree, capsys, monkeypatch):
+    """With `_SWARM_HANDOFF_COMPLETE` set, typer answers the shell's completion request, whatever argv says."""
+    monkeypatch.setenv("_SWARM_HANDOFF_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "swarm-handoff disc")
+    monkeypatch.setenv("COMP_CWORD", "1")
+
+    lean_runs: list[object] = []
+    monkeypatch.setattr(lean, "run", lambda *args: lean_runs.append(args))
+    with pytest.raises(SystemExit):
+        cli_main(["discover", "--cwd", str(tree), "--format", "json"])
+    assert lean_runs == []
+    assert '"workflows"' not in capsys.readouterr().out
+
+
+def test_an_internal_error_is_never_replayed(tree, tmp_path):
+    """An unexpected exception is reported afresh every time: its replay would lose SWARM_HANDOFF_DEBUG's traceback.
+
+    A YAML answer holding non-ASCII text on an ASCII stdout is such an error (`printing.encodable`).
+    """
+    SkillTree(tree).add_handoff("gamma", categories=["wrïting"])
+    shifted = time.time_ns() - 2_000_000_000  # the answer cache does not trust files changed within the last tick
+    for folder, _, files in os.walk(tmp_path):
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.utime(path, ns=(shifted, shifted))
+    script = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    env.update(
+        HOME=str(tmp_path / "home"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        PYTHONIOENCODING="ascii",
+        SWARM_HANDOFF_DEBUG="1",
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script, "discover", "--cwd", str(tree), "--format", "yaml"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        for _ in range(2)
+    ]
+    assert "INTERNAL_ERROR" in runs[0].stdout
+    assert "Traceback" in runs[0].stderr
+    first, second = ((r.returncode, r.stdout, r.stderr) for r in runs)
+    assert second == first
+
+
+def _settle(root: Path) -> None:
+    """Date the test's files two seconds back: the answer cache does not trust files changed within the last tick."""
+    shifted = time.time_ns() - 2_000_000_000
+    for folder, _, files in os.walk(root):
+        for path in [folder, *(os.path.join(folder, f) for f in files)]:
+            os.utime(path, ns=(shifted, shifted))
+
+
+@pytest.mark.parametrize("repeat", [False, True], ids=["lean", "typer"])
+def test_an_interrupted_discover_stores_no_answer(tree, tmp_path, capsys, monkeypatch, repeat):
+    """Ctrl-C while printing ends with 130 on both paths, and neither stores the half-printed answer for replay."""
+    from swarm_handoff.cli import _main, output, printing
+
+    monkeypatch.delenv("SWARM_HANDOFF_NO_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _settle(tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(printing, "emit", interrupted)
+    monkeypatch.setattr(output, "emit", interrupted)
+    args = ["discover", "--cwd", str(tree), *(["--cwd", str(tree)] if repeat else [])]  # typer keeps the last
+    assert (lean.parse(args) is None) == repeat
+    with pytest.raises(SystemExit) as exit_:
+        _main(args, replay=True)
+    assert exit_.value.code == 130
+    assert "shadowed skill(s) not listed" in capsys.readouterr().err
+    stored = tmp_path / "cache" / "swarm-handoff" / "answers"
+    assert not stored.exists() or not list(stored.iterdir())
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("repeat", [False, True], ids=["lean", "typer"])
+def test_a_reader_that_went_away_ends_discover_quietly(tree, tmp_path, fmt, repeat):
+    """`discover | head`: the reader closed the pipe, so exit 1 with nothing more said (as `main` promises)."""
+    _settle(tmp_path)
+    script = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    args = ["discover", "--cwd", str(tree), "--format", fmt, *(["--cwd", str(tree)] if repeat else [])]
+    with subprocess.Popen(
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.close()  # before the interpreter has even started: every write meets a closed pipe
+        err = proc.stderr.read().decode()
+    assert proc.returncode == 1
+    assert err.splitlines() == [line for line in err.splitlines() if line.startswith("note: ")]
+    stored = tmp_path / "cache" / "swarm-handoff" / "answers"
+    assert not stored.exists() or not list(stored.iterdir())

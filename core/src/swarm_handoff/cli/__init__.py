@@ -54,7 +54,7 @@ def _main(args: list[str], *, replay: bool) -> None:
 
 def _run(args: list[str], answer: Answer | None) -> None:
     """Build the app and run the command for real (saving a replayable `discover` answer)."""
-    if args and args[0] == "discover" and not _strict():  # a plain `discover` needs no typer: see cli/lean.py
+    if args and args[0] == "discover" and not _strict() and not _completing():  # plain: no typer (cli/lean.py)
         from swarm_handoff.cli import lean
 
         params = lean.parse(args)
@@ -79,7 +79,8 @@ def _run(args: list[str], answer: Answer | None) -> None:
     try:
         app(args=args, prog_name="swarm-handoff")
     except SystemExit as exit_:
-        if answer is not None and isinstance(exit_.code, (int, type(None))):
+        # Typer ends Ctrl-C as 130: what was printed by then is half an answer, never to be replayed.
+        if answer is not None and isinstance(exit_.code, (int, type(None))) and exit_.code != _INTERRUPTED:
             answer.save(exit_.code or 0)
         raise
 
@@ -111,6 +112,7 @@ def _quiet_broken_pipe() -> NoReturn:
 
 
 _VERSION_ARGS = frozenset({"--version", "--verbose"})
+_INTERRUPTED = 130  # the exit status of a command ended by Ctrl-C (typer's, and the lean `discover`'s)
 
 
 def _strict() -> bool:
@@ -118,6 +120,17 @@ def _strict() -> bool:
     import os
 
     return os.environ.get("SWARM_HANDOFF_STRICT_PLUGINS", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _completing() -> bool:
+    """Whether a shell asks for completions: typer answers them from its own variables, whatever argv holds."""
+    import os
+
+    return bool(os.environ.get(_COMPLETE_VAR))
+
+
+# Typer's name for it: `_{prog_name}_COMPLETE`, upper case, `-` as `_` (`typer.core._typer_main_shell_completion`).
+_COMPLETE_VAR = "_SWARM_HANDOFF_COMPLETE"
 
 
 def _print_version(verbose: bool) -> None:

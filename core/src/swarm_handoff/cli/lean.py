@@ -6,13 +6,16 @@ looked at. The command line of a scripted or agent-run `discover` is simple (a f
 each with its value), so `main` hands exactly those to `run`, which calls the same body the typer
 command calls (`discover_document`) and prints through the same functions (`cli/printing.py`).
 Anything else (`--help`, an unknown or abbreviated option, a value that looks like an option, a
-repeated single option, `--`, strict plugin loading) goes to typer, which owns the errors and
-help. `tests/test_lean_discover.py` runs both paths on the same command lines and compares the
-output byte for byte.
+repeated single option, `--`, a `--cwd` or `--session` that exists but cannot be read, strict
+plugin loading, a shell's completion request in `_SWARM_HANDOFF_COMPLETE`) goes to typer, which
+owns the errors and help. `tests/test_lean_discover.py` runs both paths on the same command lines
+and compares the output byte for byte.
 
 One thing the lean path does not do: it does not let plugins add their commands (there is no
 typer app to add them to), so a plugin whose `swarm_handoff_cli` hook fails is reported by every
-other command and by `swarm-handoff plugins`, not by a plain `discover`.
+other command and by `swarm-handoff plugins`, not by a plain `discover`. And the traceback that
+`SWARM_HANDOFF_DEBUG=1` adds to an INTERNAL_ERROR names this module's frames, not the typer
+command's: the report itself is the same.
 """
 
 from __future__ import annotations
@@ -81,8 +84,23 @@ def parse(args: Sequence[str]) -> dict[str, object] | None:
         else:
             given.add(param)
             found[param] = value
+    if not all(_readable(str(found[name])) for name in _PATHS if name in found):
+        return None  # typer's Path type refuses it as a usage error: let typer say so
     found.update(lists)
     return found
+
+
+def _readable(path: str) -> bool:
+    """Whether typer's Path type lets `path` through: absent, or there and readable (`TyperPath.convert`)."""
+    import os
+
+    try:
+        os.stat(path)
+    except OSError:
+        return True  # absent: typer passes it on, and the command reports it
+    except ValueError:
+        return False  # a NUL byte: whatever typer makes of it, it is not ours to judge
+    return os.access(path, os.R_OK)
 
 
 def run(params: dict[str, object], answer: Answer | None) -> None:

@@ -20,6 +20,7 @@ from swarm_handoff.cli.printing import (
     emit,
     encodable,
     internal_error,
+    quit_answer,
     report,
     warn,
     warn_plugin_failures,
@@ -65,6 +66,9 @@ def run(fmt: str, action: Callable[[PluginHost], Document]) -> None:
         warn_plugin_failures(host)
         document = action(host)
         emit(document, fmt, host)
+    except BrokenPipeError:
+        quit_answer()
+        raise  # typer ends it quietly with status 1, as `main` does for the lean `discover`
     except SwarmError as error:
         fail(error, fmt)
     except (typer.Exit, typer.Abort):

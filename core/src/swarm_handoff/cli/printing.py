@@ -54,8 +54,14 @@ def warn(message: str) -> None:
     echo_err(f"warning: {escape_controls(message)}")
 
 
+def quit_answer() -> None:
+    """Say that what was printed is no answer to replay: the reader went away (`| head`) half-way through."""
+    answers.rest_on(None)
+
+
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
+    answers.rest_on(None)  # never replayed: a bug's report is no answer, and a replay drops the traceback
     if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
         import traceback
 
@@ -152,6 +158,9 @@ def run_document(fmt: str, action: Callable[[PluginHost], Document]) -> int:
         warn_plugin_failures(host)
         document = action(host)
         emit(document, fmt, host)
+    except BrokenPipeError:
+        quit_answer()
+        raise  # `main` ends the run quietly: the reader (`| head`) has what it wanted
     except SwarmError as error:
         return report(error, fmt)
     except Exception as exc:  # a bug here or in a plugin: a coded document, never a traceback
