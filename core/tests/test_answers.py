@@ -135,6 +135,17 @@ def test_library_callers_of_main_always_run_the_command(listing, monkeypatch, ca
     assert answer_files() == []
 
 
+def test_the_program_name_as_typed_is_part_of_the_key(listing, monkeypatch, capsys, builds):
+    """The set-aside note quotes the program as it was typed, so another spelling is another answer."""
+    listing.write_text("alpha")
+    for program in ("swarm-handoff", "venv/bin/swarm-handoff", "swarm-handoff"):
+        monkeypatch.setattr(sys, "argv", [program, "discover", "--format", "json"])
+        with pytest.raises(SystemExit):
+            main()
+    assert builds["n"] == 2  # the third run replays the first
+    assert len(answer_files()) == 2
+
+
 def test_a_corrupt_or_foreign_answer_file_is_ignored_and_rewritten(listing, monkeypatch, capsys, builds):
     listing.write_text("alpha")
     _, first = console(monkeypatch, capsys, "discover", "--format", "json")

@@ -6,10 +6,10 @@ console script runs `discover` (without `--session` or `--refresh`), the printed
 under `$XDG_CACHE_HOME/swarm-handoff/answers/` together with everything it rests on, and the next
 identical run prints it again if, and only if, all of that is unchanged:
 
-* the *key*: the command line, the working directory, the whole environment except shell
-  bookkeeping (`_VOLATILE`), the interpreter, its version and `sys.path`, whether stdout/stderr
-  are terminals, and the swarm-handoff version. Only its BLAKE2b digest is stored, so no
-  environment value (tokens, passwords) is ever written to disk;
+* the *key*: the command line (the program's name as typed included), the working directory,
+  the whole environment except shell bookkeeping (`_VOLATILE`), the interpreter, its version and
+  `sys.path`, whether stdout/stderr are terminals, and the swarm-handoff version. Only its
+  BLAKE2b digest is stored, so no environment value (tokens, passwords) is ever written to disk;
 * the *inputs*, each by a fresh `stat` (mtime in ns and size, or still absent): every file and
   folder discovery read or looked for (the same list the result cache keeps), every `sys.path`
   entry (installing or removing a distribution changes its folder), and the source file of every
@@ -106,7 +106,11 @@ def start(args: Sequence[str]) -> Answer | None:
     except OSError:  # the working directory was removed: let the command say so
         return None
     ttys = f"{isatty(sys.stdout)}{isatty(sys.stderr)}"
-    key = "\0".join((__version__, sys.version, sys.executable, *sys.path, "", cwd, ttys, *args, "", *environment()))
+    # sys.argv[0] too: the set-aside note names the program as it was typed (`.venv/bin/swarm-handoff`).
+    program = sys.argv[0] if sys.argv else ""
+    key = "\0".join(
+        (__version__, sys.version, sys.executable, program, *sys.path, "", cwd, ttys, *args, "", *environment())
+    )
     return Answer(os.path.join(folder, "answers"), key)
 
 
