@@ -57,6 +57,15 @@ def test_every_distribution_has_readme_and_tests(dist):
         assert "[project.entry-points.swarm_handoff]" in text
 
 
+@pytest.mark.parametrize("dist", DISTRIBUTIONS, ids=lambda p: str(p.relative_to(ROOT)) or ".")
+def test_every_distribution_ships_the_license_it_declares(dist):
+    """MIT asks for its text in every copy: each distribution's folder holds it, so its wheel and sdist do."""
+    assert 'license = "MIT"' in (dist / "pyproject.toml").read_text(encoding="utf-8")
+    license_text = (dist / "LICENSE").read_text(encoding="utf-8")
+    assert license_text == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License\n")
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_public_functions_have_a_docstring(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
