@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial-skill-pack.md"
 PACK = "skills-examples/swarm-pack-research"
 BLOCK = re.compile(r"(?:<!-- (?P<kind>file|excerpt): (?P<path>\S+) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)```\n", re.S)
-UNQUOTED = {"py.typed"}  # empty marker files
+UNQUOTED = {"py.typed", "LICENSE"}  # empty marker files; the licence text (the layout lists it)
 
 
 def blocks() -> list[re.Match[str]]:
@@ -60,3 +60,10 @@ def test_the_layout_lists_the_quoted_files():
     layout = next(b["body"] for b in blocks() if b["lang"] == "text")
     for path in {b["path"] for b in blocks() if b["kind"] == "file" and b["path"].startswith(PACK)}:
         assert path.removeprefix(PACK + "/") in layout
+
+
+def test_the_layout_lists_the_unquoted_files_too():
+    layout = next(b["body"] for b in blocks() if b["lang"] == "text")
+    for name in UNQUOTED:
+        assert any(p.name == name for p in (ROOT / PACK).rglob(name)), name
+        assert name in layout, f"the tutorial's layout should list {name}"
