@@ -20,15 +20,15 @@ from swarm_handoff.cli.printing import (
     emit,
     encodable,
     internal_error,
-    quit_answer,
     report,
+    run_document,
     warn,
     warn_plugin_failures,
 )
 from swarm_handoff.components import Document
 from swarm_handoff.errors import SwarmError
-from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.render import DEFAULT_FORMAT, check_format
+from swarm_handoff.plugins import PluginHost
+from swarm_handoff.render import DEFAULT_FORMAT
 
 __all__ = [
     "ENV_DEBUG",
@@ -60,18 +60,6 @@ def fail(error: SwarmError, fmt: str) -> NoReturn:
 
 def run(fmt: str, action: Callable[[PluginHost], Document]) -> None:
     """Run one command body: resolve plugins, check `--format`, print the result or the error."""
-    try:
-        host = get_host()
-        check_format(fmt, host)
-        warn_plugin_failures(host)
-        document = action(host)
-        emit(document, fmt, host)
-    except BrokenPipeError:
-        quit_answer()
-        raise  # typer ends it quietly with status 1, as `main` does for the lean `discover`
-    except SwarmError as error:
-        fail(error, fmt)
-    except (typer.Exit, typer.Abort):
-        raise  # the CLI's own ways to end a command: an exit status, Ctrl-C at a prompt
-    except Exception as exc:  # a bug here or in a plugin: a coded document, never a traceback
-        fail(internal_error(exc), fmt)
+    status = run_document(fmt, action, passthrough=(typer.Exit, typer.Abort))  # Ctrl-C at a prompt, an exit status
+    if status:
+        raise typer.Exit(status)

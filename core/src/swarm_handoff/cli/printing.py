@@ -150,8 +150,14 @@ def report(error: SwarmError, fmt: str) -> int:
     return error.exit_code
 
 
-def run_document(fmt: str, action: Callable[[PluginHost], Document]) -> int:
-    """Run one command body outside typer: resolve plugins, check `--format`, print; give the exit status."""
+def run_document(
+    fmt: str, action: Callable[[PluginHost], Document], passthrough: tuple[type[BaseException], ...] = ()
+) -> int:
+    """Run one command body: resolve plugins, check `--format`, print; give the exit status.
+
+    `passthrough` names exceptions that are a caller's own way to end the command (typer's `Exit`
+    and `Abort` for `output.run`): they are re-raised, not reported as INTERNAL_ERROR.
+    """
     try:
         host = get_host()
         check_format(fmt, host)
@@ -160,7 +166,9 @@ def run_document(fmt: str, action: Callable[[PluginHost], Document]) -> int:
         emit(document, fmt, host)
     except BrokenPipeError:
         quit_answer()
-        raise  # `main` ends the run quietly: the reader (`| head`) has what it wanted
+        raise  # the caller ends the run quietly (status 1): the reader (`| head`) has what it wanted
+    except passthrough:
+        raise
     except SwarmError as error:
         return report(error, fmt)
     except Exception as exc:  # a bug here or in a plugin: a coded document, never a traceback
