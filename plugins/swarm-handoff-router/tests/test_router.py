@@ -226,3 +226,106 @@ def test_stems_are_remembered_within_a_bound():
     info = stem.cache_info()
     assert (info.misses, info.maxsize) == (4, STEM_MEMO)
     assert info.hits == 196 + 4  # the second, short call: every word already known
+
+
+def test_inflections_come_off_once_so_choosing_meets_choose() -> None:
+    assert stem("choosing") == stem("choose") == stem("chooses")
+    assert stem("phases") == stem("phase")
+
+
+def test_plurals_of_function_words_are_function_words() -> None:
+    assert tokenize("skip the draft ones and the others") == [stem("skip"), stem("draft")]
+
+
+def test_a_synonym_never_earns_more_than_the_word_itself_would() -> None:
+    """A common request word must not become a rare, heavy one by way of its synonym."""
+    skills = (
+        skill("planner", "Plan the work, then carry out the plan."),
+        skill("cron", "Schedule jobs: schedule lines, schedule timers, schedule checks."),
+        *(skill(f"other{i}", f"Plan number {i} of a project.") for i in range(5)),
+    )
+    found = route(skills, request("plan the migration", skills).synthesis)
+    synonym = next(c for c in found[1] if c.factor == f"term:{stem('plan')}")
+    assert "as synonym" in synonym.reason
+    assert synonym.points <= next(c.points for c in found[0] if c.factor == f"term:{stem('plan')}")
+    scores = totals("plan the migration", skills)
+    assert scores["planner"] > scores["cron"]
+
+
+def test_one_skill_word_is_credited_once_through_synonyms() -> None:
+    skills = (skill("essayist", "Essays in your voice."), skill("poet", "Poems."))
+    found = route(skills, request("a blog post", skills).synthesis)[0]
+    assert [c.factor for c in found if "as synonym" in c.reason] == [f"term:{stem('blog')}"]
+
+
+def test_a_synonym_the_name_uses_outweighs_a_word_the_body_mentions_once() -> None:
+    body = "Intro. " + " ".join(f"word{i}" for i in range(300)) + " a pattern."
+    records = (skill("regex-helper", "Write and explain regular expressions."), skill("notes", "Meeting notes."))
+    docs = [Document.of(records[0], body=body), Document.of(records[1], body=body.replace("pattern", "agenda"))]
+    found = route(records, request("need a pattern for invoice ids").synthesis, docs)[0]
+    word = next(c for c in found if c.factor == f"term:{stem('pattern')}")
+    assert "as synonym 'regex'" in word.reason
+
+
+@pytest.mark.parametrize(
+    ("prompt", "winner"),
+    [
+        ("poke holes in my reasoning before we commit", "critic"),
+        ("help me figure out why the export crashes", "troubleshooter"),
+        ("ballpark the yearly running bill for ten freezers", "estimator"),
+        ("put the user guide into Portuguese", "translator"),
+    ],
+)
+def test_everyday_phrases_stand_for_the_work_they_name(prompt: str, winner: str) -> None:
+    skills = (
+        skill("critic", "Adversarial critique of a decision: challenge its assumptions."),
+        skill("troubleshooter", "Diagnose the cause of errors and debug them."),
+        skill("estimator", "Estimate and calculate order-of-magnitude figures."),
+        skill("translator", "Translate documents between human languages."),
+        skill("planner", "Plan a move to a new stack, step by step."),
+        skill("writer", "Write a user guide or an export report."),
+    )
+    scores = totals(prompt, skills)
+    assert max(scores, key=lambda name: scores[name]) == winner
+
+
+def test_an_idiom_is_named_in_the_explanation() -> None:
+    skills = (skill("critic", "Adversarial critique of a decision."), skill("poet", "Poems."))
+    found = route(skills, request("poke holes in it", skills).synthesis)[0]
+    critique = next(c for c in found if c.factor == f"term:{stem('critique')}")
+    assert '(for "poke holes")' in critique.reason
+    assert "request weight 0.5" in critique.reason
+
+
+@pytest.mark.parametrize(
+    ("prompt", "ruled_out"),
+    [
+        ("it got slower and it's not the database, I checked", "the database"),
+        ("fails every time, not flaky, just broken", "flaky"),
+        ("the csv is already clean, I need a chart", "clean"),
+        ("I don't need a doc, I want to understand the code", "a doc"),
+    ],
+)
+def test_what_a_request_rules_out_is_split_off(prompt: str, ruled_out: str) -> None:
+    from swarm_handoff_router.text import split_request_negation
+
+    asked, out = split_request_negation(prompt)
+    assert out.strip() == ruled_out
+    assert ruled_out not in asked
+
+
+@pytest.mark.parametrize("prompt", ["I can't reproduce the crash locally", "the tests don't pass", "no tests yet"])
+def test_a_negated_verb_rules_nothing_out(prompt: str) -> None:
+    from swarm_handoff_router.text import split_request_negation
+
+    assert split_request_negation(prompt) == (prompt, "")
+
+
+def test_a_ruled_out_word_earns_nothing() -> None:
+    skills = (skill("flaky-triager", "Find why flaky tests fail."), skill("troubleshooter", "Debug a broken test."))
+    ruled_out = totals("it fails every time, not flaky, just broken", skills)
+    said = totals("it fails every time, flaky, just broken", skills)
+    assert ruled_out["flaky-triager"] < said["flaky-triager"]
+    assert ruled_out["troubleshooter"] == said["troubleshooter"]
+    found = route(skills, request("test fails, not flaky", skills).synthesis)[0]
+    assert not any(c.factor == f"term:{stem('flaky')}" for c in found)

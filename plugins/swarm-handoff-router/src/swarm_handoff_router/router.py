@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from swarm_handoff.api import Contribution, SkillRecord
-from swarm_handoff_router.text import SYNONYM_WEIGHT, SYNONYMS, split_negative, split_negative_sections, tokenize
+from swarm_handoff_router.text import (
+    SYNONYM_WEIGHT,
+    SYNONYMS,
+    idioms,
+    split_request_negation,
+    split_negative,
+    split_negative_sections,
+    tokenize,
+)
 
 if TYPE_CHECKING:
     from swarm_handoff.api import RankingRequest
@@ -42,6 +50,9 @@ FIELD_B: Mapping[str, float] = {"name": 0.3, "description": 0.75, "opening": 0.7
 OPENING_WORDS = 120
 # Request fields and how much a word found in each counts.
 QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challenge": 1.0, "synthesis_summary": 0.7}
+# A word an everyday phrase of the request stands for ("poke holes in" -> critique) counts like a
+# synonym: half a word the request uses itself.
+IDIOM_WEIGHT = 0.5
 # A query term in a negative clause costs this many times its IDF.
 NEGATIVE_WEIGHT = 1.5
 # ... and this many when only a "when not to use" section of the body says so.
@@ -152,10 +163,22 @@ def query_pairs(synthesis: Any) -> dict[tuple[str, str], float]:
 
 def query_terms(synthesis: Any) -> dict[str, float]:
     """Distinct request stems with the weight of the strongest request field they appear in."""
-    terms: dict[str, float] = {}
+    return {term: weight for term, (weight, _phrase) in weighted_terms(synthesis).items()}
+
+
+def weighted_terms(synthesis: Any) -> dict[str, tuple[float, str]]:
+    """Request stems, each with its weight and the everyday phrase it stands for ("" for a word used)."""
+    terms: dict[str, tuple[float, str]] = {}
     for field, weight in QUERY_WEIGHTS.items():
-        for term in tokenize(str(getattr(synthesis, field, "") or "")):
-            terms[term] = max(terms.get(term, 0.0), weight)
+        text = str(getattr(synthesis, field, "") or "")
+        asked, _ruled_out = split_request_negation(text)  # what the request rules out earns nothing
+        for term in tokenize(asked):
+            if weight >= terms.get(term, (0.0, ""))[0]:
+                terms[term] = (weight, "")
+        for phrase, words in idioms(text):
+            for term in tokenize(words):
+                if weight * IDIOM_WEIGHT > terms.get(term, (0.0, ""))[0]:
+                    terms[term] = (weight * IDIOM_WEIGHT, phrase)
     return terms
 
 
@@ -184,31 +207,49 @@ def _claims(doc: Document, term: str) -> bool:
 
 
 def score_document(
-    doc: Document, terms: Mapping[str, float], corpus: Corpus, phrases: Mapping[tuple[str, str], float] | None = None
+    doc: Document,
+    terms: Mapping[str, float],
+    corpus: Corpus,
+    phrases: Mapping[tuple[str, str], float] | None = None,
+    origins: Mapping[str, str] | None = None,
 ) -> list[Contribution]:
     """One contribution per request term matched (or contradicted) and per shared phrase; else a zero one."""
     found: list[Contribution] = []
+    # A skill word already matched, exactly or as a synonym, is not credited again through a synonym:
+    # "blog post" must not count "essay" twice.
+    credited = {term for term in terms if any(counts.get(term) for counts in doc.fields.values())}
     for term, query_weight in terms.items():
+        origin = (origins or {}).get(term)
+        said = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
         if term in doc.negative_terms and not _claims(doc, term):
             weight = NEGATIVE_WEIGHT if term in doc.description_negative_terms else NEGATIVE_BODY_WEIGHT
             points = -round(weight * corpus.idf(term) * query_weight, DECIMALS)
             clause = next(c for c in doc.negative if term in tokenize(c))
-            reason = f"'{term}' is in a negative trigger: not for \"{clause[:80]}\""
+            reason = f'{said} is in a negative trigger: not for "{clause[:80]}"'
             found.append(Contribution(f"not-for:{term}", points, reason))
             continue
         strength, where = _strength(doc, term, corpus)
         via = ""
         idf = corpus.idf(term)
-        if not strength:  # no exact match: the best synonym, at reduced weight
-            options = [(_strength(doc, s, corpus), s) for s in sorted(SYNONYMS.get(term, ())) if _claims(doc, s)]
-            if not options:
-                continue
-            (strength, where), synonym = max(options, key=lambda item: item[0][0])
-            strength *= SYNONYM_WEIGHT
-            idf = corpus.idf(synonym)
-            via = f" as synonym '{synonym}' (x{SYNONYM_WEIGHT})"
+        # A synonym the name or description uses, at reduced weight, when it says more than the word
+        # itself ("pattern" once in a long body, "regex" in the name).
+        # (Not for a word an idiom stands for: a synonym of a stand-in is too far from what was said.)
+        options = [
+            (_strength(doc, s, corpus), s)
+            for s in sorted(SYNONYMS.get(term, ()) if not origin else ())
+            if _claims(doc, s) and s not in credited
+        ]
+        if options:
+            (synonym_strength, synonym_where), synonym = max(options, key=lambda item: item[0][0])
+            synonym_idf = min(idf, corpus.idf(synonym))
+            if synonym_idf * synonym_strength * SYNONYM_WEIGHT > idf * strength:
+                credited.add(synonym)
+                strength, where, idf = synonym_strength * SYNONYM_WEIGHT, synonym_where, synonym_idf
+                via = f" as synonym '{synonym}' (x{SYNONYM_WEIGHT})"
+        if not strength:
+            continue
         points = round(idf * strength * query_weight, DECIMALS)
-        reason = f"'{term}'{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
+        reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
         found.append(Contribution(f"term:{term}", points, reason))
     for (first, second), query_weight in (phrases or {}).items():
         if (first, second) in doc.pairs:
@@ -235,9 +276,11 @@ def route(
     """Score every record for one request; `documents` (from `analyse`) may be reused across requests."""
     docs = list(documents) if documents is not None else analyse(records)
     corpus = Corpus.of(docs)
-    terms = query_terms(synthesis)
+    weighted = weighted_terms(synthesis)
+    terms = {term: weight for term, (weight, _phrase) in weighted.items()}
+    origins = {term: phrase for term, (_weight, phrase) in weighted.items() if phrase}
     phrases = query_pairs(synthesis)
-    return [score_document(doc, terms, corpus, phrases) for doc in docs]
+    return [score_document(doc, terms, corpus, phrases, origins) for doc in docs]
 
 
 class RouterScorer:

@@ -92,6 +92,8 @@ _FINAL = (("yze", "yz"), ("ize", ""), ("ise", ""), ("ate", ""), ("e", ""), ("y",
 # "validate"), so "validating" and "validate" meet.
 _RESTORE_E = ("at", "bl", "iz", "is", "yz")
 _VERBAL = frozenset({"ing", "ings", "ed"})
+# Inflections come off once: a second pass only takes derivations ("cluttered" -> "clutter" -> "clutt").
+_INFLECTIONS = frozenset({"s", "es", "ed", "ing", "ings", "ies", "ied"})
 MIN_STEM = 3
 
 
@@ -108,8 +110,10 @@ def stem(word: str) -> str:
     if word.endswith("ss"):  # "class", "process": not plurals
         return _final(word)
     # Two passes, so that "cluttered" -> "clutter" -> "clutt" meets "clutter" -> "clutt".
-    for _ in range(2):
+    for second in (False, True):
         for suffix, replacement in _SUFFIXES:
+            if second and suffix in _INFLECTIONS:  # "choosing" -> "choos", not on to "choo"
+                continue
             if word.endswith(suffix) and len(word) - len(suffix) + len(replacement) >= MIN_STEM:
                 word = word[: -len(suffix)] + replacement
                 if suffix in _VERBAL and word.endswith(_RESTORE_E):
@@ -132,7 +136,12 @@ def _final(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-case stems of the content words of `text`, in order (stopwords and 1-letter words dropped)."""
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and not _stopword(t)]
+
+
+def _stopword(word: str) -> bool:
+    """A function word, or its plural ("ones", "others", "things")."""
+    return word in STOPWORDS or (word[-1] == "s" and word[:-1] in STOPWORDS)
 
 
 # General-language synonym groups (any thesaurus has them). A query word also matches the other
@@ -173,6 +182,33 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("notebook", "jupyter", "ipynb"),
     ("essay", "blog", "post"),
     ("contradiction", "inconsistency", "mismatch", "disagree", "conflict"),
+    # Things software and research work is about, in the words people use for them.
+    ("image", "photo", "picture", "screenshot", "png", "jpeg", "jpg", "webp", "thumbnail"),
+    ("resize", "shrink", "downscale", "downsize", "compress", "crop"),
+    ("translate", "translation", "localize", "localization", "i18n", "l10n"),
+    ("chart", "graph", "plot", "visualization", "visualize", "diagram"),
+    ("email", "mail", "inbox"),
+    ("dependency", "package", "library", "lockfile"),
+    ("upgrade", "update", "bump", "outdated"),
+    ("regex", "regexp", "pattern"),
+    ("api", "endpoint", "openapi", "swagger"),
+    ("database", "db", "sql", "postgres", "postgresql", "mysql", "sqlite"),
+    ("spreadsheet", "csv", "excel", "sheet", "xlsx"),
+    ("container", "docker", "dockerfile"),
+    ("kubernetes", "k8s", "helm", "pod"),
+    ("log", "logfile", "syslog"),
+    ("cron", "crontab", "nightly", "timer", "scheduled"),
+    ("accessibility", "a11y", "wcag"),
+    ("license", "licence", "copyleft", "gpl"),
+    ("incident", "outage", "downtime", "postmortem"),
+    ("commit", "squash", "rebase"),
+    ("attack", "injection", "xss", "csrf", "hack", "exploit"),
+    ("flaky", "intermittent", "nondeterministic", "sporadic"),
+    ("refactor", "restructure", "cleanup"),
+    ("profile", "profiler", "flamegraph", "hotspot", "bottleneck"),
+    ("coverage", "untested"),
+    ("slide", "slides", "deck", "presentation", "powerpoint"),
+    ("interview", "recruiter", "hiring"),
 )
 SYNONYM_WEIGHT = 0.5
 
@@ -249,3 +285,149 @@ def split_negative_sections(body: str) -> tuple[str, list[str]]:
     kept.append(body[position:])
     positive, inline = split_negative("".join(kept))
     return positive, clauses + inline
+
+
+# Everyday phrasings of common kinds of work, and the words a skill would use for that work: "poke
+# holes in" is a critique, "figure out why" a diagnosis, "ballpark" an estimate. General English,
+# written as a list of idioms for tasks, not for any particular skill.
+IDIOMS: tuple[tuple[str, str], ...] = (
+    (
+        r"poke\s+holes?|tear\s+(?:\w+\s+){0,3}apart|pick\s+(?:\w+\s+){0,2}apart|stress[- ]test|push\s+back\s+on"
+        r"|devil'?s\s+advocate|red[- ]team|shoot\s+(?:\w+\s+)?down|play\s+the\s+skeptic|find\s+the\s+flaws?",
+        "critique challenge weakness adversarial assumption",
+    ),
+    (
+        r"second\s+(?:pair|set)\s+of\s+eyes|look\s+(?:it\s+|this\s+|them\s+)?over|sanity[- ]check|once[- ]over",
+        "review check",
+    ),
+    (
+        r"figure\s+out\s+why|track\s+(?:it\s+|this\s+)?down|get\s+to\s+the\s+bottom|what'?s\s+causing|root\s+cause"
+        r"|why\s+(?:it|this|is|does|do|did|are)\s+(?:\w+\s+){0,3}(?:fail|break|crash|throw)",
+        "diagnose cause debug investigate",
+    ),
+    (
+        r"think\s+(?:out\s+loud|aloud)|talk\s+(?:it\s+|this\s+|things\s+)?through|bounce\s+(?:some\s+)?ideas"
+        r"|not\s+sure\s+what\s+i\s+want|kick\s+(?:some\s+)?ideas\s+around|explore\s+(?:the\s+)?idea",
+        "explore discuss brainstorm dialogue",
+    ),
+    (
+        r"think\s+(?:it\s+|this\s+)?through|think\s+(?:hard|deeply|carefully)|reason\s+(?:it\s+)?out|open\s+question"
+        r"|from\s+(?:several|different|multiple|many)\s+angles",
+        "reasoning analysis question perspective",
+    ),
+    (
+        r"(?:different|several|other|alternative|possible)\s+(?:ways|approaches|options)|what\s+are\s+(?:my|our|the)\s+"
+        r"options|alternatives?\s+to",
+        "solution option alternative design",
+    ),
+    (
+        r"ballpark|back[- ]of[- ](?:the[- ])?envelope|rough\s+(?:numbers?|estimate|figures?|math)|quick\s+estimate"
+        r"|order\s+of\s+magnitude",
+        "estimate calculate",
+    ),
+    (
+        r"at\s+the\s+same\s+time|in\s+parallel|simultaneously|concurrently|don'?t\s+depend\s+on\s+each\s+other",
+        "parallel concurrent independent",
+    ),
+    (r"who'?s\s+doing\s+what|action\s+items?|minutes|follow[- ]ups?|what\s+was\s+decided", "meeting notes action"),
+    (
+        r"what\s+(?:they|he|she|the\s+\w+)\s+(?:actually\s+|really\s+)?wants?|what\s+done\s+looks\s+like"
+        r"|how\s+we'?d\s+know\s+we'?re\s+done|acceptance\s+criteria|pin\s+down\s+what",
+        "requirement scope criteria",
+    ),
+    (
+        r"(?:is|it'?s)\s+(?:actually\s+|really\s+)?(?:done|finished|complete)|before\s+you\s+(?:tell|say)",
+        "verify complete",
+    ),
+    (
+        r"laid\s+out|find\s+my\s+way\s+around|just\s+joined|new\s+to\s+(?:this|the)\s+(?:repo|codebase|project)"
+        r"|how\s+(?:is|does)\s+(?:this|the)\s+(?:repo|codebase|project)",
+        "codebase architecture structure",
+    ),
+    (
+        r"clean\s+(?:it\s+|this\s+)?up|\bmess(?:y)?\b|spaghetti|tech(?:nical)?\s+debt|hard\s+to\s+(?:read|follow|change)",
+        "refactor cleanup",
+    ),
+    (
+        r"won'?t\s+(?:build|compile|start|run)|keeps?\s+(?:crashing|failing)|throwing|stack\s*trace|traceback",
+        "error debug",
+    ),
+    (
+        r"move\s+(?:\w+\s+){0,3}from\s+\S+\s+v?\d[\w.]*\s+to|dependabot|renovate|outdated|out\s+of\s+date|bump",
+        "upgrade dependency version",
+    ),
+    (r"in\s+(?:my|\w+'s|their|our)\s+voice|sound\s+like\s+(?:me|us|him|her)|my\s+(?:own\s+)?style", "voice style"),
+    (r"(?:future|next|later)\s+sessions?|remember\s+(?:that|this)|for\s+next\s+time", "memory knowledge"),
+    (
+        r"which\s+(?:one\s+)?is\s+right|don'?t\s+(?:match|agree)|disagree|out\s+of\s+sync|contradict",
+        "inconsistency conflict",
+    ),
+    (
+        r"how\s+do\s+other\s+(?:fields|industries|people|teams)|fresh\s+(?:eyes|perspective)|outside\s+(?:our|the|my)\s+field"
+        r"|(?:multiple|several|different)\s+(?:viewpoints|perspectives|opinions)",
+        "perspective viewpoint",
+    ),
+    (r"break\s+(?:it\s+|this\s+)?down|explain\s+(?:what|how|why)|walk\s+me\s+through", "explain"),
+    (
+        r"where\s+(?:the\s+)?time\s+goes|bottleneck|hot\s*spots?|crawls|takes\s+forever|laggy",
+        "performance profile slow",
+    ),
+    (r"visual(?:i[sz]e)?\b|\bplot\b|\bgraph\b", "chart"),
+    (
+        r"sample\s+size|how\s+many\s+(?:samples|replicates|participants|subjects|users)|power\s+analysis|significan",
+        "statistics",
+    ),
+    # Names of things stand for their kind.
+    (
+        r"\b(?:python|javascript|typescript|java|golang|rust|ruby|php|matlab|julia|kotlin|swift|scala|perl|c\+\+|c#)\b",
+        "code programming language",
+    ),
+    (
+        r"\b(?:english|spanish|portuguese|french|german|japanese|chinese|mandarin|korean|italian|russian|arabic|hindi"
+        r"|dutch|polish|turkish|swedish)\b",
+        "language translate",
+    ),
+    (
+        r"\b(?:django|flask|react|vue|angular|rails|spring|numpy|pandas|fastapi|express|next\.js|laravel)\b",
+        "framework library",
+    ),
+    (r"\b(?:postgres(?:ql)?|mysql|sqlite|mongo(?:db)?|dynamo(?:db)?|redis|cassandra|oracle|mariadb)\b", "database"),
+    (r"\b(?:pip|npm|yarn|cargo|poetry|maven|gradle|composer|bundler)\b", "package dependency"),
+    (r"\b(?:aws|gcp|azure|s3|lambda|ec2|cloudformation)\b", "cloud infrastructure"),
+    (r"majors?\s+behind|versions?\s+behind|\bv?\d+(?:\.\d+)+\s+to\s+v?\d+", "upgrade version"),
+    (r"\b(?:currency|currencies|dollars?|euros?|yen|pounds?)\b", "currency"),
+    (
+        r"write\s+(?:back|to)\s+(?:a|the|my|our)\s+(?:client|customer|boss|manager)|tell\s+(?:a|the|my|our)\s+"
+        r"(?:client|customer|boss|manager)|reply\s+to",
+        "email message",
+    ),
+)
+IDIOM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.I), words) for p, words in IDIOMS)
+
+
+def idioms(text: str) -> list[tuple[str, str]]:
+    """The idioms a request uses, each with the words a skill would use for that work."""
+    found = []
+    for pattern, words in IDIOM_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            found.append((match.group(0), words))
+    return found
+
+
+# What a request rules out, as opposed to what it says is wrong: "it's not the database", "not
+# flaky, just broken", "the sheet is already tidy", "i don't need a doc". A negated verb ("I can't
+# reproduce the crash", "tests don't pass") rules nothing out and is left alone.
+_REQUEST_NEGATION = re.compile(
+    r"(?:\bnot\s+(?=(?:a|an|the|my|our|about)\b|\w+\s*(?:[,.;]|$))"
+    r"|\b(?:do\s+not|does\s+not|don'?t|doesn'?t|don\u2019t|doesn\u2019t)\s+(?:need|want)\b"
+    r"|\balready\b)"
+    r"([^.,;:!?()\n]*)",
+    re.I,
+)
+
+
+def split_request_negation(text: str) -> tuple[str, str]:
+    """Split a request into what it asks for and what it rules out (the clause after an exclusion)."""
+    ruled_out = [m.group(1) for m in _REQUEST_NEGATION.finditer(text)]
+    return _REQUEST_NEGATION.sub(" ", text), " ".join(ruled_out)
