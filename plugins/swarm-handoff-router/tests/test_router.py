@@ -260,8 +260,9 @@ def test_one_skill_word_is_credited_once_through_synonyms() -> None:
 
 def test_a_synonym_the_name_uses_outweighs_a_word_the_body_mentions_once() -> None:
     body = "Intro. " + " ".join(f"word{i}" for i in range(300)) + " a pattern."
-    records = (skill("regex-helper", "Write and explain regular expressions."), skill("notes", "Meeting notes."))
-    docs = [Document.of(records[0], body=body), Document.of(records[1], body=body.replace("pattern", "agenda"))]
+    others = tuple(skill(f"notes{i}", f"Meeting notes, kind {i}, with a pattern of agenda items.") for i in range(4))
+    records = (skill("regex-helper", "Write and explain regular expressions."), *others)
+    docs = [Document.of(records[0], body=body), *(Document.of(r, body="") for r in others)]
     found = route(records, request("need a pattern for invoice ids").synthesis, docs)[0]
     word = next(c for c in found if c.factor == f"term:{stem('pattern')}")
     assert "as synonym 'regex'" in word.reason
@@ -329,3 +330,16 @@ def test_a_ruled_out_word_earns_nothing() -> None:
     assert ruled_out["troubleshooter"] == said["troubleshooter"]
     found = route(skills, request("test fails, not flaky", skills).synthesis)[0]
     assert not any(c.factor == f"term:{stem('flaky')}" for c in found)
+
+
+def test_idf_counts_the_skills_about_a_word_not_every_body_that_mentions_it() -> None:
+    from swarm_handoff_router.router import Corpus
+
+    late = " ".join(f"step{i}" for i in range(200)) + " a pattern in passing"
+    docs = [Document.of(skill("regex", "Text patterns."), body="")]
+    docs += [Document.of(skill(f"other{i}", f"Other work {i}."), body=late) for i in range(5)]
+    corpus = Corpus.of(docs)
+    assert corpus.frequencies[stem("pattern")] == 1
+    assert corpus.idf(stem("pattern")) == Corpus.of(docs[:1] + [Document.of(skill("x", "Y."), body="")] * 5).idf(
+        stem("pattern")
+    )
