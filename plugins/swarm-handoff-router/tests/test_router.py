@@ -343,3 +343,37 @@ def test_idf_counts_the_skills_about_a_word_not_every_body_that_mentions_it() ->
     assert corpus.idf(stem("pattern")) == Corpus.of(docs[:1] + [Document.of(skill("x", "Y."), body="")] * 5).idf(
         stem("pattern")
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "named"),
+    [
+        ("use the planner to carry out the move", "planner", True),
+        ("hand it off to decision-critic please", "decision-critic", True),
+        ("ask the decision critic", "decision-critic", True),
+        ("the planner skill, please", "planner", True),
+        ("the editor crashes on save", "editor", False),  # an ordinary word, not a call on the skill
+        ("a critical decision", "decision-critic", False),
+        ("use the planners", "planner", False),
+    ],
+)
+def test_a_request_can_name_a_skill(text: str, name: str, named: bool) -> None:
+    from swarm_handoff_router.text import names_skill
+
+    assert names_skill(text, name) is named
+
+
+def test_a_named_skill_earns_an_explained_bonus() -> None:
+    skills = (
+        skill("planner", "Plans."),
+        skill("architect", "Design a new system before the move."),
+        *(skill(f"other{i}", f"Other work, kind {i}.") for i in range(8)),
+    )
+    found = route(skills, request("use the planner for the move to the new system", skills).synthesis)
+    named = [c for c in found[0] if c.factor == "named"]
+    assert len(named) == 1
+    assert named[0].points > 0
+    assert "names the skill" in named[0].reason
+    assert not any(c.factor == "named" for c in found[1])
+    scores = totals("use the planner for the move to the new system", skills)
+    assert scores["planner"] > scores["architect"]

@@ -30,6 +30,7 @@ from swarm_handoff_router.text import (
     SYNONYM_WEIGHT,
     SYNONYMS,
     idioms,
+    names_skill,
     split_negative,
     split_negative_sections,
     split_request_negation,
@@ -58,6 +59,9 @@ QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challeng
 # A word an everyday phrase of the request stands for ("poke holes in" -> critique) counts like a
 # synonym: half a word the request uses itself.
 IDIOM_WEIGHT = 0.5
+# A request that calls on a skill by name ("use the planner", "hand it to decision-critic") gives it
+# this many times the IDF of a word no other skill uses.
+NAME_MENTION_WEIGHT = 2.0
 # A query term in a negative clause costs this many times its IDF.
 NEGATIVE_WEIGHT = 1.5
 # ... and this many when only a "when not to use" section of the body says so.
@@ -155,6 +159,10 @@ class Corpus:
         """Lucene's smoothed IDF: positive, largest for words few skills use."""
         df = self.frequencies.get(term, 0)
         return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+
+    def unique_idf(self) -> float:
+        """The IDF of a word exactly one candidate uses: what naming one skill is worth."""
+        return math.log(1 + (self.size - 0.5) / 1.5)
 
 
 def query_pairs(synthesis: Any) -> dict[tuple[str, str], float]:
@@ -285,7 +293,16 @@ def route(
     terms = {term: weight for term, (weight, _phrase) in weighted.items()}
     origins = {term: phrase for term, (_weight, phrase) in weighted.items() if phrase}
     phrases = query_pairs(synthesis)
-    return [score_document(doc, terms, corpus, phrases, origins) for doc in docs]
+    scored = [score_document(doc, terms, corpus, phrases, origins) for doc in docs]
+    text = " ".join(str(getattr(synthesis, field, "") or "") for field in QUERY_WEIGHTS)
+    for doc, found in zip(docs, scored, strict=True):
+        if names_skill(text, doc.name):
+            points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
+            reason = (
+                f"the request names the skill ('{doc.name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
+            )
+            found[:] = [c for c in found if c.factor != "router"] + [Contribution("named", points, reason)]
+    return scored
 
 
 class RouterScorer:

@@ -431,3 +431,24 @@ def split_request_negation(text: str) -> tuple[str, str]:
     """Split a request into what it asks for and what it rules out (the clause after an exclusion)."""
     ruled_out = [m.group(1) for m in _REQUEST_NEGATION.finditer(text)]
     return _REQUEST_NEGATION.sub(" ", text), " ".join(ruled_out)
+
+
+_NAME_CUE = r"(?:use|run|ask|invoke|call|try|with|via|hand\s+(?:it\s+)?(?:off\s+)?to)\s+(?:the\s+|our\s+|my\s+|a\s+)?"
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str] | None:
+    """How a request names a skill: its words in order, joined by '-', '_', ':' or spaces."""
+    words = [w for w in re.split(r"[-_:\s]+", name.lower()) if w]
+    if not words or not all(re.fullmatch(r"[a-z0-9]+", w) for w in words):
+        return None
+    spelled = r"[-_:\s]+".join(words)
+    if len(words) == 1:  # "editor", "planner": an ordinary word unless the request calls on it
+        return re.compile(rf"\b{_NAME_CUE}{spelled}\b|\b{spelled}\s+skill\b", re.I)
+    return re.compile(rf"\b{spelled}\b", re.I)
+
+
+def names_skill(text: str, name: str) -> bool:
+    """True when a request calls on a skill by name ("use the planner", "hand it to decision-critic")."""
+    pattern = _name_pattern(name)
+    return bool(pattern and pattern.search(text))
