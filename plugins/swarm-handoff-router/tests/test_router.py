@@ -377,3 +377,36 @@ def test_a_named_skill_earns_an_explained_bonus() -> None:
     assert not any(c.factor == "named" for c in found[1])
     scores = totals("use the planner for the move to the new system", skills)
     assert scores["planner"] > scores["architect"]
+
+
+def test_a_word_the_body_uses_is_not_held_against_the_skill_by_its_own_when_not_to_use_section() -> None:
+    body = "Fetch every page of a site into rows.\n\n## When not to use\n\n- The site offers an API: use that.\n"
+    records = (skill("scraper", "Collect listings into a table."), skill("other", "Unrelated work."))
+    docs = [Document.of(records[0], body=body), Document.of(records[1], body="")]
+    found = route(records, request("all the listings from a real estate site").synthesis, docs)[0]
+    assert not any(c.factor.startswith("not-for:") for c in found)
+    assert any(c.factor == f"term:{stem('site')}" and c.points > 0 for c in found)
+    # A word only the "when not to use" section says still costs the skill.
+    found = route(records, request("the site offers an API").synthesis, docs)[0]
+    assert any(c.factor == f"not-for:{stem('api')}" and c.points < 0 for c in found)
+
+
+def test_a_word_most_bodies_say_is_worth_less_in_a_body() -> None:
+    filler = " ".join(f"step{i}" for i in range(130))  # past the opening: body only
+    records = tuple(skill(f"s{i}", f"Work of kind {i}.") for i in range(6))
+    docs = [Document.of(r, body=f"{filler} It raises errors.") for r in records[:5]]
+    docs.append(Document.of(records[5], body=f"{filler} It parses invoices."))
+    found = route(records, request("raises invoices").synthesis, docs)
+    raises = next(c for c in found[0] if c.factor == f"term:{stem('raises')}")
+    invoices = next(c for c in found[5] if c.factor == f"term:{stem('invoices')}")
+    assert "the IDF over bodies" in raises.reason
+    assert 0 < raises.points < invoices.points
+
+
+def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
+    from swarm_handoff_router.text import idioms
+
+    words = " ".join(w for _, w in idioms("the docstring says it returns None but the code raises ValueError"))
+    assert "contradiction" in words
+    assert "contradiction" in " ".join(w for _, w in idioms("README says 5, the code says 3"))
+    assert idioms("it says hello") == []

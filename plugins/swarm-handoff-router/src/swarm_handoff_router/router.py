@@ -56,6 +56,8 @@ OPENING_WORDS = 120
 # but is what only a few skills are for. Measured on every request set (and a validation set not
 # used to build the rest): better top-1 and MRR everywhere than counting the whole body.
 DF_FIELDS = ("name", "description", "opening")
+# A word only the body uses is worth the IDF counted over every body, which is lower for a word
+# most bodies say ("returns", "raises"): the body is weak evidence of what a skill is for.
 # Request fields and how much a word found in each counts.
 QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challenge": 1.0, "synthesis_summary": 0.7}
 # A word an everyday phrase of the request stands for ("poke holes in" -> critique) counts like a
@@ -145,17 +147,26 @@ class Corpus:
     size: int
     frequencies: Mapping[str, int]
     average: Mapping[str, float]
+    mentions: Mapping[str, int] = attrs.field(factory=dict)
 
     @classmethod
     def of(cls, documents: Sequence[Document]) -> Corpus:
         """Count once over every candidate (document frequencies over DF_FIELDS)."""
         frequencies: Counter[str] = Counter()
+        mentions: Counter[str] = Counter()
         totals: Counter[str] = Counter()
         for doc in documents:
             frequencies.update(set().union(*(set(c) for f, c in doc.fields.items() if f in DF_FIELDS)))
+            mentions.update(doc.fields["body"].keys())
             totals.update(doc.lengths)
         count = len(documents) or 1
-        return cls(len(documents), dict(frequencies), {f: totals[f] / count for f in FIELD_WEIGHTS})
+        average = {f: totals[f] / count for f in FIELD_WEIGHTS}
+        return cls(len(documents), dict(frequencies), average, dict(mentions))
+
+    def body_share(self, term: str) -> float:
+        """How much a body match is worth next to a claim: the word's IDF over every body, over its IDF."""
+        df = max(self.mentions.get(term, 0), self.frequencies.get(term, 0))
+        return math.log(1 + (self.size - df + 0.5) / (df + 0.5)) / self.idf(term)
 
     def idf(self, term: str) -> float:
         """Lucene's smoothed IDF: positive, largest for words few skills use."""
@@ -211,14 +222,20 @@ def _strength(doc: Document, term: str, corpus: Corpus) -> tuple[float, list[str
             continue
         average = corpus.average[field] or 1.0
         norm = 1 - FIELD_B[field] + FIELD_B[field] * doc.lengths[field] / average
-        total += weight * (tf / norm) * (K1 + 1) / (tf / norm + K1)
-        where.append(f"{field} {tf}x")
+        share = corpus.body_share(term) if field == "body" else 1.0
+        total += share * weight * (tf / norm) * (K1 + 1) / (tf / norm + K1)
+        where.append(f"{field} {tf}x" if share == 1.0 else f"{field} {tf}x (x{share:.2f}, the IDF over bodies)")
     return total, where
 
 
 def _claims(doc: Document, term: str) -> bool:
     """True when the skill's name or description (negative clauses removed) uses `term`."""
     return bool(doc.fields["name"].get(term) or doc.fields["description"].get(term))
+
+
+def _uses(doc: Document, term: str) -> bool:
+    """True when the skill's own text (its body outside the 'when not to use' parts) uses `term`."""
+    return bool(doc.fields["body"].get(term))
 
 
 def score_document(
@@ -236,8 +253,9 @@ def score_document(
     for term, query_weight in terms.items():
         origin = (origins or {}).get(term)
         said = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
-        if term in doc.negative_terms and not _claims(doc, term):
-            weight = NEGATIVE_WEIGHT if term in doc.description_negative_terms else NEGATIVE_BODY_WEIGHT
+        in_description_clause = term in doc.description_negative_terms
+        if term in doc.negative_terms and not _claims(doc, term) and (in_description_clause or not _uses(doc, term)):
+            weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
             points = -round(weight * corpus.idf(term) * query_weight, DECIMALS)
             clause = next(c for c in doc.negative if term in tokenize(c))
             reason = f'{said} is in a negative trigger: not for "{clause[:80]}"'

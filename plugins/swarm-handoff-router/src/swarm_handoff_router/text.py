@@ -149,7 +149,7 @@ def _stopword(word: str) -> bool:
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("bug", "defect", "fault", "error", "glitch", "crash", "exception", "failure", "broken"),
     ("fix", "repair", "debug", "troubleshoot", "diagnose", "resolve"),
-    ("doc", "docs", "documentation", "readme", "manual"),
+    ("doc", "docs", "documentation", "readme", "manual", "docstring"),
     ("write", "draft", "compose", "author"),
     ("paper", "article", "publication", "manuscript", "preprint"),
     ("cost", "price", "budget", "expense", "spend", "cheap", "expensive", "afford"),
@@ -359,8 +359,10 @@ IDIOMS: tuple[tuple[str, str], ...] = (
     (r"in\s+(?:my|\w+'s|their|our)\s+voice|sound\s+like\s+(?:me|us|him|her)|my\s+(?:own\s+)?style", "voice style"),
     (r"(?:future|next|later)\s+sessions?|remember\s+(?:that|this)|for\s+next\s+time", "memory knowledge"),
     (
-        r"which\s+(?:one\s+)?is\s+right|don'?t\s+(?:match|agree)|disagree|out\s+of\s+sync|contradict",
-        "inconsistency conflict",
+        r"which\s+(?:one\s+)?is\s+right|don'?t\s+(?:match|agree)|disagree|out\s+of\s+sync|contradict"
+        r"|\bsays?\b[^.;]{0,80}\bbut\b[^.;]{0,60}\b(?:says?|does|do|is|raises|returns)\b"
+        r"|\bsays?\b[^.;]{0,60}\bsays?\b",
+        "inconsistency conflict mismatch contradiction agree",
     ),
     (
         r"how\s+do\s+other\s+(?:fields|industries|people|teams)|fresh\s+(?:eyes|perspective)|outside\s+(?:our|the|my)\s+field"
