@@ -410,3 +410,25 @@ def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
     assert "contradiction" in words
     assert "contradiction" in " ".join(w for _, w in idioms("README says 5, the code says 3"))
     assert idioms("it says hello") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("before we build recurring payments, what could go wrong?", "edge"),
+        ("which test should I use to compare three groups", "statistical"),
+        ("how many mice per group for a 20% difference", "statistics"),
+        ("a pattern to pull invoice ids out of subject lines", "regex"),
+        ("answer this one furious customer without making it worse", "email"),
+        ("write a polite note to my kid's teacher", "email"),
+        ("the 2am backup never happens", "cron"),
+        ("the report script takes 40 minutes, where is the time actually going", "profile"),
+        ("what have completely different industries figured out about this", "analogy"),
+        ("the report must wait if the export fails", "pipeline"),
+        ("would like this reasoned through properly", "reasoning"),
+    ],
+)
+def test_everyday_phrases_for_common_kinds_of_work(text: str, word: str) -> None:
+    from swarm_handoff_router.text import idioms
+
+    assert word in " ".join(words for _, words in idioms(text)).split()

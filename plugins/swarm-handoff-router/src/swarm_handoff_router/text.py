@@ -311,7 +311,8 @@ IDIOMS: tuple[tuple[str, str], ...] = (
         "explore discuss brainstorm dialogue",
     ),
     (
-        r"think\s+(?:it\s+|this\s+)?through|think\s+(?:hard|deeply|carefully)|reason\s+(?:it\s+)?out|open\s+question"
+        r"think\s+(?:it\s+|this\s+)?through|think\s+(?:hard|deeply|carefully)|reason(?:ed)?\s+(?:it\s+)?(?:out|through)"
+        r"|open\s+question|back\s+and\s+forth\s+on"
         r"|from\s+(?:several|different|multiple|many)\s+angles",
         "reasoning analysis question perspective",
     ),
@@ -365,19 +366,39 @@ IDIOMS: tuple[tuple[str, str], ...] = (
         "inconsistency conflict mismatch contradiction agree",
     ),
     (
-        r"how\s+do\s+other\s+(?:fields|industries|people|teams)|fresh\s+(?:eyes|perspective)|outside\s+(?:our|the|my)\s+field"
-        r"|(?:multiple|several|different)\s+(?:viewpoints|perspectives|opinions)",
-        "perspective viewpoint",
+        r"(?:other|different)\s+(?:fields|industries|domains|disciplines|sectors)|fresh\s+(?:eyes|perspective)"
+        r"|outside\s+(?:our|the|my)\s+(?:field|industry|domain)|(?:multiple|several|different)\s+(?:viewpoints|perspectives"
+        r"|opinions|takes)",
+        "perspective viewpoint domain analogy",
     ),
     (r"break\s+(?:it\s+|this\s+)?down|explain\s+(?:what|how|why)|walk\s+me\s+through", "explain"),
     (
-        r"where\s+(?:the\s+)?time\s+goes|bottleneck|hot\s*spots?|crawls|takes\s+forever|laggy",
+        r"where\s+(?:is\s+)?(?:the\s+|all\s+the\s+)?time\s+(?:\w+\s+)?(?:goes|going|spent)|bottleneck|hot\s*spots?"
+        r"|crawls|takes\s+(?:forever|ages|\d+\s+(?:minutes|hours))|laggy",
         "performance profile slow",
     ),
     (r"visual(?:i[sz]e)?\b|\bplot\b|\bgraph\b", "chart"),
     (
-        r"sample\s+size|how\s+many\s+(?:samples|replicates|participants|subjects|users)|power\s+analysis|significan",
-        "statistics",
+        r"sample\s+size|how\s+many\s+(?:samples|replicates|participants|subjects|users|mice|animals|patients)"
+        r"|power\s+analysis|significan|which\s+(?:statistical\s+)?test\s+(?:should|to|is|do)|per\s+group"
+        r"|real\s+(?:win|effect|difference)\s+or\s+(?:just\s+)?noise",
+        "statistics statistical test",
+    ),
+    (
+        r"what\s+(?:could|might|can|would)\s+go\s+wrong|what\s+(?:could|might)\s+break|failure\s+(?:modes?|scenarios?)"
+        r"|edge\s+cases?|corner\s+cases?",
+        "edge case failure scenario risk",
+    ),
+    (
+        r"run\s+in\s+order|(?:must|has\s+to|should)\s+wait\s+(?:for|if|until)|depends?\s+on\s+(?:the\s+)?(?:output|previous)"
+        r"|upstream|downstream|fails?\s+(?:silently|loudly)|silently\s+drops?",
+        "pipeline dependency orchestration validation",
+    ),
+    (r"\b\d{1,2}\s*(?:am|pm)\b|\bnightly\b|every\s+(?:night|morning|hour|day|week)", "schedule cron"),
+    (
+        r"\bpattern\s+(?:to|that|for|which)\s+(?:\w+\s+)?(?:pull|match|matches|grab|grabs|extract|find|capture|catch"
+        r"|validate|pick)|\bregexp?\b",
+        "regex regular expression match extract",
     ),
     # Names of things stand for their kind.
     (
@@ -399,8 +420,9 @@ IDIOMS: tuple[tuple[str, str], ...] = (
     (r"majors?\s+behind|versions?\s+behind|\bv?\d+(?:\.\d+)+\s+to\s+v?\d+", "upgrade version"),
     (r"\b(?:currency|currencies|dollars?|euros?|yen|pounds?)\b", "currency"),
     (
-        r"write\s+(?:back|to)\s+(?:a|the|my|our)\s+(?:client|customer|boss|manager)|tell\s+(?:a|the|my|our)\s+"
-        r"(?:client|customer|boss|manager)|reply\s+to",
+        r"(?:write|reply|respond)\s+(?:back\s+)?to\s+(?:a|the|this|my|our|an?)\s+(?:\w+\s+)?(?:client|customer|boss|manager"
+        r"|teacher|landlord|colleague|email|message)|(?:tell|answer)\s+(?:a|the|this|my|our)\s+(?:\w+\s+){0,2}(?:client"
+        r"|customer|boss|manager)|\bnote\s+to\s+(?:my|our|the|a)\b|reply\s+to",
         "email message",
     ),
 )
