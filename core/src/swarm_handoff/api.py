@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import UsageError as UsageError
     from swarm_handoff.errors import close_names as close_names
     from swarm_handoff.errors import did_you_mean as did_you_mean
+    from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
     from swarm_handoff.handoff_edges import agent_key as agent_key
@@ -208,6 +209,7 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "swarm_handoff.errors",
     "close_names": "swarm_handoff.errors",
     "did_you_mean": "swarm_handoff.errors",
+    "working_directory": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",

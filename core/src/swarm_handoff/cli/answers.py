@@ -81,7 +81,7 @@ class Answer:
         """Store what was printed, keyed and validated as the module docstring says."""
         if self.inputs is None or not self.chunks:
             return  # the command never said what its answer rests on: nothing may be replayed
-        path_folders = (filecache.observe(os.path.abspath(p)) for p in sys.path)
+        path_folders = (filecache.observe(p) for p in filecache.path_folders())
         inputs = list(dict.fromkeys([*self.inputs, *path_folders, *code_inputs()]))  # packs stat sys.path too
         if filecache.racy(inputs, self.started):
             return  # something changed just before the run: its metadata cannot vouch for the answer

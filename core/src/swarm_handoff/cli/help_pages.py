@@ -108,7 +108,7 @@ class Page:
             return  # an error (an unknown command, a missing plugin) is not a help page
         if _plugin_failures():
             return  # a plugin that failed to load may load next time: always run for real then
-        inputs = [filecache.observe(os.path.abspath(p)) for p in sys.path]
+        inputs = [filecache.observe(p) for p in filecache.path_folders()]
         inputs += _entry_point_inputs()
         inputs += code_inputs()
         inputs = list(dict.fromkeys(inputs))
