@@ -68,3 +68,13 @@ def test_the_cli_refuses_a_control_character_in_rank_chain(swarm_cli, tmp_path):
     result = swarm_cli("rank", "--synthesis", str(synthesis), "--chain", "a,\x1bb", "--format", "json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"]["code"] == "USAGE"
+
+
+def test_the_data_classes_trim_but_keep_what_a_payload_carried():
+    """`RankingRequest` and `HandoffOptions` also hold chains read from payloads: trimmed, reported on, not refused."""
+    from swarm_handoff.ranking import RankingRequest
+    from swarm_handoff.synthesis import parse_synthesis
+
+    synthesis = parse_synthesis({"original_prompt": "q", "problem_type": "decision"})
+    assert RankingRequest(synthesis=synthesis, chain=(" a,b ", "", "c\x07")).chain == ("a,b", "c\x07")
+    assert RankingRequest(synthesis=synthesis, chain=" a , ,b").chain == ("a", "b")

@@ -24,7 +24,7 @@ from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
 from swarm_handoff.ranking_options import Autonomy as Autonomy
-from swarm_handoff.ranking_options import chain_names
+from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import Synthesis
 
@@ -80,7 +80,7 @@ class RankingRequest:
     """
 
     synthesis: Synthesis
-    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_names)
+    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)
     autonomy: Autonomy | None = attrs.field(default=None, converter=_autonomy)
     history: Mapping[str, HistoryCounts] = attrs.field(factory=dict, converter=_history, eq=False, hash=False)
     # Deprecated (issue 13), removed in the next minor release: read through the `candidates`

@@ -27,21 +27,27 @@ class Autonomy(str, enum.Enum):
         return self.value
 
 
-def chain_names(value: str | Iterable[str] | None, option: str = "--chain") -> tuple[str, ...]:
-    """The hand-off chain as names, read one way everywhere (`--chain a,b`, a list over MCP or the API).
+def chain_entries(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """The chain's entries as `--chain` reads them (text split at commas; each trimmed, empty ones dropped).
 
-    Text is split at commas; every name is trimmed and empty ones are dropped. A list entry holding
-    a comma, or any name with a control character, is refused (USAGE, naming `option`): the comma
-    form could not say it, and such a name would be written into the payload and the history.
+    What `RankingRequest` and `HandoffOptions` convert their `chain` with: they also carry chains
+    read from payloads, which are reported on, not refused. What a user types goes through `chain_names`.
     """
     if value is None:
         return ()
-    parts = value.split(",") if isinstance(value, str) else list(value)
-    names = []
-    for part in parts:
-        name = str(part).strip()
-        if not name:
-            continue
+    parts = value.split(",") if isinstance(value, str) else value
+    return tuple(name for name in (str(part).strip() for part in parts) if name)
+
+
+def chain_names(value: str | Iterable[str] | None, option: str = "--chain") -> tuple[str, ...]:
+    """A chain the user gave (`--chain a,b`, a list over MCP), read one way everywhere: `chain_entries`, checked.
+
+    A list entry holding a comma, or any name with a control character, is refused (USAGE, naming
+    `option`): the comma form could not say it, and such a name would be written into the payload
+    and the history.
+    """
+    names = chain_entries(value)
+    for name in names:
         bad = "a comma" if "," in name else "a control character" if not name.isprintable() else None
         if bad is not None:
             raise UsageError(
@@ -50,5 +56,4 @@ def chain_names(value: str | Iterable[str] | None, option: str = "--chain") -> t
                 option=option,
                 value=name,
             )
-        names.append(name)
-    return tuple(names)
+    return names

@@ -41,7 +41,7 @@ from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.ranking_options import chain_names
+from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
@@ -64,7 +64,7 @@ class HandoffOptions:
     source: str | None = None
     reason: str = ""
     feedback: str | None = None
-    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_names)  # as `--chain` reads it
+    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)  # as `--chain` reads it
     health_check: bool = False
     sign: bool = False
     override_accepts_from: bool = False  # hand off although the target does not accept the source
