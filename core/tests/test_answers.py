@@ -216,3 +216,15 @@ def test_an_answer_resting_on_a_file_changed_just_before_the_run_is_not_stored(l
     listing.write_text("alpha")
     console(monkeypatch, capsys, "discover", "--format", "json")
     assert answer_files() == []
+
+
+def test_a_damaged_answer_prints_nothing_of_itself_before_the_real_run(listing, monkeypatch, capsys, builds):
+    """A stored answer is checked whole before a byte of it is printed: a bad chunk is a miss, not half a replay."""
+    listing.write_text("alpha")
+    _, first = console(monkeypatch, capsys, "discover", "--format", "json")
+    (name,) = answer_files()
+    path = os.path.join(filecache.cache_folder(os.environ), "answers", name)
+    key, inputs, resolved, _, status = filecache.load(path, answers.KIND)
+    filecache.dump(path, answers.KIND, (key, inputs, resolved, ((1, "stale\n"), (3, "no such stream\n")), status))
+    assert console(monkeypatch, capsys, "discover", "--format", "json") == (0, first)
+    assert builds["n"] == 2

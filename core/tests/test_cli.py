@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -230,3 +231,30 @@ def test_version_does_not_build_the_plugin_host():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == [f"swarm-handoff {__version__}", "[]"]
+
+
+def _run_script(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    code = "from swarm_handoff.cli import main; main()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
+    )
+
+
+def test_a_completion_request_is_answered_by_typer_even_when_argv_says_version():
+    """The `--version` fast path answers only a real `--version`: under `_SWARM_HANDOFF_COMPLETE` typer completes."""
+    env = {"_SWARM_HANDOFF_COMPLETE": "complete_bash", "COMP_WORDS": "swarm-handoff disc", "COMP_CWORD": "1"}
+    done = _run_script(["--version"], env)
+    assert (done.returncode, done.stdout.split()) == (0, ["discover"]), done.stderr
+
+
+def test_a_reader_that_went_away_ends_version_verbose_quietly():
+    """`--version --verbose | head -1`: the closed pipe ends the run with 1 and no traceback, as for any command."""
+    code = "from swarm_handoff.cli import main; main()"
+    with subprocess.Popen(
+        [sys.executable, "-c", code, "--version", "--verbose"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.close()  # before the interpreter has started: every write meets a closed pipe
+        err = proc.stderr.read().decode()
+    assert (proc.returncode, err) == (1, "")

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import UsageError as UsageError
     from swarm_handoff.errors import close_names as close_names
     from swarm_handoff.errors import did_you_mean as did_you_mean
+    from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
     from swarm_handoff.handoff_edges import agent_key as agent_key
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking import rank as rank
     from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
     from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
+    from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
     from swarm_handoff.records import Scope as Scope
@@ -208,6 +210,7 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "swarm_handoff.errors",
     "close_names": "swarm_handoff.errors",
     "did_you_mean": "swarm_handoff.errors",
+    "working_directory": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",
@@ -262,6 +265,7 @@ _EXPORTS: dict[str, str] = {
     "HistoryCounts": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",
     "load_synthesis": "swarm_handoff.synthesis",

@@ -24,7 +24,7 @@ def command_name(argv0: str | None = None, cwd: Path | None = None) -> str:
     if path.is_absolute():
         try:
             return str(path.relative_to(cwd or Path.cwd()))
-        except ValueError:
+        except (ValueError, OSError):  # elsewhere, or the working directory was removed: the full path
             return str(path)
     return argv0 if "/" in argv0 or os.sep in argv0 else f"./{argv0}"
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind
-from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
@@ -55,9 +55,13 @@ def make_context(
 ) -> DiscoveryContext:
     """Resolve the working directory and config folder once, for every source to share."""
     env = dict(os.environ if env is None else env)
-    return DiscoveryContext(
-        cwd=Path(cwd or os.getcwd()).resolve(), config_dir=config_dir(env), env=env, refresh=refresh
-    )
+    try:
+        where = Path(cwd or working_directory()).resolve()
+    except OSError as exc:
+        if cwd_gone():  # a relative --cwd is resolved against a working directory that was removed
+            raise cwd_unavailable(exc) from exc
+        raise
+    return DiscoveryContext(cwd=where, config_dir=config_dir(env), env=env, refresh=refresh)
 
 
 @attrs.frozen

@@ -79,7 +79,7 @@ class CachedEntryPoint:
 def entry_points(group: str) -> list[Any]:
     """The group's entry points, sorted by name, from one scan shared by every group and run."""
     global _scan
-    key = tuple(observe(os.path.abspath(p)) for p in sys.path)
+    key = tuple(observe(p) for p in filecache.path_folders())
     if _scan is None or _scan[0] != key:
         _scan = (key, _load_all(key))
     found = _scan[1].get(group)

@@ -8,6 +8,7 @@ and agents can branch on it, and both render through any formatter as the same r
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -30,6 +31,7 @@ class ErrorCode(str, enum.Enum):
     USAGE = "USAGE"
     COMMAND_NOT_INSTALLED = "COMMAND_NOT_INSTALLED"  # a plugin's command, and that plugin did not load
     OUTPUT_TOO_DEEP = "OUTPUT_TOO_DEEP"
+    CWD_UNAVAILABLE = "CWD_UNAVAILABLE"  # the folder the command was run from was removed
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # Hand-off errors named by the hand-off seed (error response format)
     INVALID_PAYLOAD = "INVALID_PAYLOAD"
@@ -74,6 +76,36 @@ def did_you_mean(name: str, known: Iterable[str]) -> str | None:
     """The hint `did you mean: a, b?` for a name nothing matched, or None when nothing is close."""
     close = close_names(name, known)
     return f"did you mean: {', '.join(close)}?" if close else None
+
+
+CWD_HINT = "cd to an existing folder and run it again, or name the project folder with an absolute --cwd"
+
+
+def cwd_unavailable(cause: OSError | None = None) -> SwarmError:
+    """The error for a working directory that no longer exists: the user's shell, not a bug."""
+    why = f" ({cause.strerror})" if cause is not None and cause.strerror else ""
+    return SwarmError(
+        ErrorCode.CWD_UNAVAILABLE,
+        f"the current working directory is no longer available{why}: it was removed or cannot be read",
+        hint=CWD_HINT,
+    )
+
+
+def working_directory() -> str:
+    """`os.getcwd()`, raising CWD_UNAVAILABLE instead of a bare FileNotFoundError when the folder was removed."""
+    try:
+        return os.getcwd()
+    except OSError as exc:  # removed (ENOENT), or a parent lost its search permission (EACCES)
+        raise cwd_unavailable(exc) from exc
+
+
+def cwd_gone() -> bool:
+    """Whether the working directory cannot be named: then a stray OSError is that, not a bug."""
+    try:
+        os.getcwd()
+    except OSError:
+        return True
+    return False
 
 
 def _code_value(code: str | ErrorCode) -> str:

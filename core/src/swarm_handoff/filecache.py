@@ -199,3 +199,15 @@ def touch(path: str | os.PathLike[str]) -> None:
 def site_dirs() -> list[str]:
     """The sys.path folders distributions are installed into: installing or removing one changes their mtime."""
     return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
+
+
+def path_folders() -> list[str]:
+    """`sys.path` made absolute for cache keys; a relative entry (`''` under `python -c`) is dropped when the
+    working directory was removed, as Python's own import system then skips it."""
+    out = []
+    for entry in sys.path:
+        try:
+            out.append(os.path.abspath(entry))
+        except OSError:  # FileNotFoundError from os.getcwd(): nothing can be imported from there either
+            continue
+    return out

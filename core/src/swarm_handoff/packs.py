@@ -27,6 +27,7 @@ import attrs
 
 from swarm_handoff.cache import not_cacheable, read_skills, watch
 from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.filecache import path_folders
 from swarm_handoff.loader import ENV_DISABLE_PACKS as ENV_DISABLE_PACKS
 from swarm_handoff.loader import ENV_LOAD_PACKS as ENV_LOAD_PACKS
 from swarm_handoff.loader import PACK_LOAD_FAILED as PACK_LOAD_FAILED
@@ -211,8 +212,8 @@ class PackSource:
         # A new distribution adds a folder to the sys.path entry it is installed in (site-packages,
         # or any folder on PYTHONPATH), which changes that folder's mtime; sys.path itself is part
         # of the cache key, so a new path entry is noticed too.
-        for entry in sys.path:
-            watch(os.path.abspath(entry))
+        for entry in path_folders():
+            watch(entry)
         for candidate in select(PACKS, self._env())[0]:
             record, found = load_pack(candidate)
             problems.extend(found)

@@ -11,7 +11,7 @@ skill name), so every scorer, built-in or third-party, ranks the same way.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -24,6 +24,7 @@ from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
 from swarm_handoff.ranking_options import Autonomy as Autonomy
+from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import Synthesis
 
@@ -68,14 +69,6 @@ def _history(value: Mapping[str, Any] | None) -> Mapping[str, HistoryCounts]:
     return result
 
 
-def _names(value: Iterable[str] | str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.split(",")
-    return tuple(part.strip() for part in value if part.strip())
-
-
 @attrs.frozen(kw_only=True)
 class RankingRequest:
     """Everything a scorer may look at besides the candidate: the synthesis and the user's context.
@@ -87,7 +80,7 @@ class RankingRequest:
     """
 
     synthesis: Synthesis
-    chain: tuple[str, ...] = attrs.field(default=(), converter=_names)
+    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)
     autonomy: Autonomy | None = attrs.field(default=None, converter=_autonomy)
     history: Mapping[str, HistoryCounts] = attrs.field(factory=dict, converter=_history, eq=False, hash=False)
     # Deprecated (issue 13), removed in the next minor release: read through the `candidates`

@@ -49,11 +49,14 @@ def named_undeclared(result: Any, name: str) -> SkillRecord | None:
     return next((r for r in undeclared_candidates(result.workflows, result.ineligible) if r.name == name), None)
 
 
-def override_record(source: str) -> dict[str, Any]:
-    """What a payload to an undeclared skill records (the history shows it as an eligibility override)."""
+def override_record(source: str, option: str = OPTION) -> dict[str, Any]:
+    """What a payload to an undeclared skill records (the history shows it as an eligibility override).
+
+    `option` is the override as the caller's interface spells it (`allow_undeclared` over MCP).
+    """
     return {
         "source": source,
         "accepts_from": [],
-        "option": OPTION,
+        "option": option,
         "reason": "the target declares no hand-off metadata",
     }

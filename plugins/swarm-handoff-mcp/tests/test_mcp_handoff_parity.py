@@ -76,3 +76,48 @@ def test_override_accepts_from_hands_off_and_is_recorded(host: Any, tmp_path: Pa
     payload = load_payload(Path(result.to_data()["payload_path"]))
     override = payload["handoff"]["meta"]["eligibility_override"]
     assert (override["source"], override["accepts_from"]) == ("stranger", ["planner"])
+
+
+def test_an_override_over_mcp_records_the_tool_argument_not_the_cli_option(host: Any, tmp_path: Path) -> None:
+    """The payload and the history say which override was used: `override_accepts_from`, as the agent gave it."""
+    from swarm_handoff.api import config_dir, open_history
+
+    result = handoff(host, tmp_path, source="stranger", override_accepts_from=True)
+    payload = load_payload(Path(result.to_data()["payload_path"]))
+    assert payload["handoff"]["meta"]["eligibility_override"]["option"] == "override_accepts_from"
+    assert any(note.endswith("handed off with override_accepts_from") for note in result.to_data()["notes"])
+    with open_history(config_dir()) as history:
+        row = history.list()[0]
+    assert row.eligibility_override is not None
+    assert row.eligibility_override.endswith("via override_accepts_from")
+
+
+def test_the_chain_is_trimmed_as_the_cli_trims_it(host: Any, tmp_path: Path) -> None:
+    """`chain: [" planner ", ""]` is what `--chain " planner , "` says: one entry, `planner`."""
+    result = handoff(host, tmp_path, source="planner", chain=[" planner ", "", "  "])
+    payload = load_payload(Path(result.to_data()["payload_path"]))
+    assert payload["handoff"]["meta"]["handoff_chain"] == ["planner"]
+
+
+@pytest.mark.parametrize(("entry", "why"), [("planner,reviewer", "a comma"), ("plan\x1bner", "a control character")])
+def test_a_chain_entry_no_skill_can_be_named_is_refused_naming_the_argument(
+    host: Any, tmp_path: Path, entry: str, why: str
+) -> None:
+    with pytest.raises(SwarmError) as caught:
+        handoff(host, tmp_path, source="planner", chain=[entry])
+    assert caught.value.code == "USAGE"
+    assert caught.value.message.startswith("chain: ")
+    assert why in caught.value.message
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
+
+
+def test_the_rank_tool_reads_the_chain_through_the_same_function(host: Any) -> None:
+    from swarm_handoff_mcp.calls import rank_tool
+
+    spec = next(s for s in tool_specs() if s.name == "rank")
+    args = check_arguments(spec, {"synthesis": SYNTHESIS, "chain": [" planner ", ""], "source": "planner"})
+    assert rank_tool(Call(args, host)).to_data()["request"]["chain"] == ["planner"]  # not planner twice
+    bad = check_arguments(spec, {"synthesis": SYNTHESIS, "chain": ["planner,reviewer"]})
+    with pytest.raises(SwarmError) as caught:
+        rank_tool(Call(bad, host))
+    assert caught.value.code == "USAGE"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import record_from_frontmatter
+from swarm_handoff.api import load_payload, record_from_frontmatter
 from swarm_handoff_mcp.calls import handoff_tool, rank_tool
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
@@ -35,7 +35,10 @@ def test_handoff_tool_allows_an_undeclared_target_on_request(host: Any, tmp_path
         spec, {"target": "plain", "synthesis": SYNTHESIS, "session": str(tmp_path), "allow_undeclared": True}
     )
     result = handoff_tool(Call(args, host))
-    assert any("--allow-undeclared" in note for note in result.to_data()["notes"])
+    # Recorded as it was given over MCP (the tool's argument), not as the CLI's --allow-undeclared.
+    assert any(note.endswith("handed off with allow_undeclared") for note in result.to_data()["notes"])
+    payload = load_payload(Path(result.to_data()["payload_path"]))
+    assert payload["handoff"]["meta"]["eligibility_override"]["option"] == "allow_undeclared"
 
 
 def test_refusing_an_undeclared_target_names_the_tool_argument(host: Any, tmp_path: Path) -> None:

@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `swarm-handoff` console script."""
     args = sys.argv[1:] if argv is None else argv
-    if args and "--version" in args and set(args) <= _VERSION_ARGS and not _strict():
-        _print_version("--verbose" in args)  # before typer, pluggy and attrs are imported
-        raise SystemExit(0)
     try:
+        # Before typer, pluggy and attrs are imported; a shell's completion request is typer's, whatever argv holds.
+        if args and "--version" in args and set(args) <= _VERSION_ARGS and not _strict() and not _completing():
+            _print_version("--verbose" in args)
+            raise SystemExit(0)
         _main(args, replay=argv is None)
     except BrokenPipeError:
         _quiet_broken_pipe()

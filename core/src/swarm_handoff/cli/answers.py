@@ -34,6 +34,7 @@ from swarm_handoff._version import __version__
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 KIND = "answer"
 MAX_ANSWERS = 64  # the oldest stored answers beyond this many are removed when a new one is written
@@ -45,47 +46,104 @@ _NEVER = ("--session", "--refresh", "--help", "-h")
 _STDOUT, _STDERR = 1, 2
 
 
-class Answer:
-    """One command run that may be replayed next time, and what it printed while it ran."""
+class Replayable:
+    """A printed run stored under its key, shared by answers and help pages: one way to trust, print and store it.
+
+    A stored entry is `(key, inputs, *fields)`; what the fields are, how they are checked and how
+    they are printed is the subclass's (`_trusted`, `_print`, `_stored`), and the rest is here:
+    the key must match, every input must stat the same, and nothing is printed until the whole
+    entry passed its checks (a damaged entry is a miss, never half an answer followed by the real one).
+    """
+
+    KIND = ""
+    # What a damaged or foreign entry raises while it is checked: a miss, then the command runs for real.
+    DAMAGED: tuple[type[Exception], ...] = (TypeError, ValueError, KeyError, AttributeError)
 
     def __init__(self, folder: str, key: str) -> None:
         self.folder = folder
         self.key = filecache.digest(key)
         self.path = os.path.join(folder, f"{self.key}.bin")
-        self.chunks: list[tuple[int, str]] = []
-        self.inputs: list[tuple[str, int, int]] | None = None
-        self.resolved: list[tuple[str, str]] = []
         self.started = filecache.now_ns()  # before the command looks at any file
 
     def replay(self) -> int | None:
-        """Print the stored answer and give its exit status, or None when it cannot be trusted."""
-        data = filecache.load(self.path, KIND)
+        """Print the stored run and give its exit status, or None when it cannot be trusted."""
+        data = filecache.load(self.path, self.KIND)
         if not (isinstance(data, tuple) and len(data) == 5 and data[0] == self.key):
             return None
-        _, inputs, resolved, chunks, status = data
+        fields = data[2:]
         try:
-            if not all(os.path.realpath(given) == real for given, real in resolved):
+            status = self._trusted(fields)
+            if status is None or not filecache.inputs_unchanged(data[1]):
                 return None
-            if not filecache.inputs_unchanged(inputs):
-                return None
-            streams = {_STDOUT: sys.stdout, _STDERR: sys.stderr}
-            for stream, text in chunks:
-                streams[stream].write(text)
-        except (TypeError, ValueError, KeyError, AttributeError):  # damaged entry or no stream: run for real
+        except self.DAMAGED:
             return None
+        self._print(fields)
+        self._replayed()
+        return status
+
+    def _store(self, inputs: Sequence[tuple[str, int, int]], *fields: object) -> None:
+        """Write the entry unless an input changed too recently for its stat to vouch for it, then prune."""
+        inputs = list(dict.fromkeys(inputs))
+        if filecache.racy(inputs, self.started):
+            return  # something changed just before the run: its metadata cannot vouch for what it printed
+        filecache.dump(self.path, self.KIND, (self.key, tuple(inputs), *fields))
+        self._prune()
+
+    def _trusted(self, fields: tuple[Any, ...]) -> int | None:
+        """The stored exit status when the entry's own fields pass their checks, else None."""
+        raise NotImplementedError
+
+    def _print(self, fields: tuple[Any, ...]) -> None:
+        """Write what the run printed, as it printed it."""
+        raise NotImplementedError
+
+    def _replayed(self) -> None:
+        """After a replay: nothing unless the kind keeps a use order."""
+
+    def _prune(self) -> None:
+        """Keep the kind's folder within its bounds (read when called: tests lower them)."""
+        raise NotImplementedError
+
+
+class Answer(Replayable):
+    """One command run that may be replayed next time, and what it printed while it ran."""
+
+    KIND = KIND
+
+    def __init__(self, folder: str, key: str) -> None:
+        super().__init__(folder, key)
+        self.chunks: list[tuple[int, str]] = []
+        self.inputs: list[tuple[str, int, int]] | None = None
+        self.resolved: list[tuple[str, str]] = []
+
+    def _trusted(self, fields: tuple[Any, ...]) -> int | None:
+        """The status, if every `--cwd` resolves as it did and the chunks can be printed as stored."""
+        resolved, chunks, status = fields
+        if not all(os.path.realpath(given) == real for given, real in resolved):
+            return None
+        if sys.stdout is None or sys.stderr is None:  # no stream to print on (pythonw): run for real
+            return None
+        if not all(stream in (_STDOUT, _STDERR) and isinstance(text, str) for stream, text in chunks):
+            return None
+        return int(status)
+
+    def _print(self, fields: tuple[Any, ...]) -> None:
+        """Write each chunk to the stream it went to."""
+        streams = {_STDOUT: sys.stdout, _STDERR: sys.stderr}
+        for stream, text in fields[1]:
+            streams[stream].write(text)
         sys.stdout.flush()
         sys.stderr.flush()
-        return int(status)
 
     def save(self, status: int) -> None:
         """Store what was printed, keyed and validated as the module docstring says."""
         if self.inputs is None or not self.chunks:
             return  # the command never said what its answer rests on: nothing may be replayed
-        path_folders = (filecache.observe(os.path.abspath(p)) for p in sys.path)
-        inputs = list(dict.fromkeys([*self.inputs, *path_folders, *code_inputs()]))  # packs stat sys.path too
-        if filecache.racy(inputs, self.started):
-            return  # something changed just before the run: its metadata cannot vouch for the answer
-        filecache.dump(self.path, KIND, (self.key, tuple(inputs), tuple(self.resolved), tuple(self.chunks), status))
+        path_folders = (filecache.observe(p) for p in filecache.path_folders())
+        inputs = [*self.inputs, *path_folders, *code_inputs()]  # packs stat sys.path too
+        self._store(inputs, tuple(self.resolved), tuple(self.chunks), status)
+
+    def _prune(self) -> None:
         _prune(self.folder)
 
 
@@ -98,13 +156,10 @@ def start(args: Sequence[str]) -> Answer | None:
         return None
     if any(a in _NEVER or a.startswith(("--session=", "--refresh=")) for a in args[1:]):
         return None
-    folder = filecache.cache_folder(os.environ)
-    if folder is None:
+    cached = cache_and_cwd()
+    if cached is None:
         return None
-    try:
-        cwd = os.getcwd()
-    except OSError:  # the working directory was removed: let the command say so
-        return None
+    folder, cwd = cached
     ttys = f"{isatty(sys.stdout)}{isatty(sys.stderr)}"
     # sys.argv[0] too: the set-aside note names the program as it was typed (`.venv/bin/swarm-handoff`).
     program = sys.argv[0] if sys.argv else ""
@@ -131,6 +186,20 @@ def rest_on(inputs: Sequence[tuple[str, int, int]] | None, resolved: Sequence[tu
     if _active is not None:
         _active.inputs = list(inputs) if inputs is not None else None
         _active.resolved = list(resolved)
+
+
+def cache_and_cwd() -> tuple[str, str] | None:
+    """The user cache folder and the working directory a stored run is keyed on, or None: then run for real.
+
+    None when caching is off, or when the working directory was removed (the command then says so).
+    """
+    folder = filecache.cache_folder(os.environ)
+    if folder is None:
+        return None
+    try:
+        return folder, os.getcwd()
+    except OSError:
+        return None
 
 
 def environment() -> list[str]:

@@ -58,10 +58,6 @@ class AckReport:
         return {"handoff": self.handoff.to_data(), "problems": [p.to_data() for p in self.problems]}
 
 
-def _chain(value: str | None) -> tuple[str, ...]:
-    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
-
-
 def _warn(problems: Any) -> None:
     for problem in problems:
         if problem.severity != Severity.ERROR:
@@ -135,6 +131,7 @@ def register(app: typer.Typer) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
         from swarm_handoff.discovery import make_context
         from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
+        from swarm_handoff.ranking_options import chain_names
 
         def action(host: PluginHost) -> Document:
             check_session(session)  # the text as given: Path("") would quietly mean "."
@@ -146,7 +143,7 @@ def register(app: typer.Typer) -> None:
                 source=source,
                 reason=reason,
                 feedback=feedback,
-                chain=_chain(chain),
+                chain=chain_names(chain),
                 health_check=health_check,
                 sign=sign,
                 override_accepts_from=override_accepts_from,

@@ -34,7 +34,7 @@ import sys
 
 from swarm_handoff import filecache
 from swarm_handoff._version import __version__
-from swarm_handoff.cli.answers import code_inputs, environment, isatty  # the same rules as a replayed discover
+from swarm_handoff.cli.answers import Replayable, cache_and_cwd, code_inputs, environment, isatty
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
@@ -65,36 +65,33 @@ def _plain(word: str) -> bool:
     return word.isascii() and word[:1].isalpha() and all(c.isalnum() or c in "-_" for c in word)
 
 
-class Page:
+class Page(Replayable):
     """One help page that may be printed again next time, and what the printing run wrote."""
 
+    KIND = KIND
+
     def __init__(self, folder: str, key: str, *, bare: bool) -> None:
-        self.folder = folder
-        self.key = filecache.digest(key)
-        self.path = os.path.join(folder, f"{self.key}.bin")
+        super().__init__(folder, key)
         self.bare = bare  # `swarm-handoff` alone: click >= 8.2 prints the help on stderr and exits 2
         self.chunks: list[tuple[int, bytes]] = []
-        self.started = filecache.now_ns()  # before the run looks at any file
 
-    def replay(self) -> int | None:
-        """Print the stored page and give its exit status, or None when it cannot be trusted."""
-        data = filecache.load(self.path, KIND)
-        if not (isinstance(data, tuple) and len(data) == 5 and data[0] == self.key):
+    def _trusted(self, fields: tuple[Any, ...]) -> int | None:
+        """The status, if the chunks are a page's bytes and match the page's own digest."""
+        chunks, status, check = fields
+        if not (isinstance(status, int) and _valid(chunks) and check == _digest(chunks)):
             return None
-        _, inputs, chunks, status, check = data
-        try:
-            if not (isinstance(status, int) and _valid(chunks) and check == _digest(chunks)):
-                return None
-            if not filecache.inputs_unchanged(inputs):
-                return None
-        except (TypeError, ValueError):  # a damaged entry: run for real
-            return None
-        _write(chunks, sys.stdout, sys.stderr)
-        try:
-            os.utime(self.path)  # recently used: pruned last (`filecache.touch` would import contextlib)
-        except OSError:
-            return status  # a read-only cache: only the page's rank is lost
         return status
+
+    def _print(self, fields: tuple[Any, ...]) -> None:
+        """Write the page's bytes to the streams' buffers."""
+        _write(fields[0], sys.stdout, sys.stderr)
+
+    def _replayed(self) -> None:
+        """Mark the page recently used, so that it is pruned last (`filecache.touch` would import contextlib)."""
+        try:
+            os.utime(self.path)
+        except OSError:  # a read-only cache: only the page's rank is lost
+            return
 
     def recording(self) -> _Recording:
         """Capture what the real command writes (to print it and maybe store it): `with page.recording(): ...`."""
@@ -108,14 +105,13 @@ class Page:
             return  # an error (an unknown command, a missing plugin) is not a help page
         if _plugin_failures():
             return  # a plugin that failed to load may load next time: always run for real then
-        inputs = [filecache.observe(os.path.abspath(p)) for p in sys.path]
+        inputs = [filecache.observe(p) for p in filecache.path_folders()]
         inputs += _entry_point_inputs()
         inputs += code_inputs()
-        inputs = list(dict.fromkeys(inputs))
-        if filecache.racy(inputs, self.started):
-            return  # something changed just before the run: its metadata cannot vouch for the page
         chunks = tuple(self.chunks)
-        filecache.dump(self.path, KIND, (self.key, tuple(inputs), chunks, status, _digest(chunks)))
+        self._store(inputs, chunks, status, _digest(chunks))
+
+    def _prune(self) -> None:
         filecache.prune(self.folder, max_files=MAX_PAGES, max_bytes=MAX_PAGE_BYTES)
 
 
@@ -199,13 +195,10 @@ def start(args: Sequence[str]) -> Page | None:
         return None  # click writes to a Windows console through its own stream: not byte-comparable
     if not all(hasattr(s, "buffer") and hasattr(s, "encoding") for s in (sys.stdout, sys.stderr)):
         return None
-    folder = filecache.cache_folder(os.environ)
-    if folder is None:
+    cached = cache_and_cwd()
+    if cached is None:
         return None
-    try:
-        cwd = os.getcwd()
-    except OSError:  # the working directory was removed: let the command say so
-        return None
+    folder, cwd = cached
     streams = "|".join(f"{isatty(s)},{s.encoding},{s.errors}" for s in (sys.stdout, sys.stderr))
     flags = f"{sys.flags}{sys.warnoptions}{sys._xoptions}"  # -X utf8, -W error, -O: other bytes or warnings
     where = (sys.version, sys.executable, *sys.path, "", cwd, flags, streams, _terminal())

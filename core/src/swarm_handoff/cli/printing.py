@@ -11,7 +11,7 @@ import os
 import sys
 
 from swarm_handoff.cli import answers
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 from swarm_handoff.termsafe import escape_controls
@@ -38,6 +38,8 @@ def echo_err(line: str) -> None:
 def check_cwd(cwd: Path | None) -> None:
     """Refuse a `--cwd` that is not a folder as a usage error, the same way for every command."""
     if cwd is not None and not cwd.is_dir():
+        if not cwd.is_absolute() and cwd_gone():  # relative to a folder that was removed: say that
+            raise cwd_unavailable()
         raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
 
 
@@ -62,6 +64,10 @@ def quit_answer() -> None:
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
     answers.rest_on(None)  # never replayed: a bug's report is no answer, and a replay drops the traceback
+    if isinstance(exc, OSError) and cwd_gone():
+        # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
+        # the user's shell, not a bug, wherever in the core or a plugin it surfaced.
+        return cwd_unavailable(exc)
     if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
         import traceback
 

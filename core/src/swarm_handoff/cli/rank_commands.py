@@ -11,7 +11,7 @@ import typer
 from swarm_handoff.cli.output import format_option, run
 from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP, Autonomy
+from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP, Autonomy, chain_names
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts, RankingResult
@@ -133,7 +133,7 @@ def register(app: typer.Typer) -> None:
 
             request = RankingRequest(
                 synthesis=load_synthesis(synthesis),
-                chain=chain,
+                chain=chain_names(chain),  # checked as `handoff --chain` and the MCP tools check it
                 autonomy=autonomy,
                 history=load_history(history) if history is not None else recorded_history(),
             )

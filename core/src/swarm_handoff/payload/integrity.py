@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.errors import working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
 from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
 
@@ -75,7 +76,7 @@ def locate(name: str, payload: Mapping[str, Any], payload_path: Path | None) -> 
         source = payload.get("handoff", {}).get("source")
         session = source.get("session_path") if isinstance(source, Mapping) else None
         base = Path(session) if isinstance(session, str) and Path(session).is_absolute() else None
-        base = base or (payload_path.parent if payload_path else Path.cwd())
+        base = base or (payload_path.parent if payload_path else Path(working_directory()))
         path = base / path
     if not path.exists() and payload_path is not None and (payload_path.parent / path.name).exists():
         return payload_path.parent / path.name  # the session folder was moved as a whole

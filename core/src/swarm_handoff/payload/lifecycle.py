@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
@@ -63,12 +64,16 @@ class HandoffOptions:
     source: str | None = None
     reason: str = ""
     feedback: str | None = None
-    chain: tuple[str, ...] = ()
+    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)  # as `--chain` reads it
     health_check: bool = False
     sign: bool = False
     override_accepts_from: bool = False  # hand off although the target does not accept the source
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
+
+
+# The overrides as the CLI spells them: what a payload and the history record, unless the caller names its own.
+CLI_OPTION_NAMES = {"override_accepts_from": targeting.OVERRIDE_OPTION, "allow_undeclared": UNDECLARED_OPTION}
 
 
 def hand_off(
@@ -78,16 +83,22 @@ def hand_off(
     context: DiscoveryContext | None = None,
     confirm: Confirm | None = None,
     now: dt.datetime | None = None,
+    option_names: Mapping[str, str] | None = None,
 ) -> HandoffResult:
     """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
+
+    `option_names` says how the caller's interface spells an override (`HandoffOptions` field ->
+    name, `{"allow_undeclared": "allow_undeclared"}` over MCP): the payload and the history record
+    the override that was actually used. Unnamed ones are the CLI's (`CLI_OPTION_NAMES`).
 
     Whatever goes wrong once the payload is built (a plugin's bug, MemoryError, Ctrl-C) goes
     through `run.fail`, so the payload is preserved on every failure path, not only the foreseen ones.
     """
     context = context or make_context()
     run = HandoffRun(options, context)
+    names = {**CLI_OPTION_NAMES, **(option_names or {})}
     try:
-        return _hand_off(run, options, host or get_host(), context, confirm, now)
+        return _hand_off(run, options, host or get_host(), context, confirm, now, names)
     except SwarmError as error:
         raise fail_safely(run, error) from None
     except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
@@ -104,6 +115,7 @@ def _hand_off(
     context: DiscoveryContext,
     confirm: Confirm | None,
     now: dt.datetime | None,
+    names: Mapping[str, str],
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
@@ -138,7 +150,9 @@ def _hand_off(
             raise continuation.unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
-    override = targeting.check_source(record, source, override=options.override_accepts_from)
+    override = targeting.check_source(
+        record, source, override=options.override_accepts_from, option=names["override_accepts_from"]
+    )
     choice = targeting.choose_version(
         record,
         forced=options.schema,
@@ -218,9 +232,10 @@ def _hand_off(
         run.payload = seal(run.payload)
         notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
     if is_undeclared(record):  # said in the payload, so the target and the history both see it
-        run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = undeclared_override(source)
+        override_record = undeclared_override(source, names["allow_undeclared"])
+        run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override_record
         run.payload = seal(run.payload)
-        notes.append(f"{record.name} declares no hand-off metadata; handed off with {UNDECLARED_OPTION}")
+        notes.append(f"{record.name} declares no hand-off metadata; handed off with {names['allow_undeclared']}")
     named = incoming_from(record, source)  # the source's `handoffs:` entry: its prompt travels with the work
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named

@@ -34,13 +34,15 @@ PROBLEM_TYPE_NOT_IN_V2 = "PROBLEM_TYPE_NOT_IN_V2"
 OVERRIDE_OPTION = "--override-accepts-from"
 
 
-def check_source(record: SkillRecord, source: str, *, override: bool) -> dict[str, Any] | None:
-    """Refuse a source the target does not accept; with `override`, return what the payload records."""
+def check_source(
+    record: SkillRecord, source: str, *, override: bool, option: str = OVERRIDE_OPTION
+) -> dict[str, Any] | None:
+    """Refuse a source the target does not accept; with `override`, what the payload records (`option`: as given)."""
     if accepts(record, source):
         return None
     allowed = list(accepted_sources(record))
     if override:
-        return {"source": source, "accepts_from": allowed, "option": OVERRIDE_OPTION}
+        return {"source": source, "accepts_from": allowed, "option": option}
     raise SwarmError(
         SOURCE_NOT_ACCEPTED,
         f"{record.name} does not accept hand-offs from {source}; it accepts from: {', '.join(allowed) or 'nobody'}",

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.errors import ErrorCode, SwarmError, working_directory
 from swarm_handoff.workflow.engine import Transition, resolve_params, transitions
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
@@ -257,7 +257,7 @@ def render_step(
     """Build the document for one step; unknown steps and bad parameters raise structured errors."""
     step = workflow.step(step_id)
     if resources is None:  # cheap: the provider reads nothing until a step asks it for something
-        resources = SessionResources(Path.cwd())
+        resources = SessionResources(Path(working_directory()))
     given = dict(params or {})
     carried = dict(state or {})
     options = transitions(workflow, step.id, given, carried, resources=resources)

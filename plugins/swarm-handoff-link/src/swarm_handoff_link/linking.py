@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean, quoted
+from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean, quoted, working_directory
 from swarm_handoff_link.manifest import (
     LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
@@ -87,7 +87,7 @@ def skills_dir(scope: LinkScope | str, cwd: Path | str | None = None, env: Mappi
 
     if LinkScope(scope) is LinkScope.GLOBAL:
         return config_dir(env) / "skills"
-    return Path(cwd or os.getcwd()).resolve() / ".claude" / "skills"
+    return Path(cwd or working_directory()).resolve() / ".claude" / "skills"
 
 
 # -- link -----------------------------------------------------------------------------------------

@@ -101,6 +101,7 @@ def rank_tool(call: Call) -> Document:
         DEFAULT_SCORER,
         DEFAULT_TOP,
         RankingRequest,
+        chain_names,
         discover,
         load_synthesis,
         make_context,
@@ -111,11 +112,11 @@ def rank_tool(call: Call) -> Document:
 
     given = call.args["synthesis"]
     synthesis = load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
-    chain = call.args.get("chain", [])
+    chain = chain_names(call.args.get("chain", []), "chain")  # trimmed and checked as `rank --chain` is
     source = call.args.get("source")
     if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
-        chain = [source, *chain]
-    request = RankingRequest(synthesis=synthesis, chain=",".join(chain), history=recorded_history())
+        chain = (source, *chain)
+    request = RankingRequest(synthesis=synthesis, chain=chain, history=recorded_history())
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
     records = found.workflows
@@ -137,7 +138,7 @@ def rank_tool(call: Call) -> Document:
 
 def handoff_tool(call: Call) -> Document:
     """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees."""
-    from swarm_handoff.api import HandoffOptions, UsageError, check_session, hand_off, make_context
+    from swarm_handoff.api import HandoffOptions, UsageError, chain_names, check_session, hand_off, make_context
 
     session = call.args["session"]
     check_session(session)
@@ -158,7 +159,7 @@ def handoff_tool(call: Call) -> Document:
             source=call.args.get("source"),
             reason=call.args.get("reason", ""),
             feedback=call.args.get("feedback"),
-            chain=tuple(call.args.get("chain", [])),
+            chain=chain_names(call.args.get("chain", []), "chain"),  # trimmed and checked as `--chain` is
             health_check=bool(call.args.get("health_check", False)),
             sign=bool(call.args.get("sign", False)),
             override_accepts_from=bool(call.args.get("override_accepts_from", False)),
@@ -167,7 +168,9 @@ def handoff_tool(call: Call) -> Document:
         confirm = call.confirm
         if call.args.get("confirm_loop"):
             confirm = _yes
-        return hand_off(options, host=call.host, context=make_context(), confirm=confirm)
+        # The payload and the history record the override as it was given: this tool's argument.
+        names = {"override_accepts_from": "override_accepts_from", "allow_undeclared": "allow_undeclared"}
+        return hand_off(options, host=call.host, context=make_context(), confirm=confirm, option_names=names)
 
 
 def _yes(_message: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 import mcp_types as types
 
-from swarm_handoff.api import PluginHost, SwarmError, UsageError, render
+from swarm_handoff.api import PluginHost, SwarmError, UsageError, chain_names, render
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
 MAX_ARGUMENT = 1 << 20
@@ -69,7 +69,7 @@ def get(name: str, arguments: dict[str, str], host: PluginHost) -> types.GetProm
             except ValueError:
                 raise UsageError(f"top must be a whole number, not {arguments['top']!r}") from None
         if arguments.get("chain"):
-            args["chain"] = [p.strip() for p in arguments["chain"].split(",") if p.strip()]
+            args["chain"] = list(chain_names(arguments["chain"], "chain"))
         spec = specs["rank"]
         intro = "Offer the user this hand-off menu and ask which option to take:\n\n"
     elif name == "next_step":
