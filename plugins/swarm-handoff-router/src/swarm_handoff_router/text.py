@@ -7,8 +7,9 @@ particular set of skills.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
@@ -210,13 +211,60 @@ _NEGATIVE_HEADING = re.compile(
 )
 _HEADING = re.compile(r"^#{1,6}\s", re.M)
 
+# Speed, with the very same matches: the patterns above are case-insensitive and open with `\b` or
+# `^`, so the regex engine tries every alternative at every character of a long body. Every match
+# of `_NEGATIVE` starts at one of a few literals (a trigger word, or ";", "." or "(" before "for"),
+# so those are found in the lower-cased text by a plain pattern the engine scans for quickly, and
+# `_NEGATIVE` itself decides at each of them, on the original text. A non-ASCII character that the
+# engine's case folding equates with an ASCII letter, or whose lower case is longer (which would
+# shift positions), sends the text down the plain path. A word literal found inside another one
+# (overlapping, hence skipped) cannot start a match: `\b` fails there.
+_ANCHORS = re.compile(r"do|never|avoid|not|wrong|boundary|[;.(]\s*for")
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")  # dotted I, dotless i, long s, Kelvin sign
+_HEADING_ANCHOR = re.compile(r"\n#")
+
+
+def _negative_matches(text: str) -> Iterator[re.Match[str]]:
+    """Exactly `_NEGATIVE.finditer(text)`, trying the full pattern only where a match can start."""
+    if _FOLDS_TO_ASCII.search(text):
+        yield from _NEGATIVE.finditer(text)
+        return
+    match = _NEGATIVE.match
+    position = 0
+    found = match(text, 0)  # `^for`: the one match that needs no literal before "for"
+    if found:
+        yield found
+        position = found.end()
+    for anchor in _ANCHORS.finditer(text.lower(), position):
+        start = anchor.start()
+        if start < position:
+            continue
+        found = match(text, start)
+        if found:
+            yield found
+            position = found.end()
+
+
+def _heading_matches(body: str) -> Iterator[re.Match[str]]:
+    """Exactly `_NEGATIVE_HEADING.finditer(body)`, tried only at the lines that open with "#"."""
+    match = _NEGATIVE_HEADING.match
+    position = 0
+    starts = itertools.chain((0,), (anchor.start() + 1 for anchor in _HEADING_ANCHOR.finditer(body)))
+    for start in starts:
+        if start < position:
+            continue
+        found = match(body, start)
+        if found:
+            yield found
+            position = found.end()
+
 
 def split_negative(text: str) -> tuple[str, list[str]]:
     """Split `text` into what it claims (negative clauses removed) and its negative clauses."""
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in _NEGATIVE.finditer(text):
+    for match in _negative_matches(text):
         if match.start() < position:
             continue
         end = _CLAUSE_END.search(text, match.end())
@@ -236,7 +284,7 @@ def split_negative_sections(body: str) -> tuple[str, list[str]]:
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in _NEGATIVE_HEADING.finditer(body):
+    for match in _heading_matches(body):
         if match.start() < position:
             continue
         line_end = body.find("\n", match.end())
