@@ -213,30 +213,45 @@ _HEADING = re.compile(r"^#{1,6}\s", re.M)
 
 # Speed, with the very same matches: the patterns above are case-insensitive and open with `\b` or
 # `^`, so the regex engine tries every alternative at every character of a long body. Every match
-# of `_NEGATIVE` starts at one of a few literals (a trigger word, or ";", "." or "(" before "for"),
-# so those are found in the lower-cased text by a plain pattern the engine scans for quickly, and
-# `_NEGATIVE` itself decides at each of them, on the original text. A non-ASCII character that the
-# engine's case folding equates with an ASCII letter, or whose lower case is longer (which would
-# shift positions), sends the text down the plain path. A word literal found inside another one
-# (overlapping, hence skipped) cannot start a match: `\b` fails there.
-_ANCHORS = re.compile(r"do|never|avoid|not|wrong|boundary|[;.(]\s*for")
-_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")  # dotted I, dotless i, long s, Kelvin sign
+# of `_NEGATIVE` starts at the text's start, at a trigger word, or at ";", "." or "(" followed by
+# blanks and "for"; `str.find` locates those in the lower-cased text (much faster than any scan the
+# engine makes), and `_NEGATIVE` itself decides at each of them, on the original text. A character
+# the engine's case folding equates with an ASCII letter although its lower case is not that letter
+# (or whose lower case is longer, which would shift positions) sends the text down the plain path.
+_TRIGGER_WORDS = ("do", "never", "avoid", "not", "wrong", "boundary")
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # dotted I, dotless i, long s, Kelvin sign
 _HEADING_ANCHOR = re.compile(r"\n#")
+
+
+def _starts(lower: str) -> list[int]:
+    """Every place a `_NEGATIVE` match could start in a text (given lower-cased), in order."""
+    found = [0]  # `^for`
+    find = lower.find
+    for word in _TRIGGER_WORDS:
+        at = find(word)
+        while at >= 0:
+            found.append(at)
+            at = find(word, at + 1)
+    at = find("for")
+    while at >= 0:  # `[;.(]\s*for`: the mark before the blanks before "for"
+        before = at
+        while before and lower[before - 1].isspace():  # `\s` is `str.isspace`
+            before -= 1
+        if before and lower[before - 1] in ";.(":
+            found.append(before - 1)
+        at = find("for", at + 3)
+    found.sort()
+    return found
 
 
 def _negative_matches(text: str) -> Iterator[re.Match[str]]:
     """Exactly `_NEGATIVE.finditer(text)`, trying the full pattern only where a match can start."""
-    if _FOLDS_TO_ASCII.search(text):
+    if not text.isascii() and any(char in text for char in _FOLDS_TO_ASCII):
         yield from _NEGATIVE.finditer(text)
         return
     match = _NEGATIVE.match
     position = 0
-    found = match(text, 0)  # `^for`: the one match that needs no literal before "for"
-    if found:
-        yield found
-        position = found.end()
-    for anchor in _ANCHORS.finditer(text.lower(), position):
-        start = anchor.start()
+    for start in _starts(text.lower()):
         if start < position:
             continue
         found = match(text, start)
