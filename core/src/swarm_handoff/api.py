@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
+    from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
     from swarm_handoff.history import HistoryReport as HistoryReport
@@ -201,6 +202,8 @@ _EXPORTS: dict[str, str] = {
     "watch": "swarm_handoff.cache",
     "not_cacheable": "swarm_handoff.cache",
     "read_skills": "swarm_handoff.cache",
+    # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
+    "FileMemo": "swarm_handoff.filememo",
     # errors
     "Problem": "swarm_handoff.errors",
     "Severity": "swarm_handoff.errors",

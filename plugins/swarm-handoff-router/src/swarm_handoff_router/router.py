@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from swarm_handoff.api import Contribution, SkillRecord
+from swarm_handoff_router.analysis_cache import analyse_cached
 from swarm_handoff_router.text import (
     SYNONYM_WEIGHT,
     SYNONYMS,
@@ -299,8 +300,8 @@ def score_document(
 
 
 def analyse(records: Iterable[SkillRecord]) -> list[Document]:
-    """Analyse every record once (bodies read from disk)."""
-    return [Document.of(record) for record in records]
+    """Analyse every record once (bodies read from disk); unchanged SKILL.md files come from the memo."""
+    return analyse_cached(records, Document.of, Document)
 
 
 def route(

@@ -7,8 +7,9 @@ particular set of skills.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
@@ -246,13 +247,75 @@ _NEGATIVE_HEADING = re.compile(
 )
 _HEADING = re.compile(r"^#{1,6}\s", re.M)
 
+# Speed, with the very same matches: the patterns above are case-insensitive and open with `\b` or
+# `^`, so the regex engine tries every alternative at every character of a long body. Every match
+# of `_NEGATIVE` starts at the text's start, at a trigger word, or at ";", "." or "(" followed by
+# blanks and "for"; `str.find` locates those in the lower-cased text (much faster than any scan the
+# engine makes), and `_NEGATIVE` itself decides at each of them, on the original text. A character
+# the engine's case folding equates with an ASCII letter although its lower case is not that letter
+# (or whose lower case is longer, which would shift positions) sends the text down the plain path.
+_TRIGGER_WORDS = ("do", "never", "avoid", "not", "wrong", "boundary")
+_FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # dotted I, dotless i, long s, Kelvin sign
+_HEADING_ANCHOR = re.compile(r"\n#")
+
+
+def _starts(lower: str) -> list[int]:
+    """Every place a `_NEGATIVE` match could start in a text (given lower-cased), in order."""
+    found = [0]  # `^for`
+    find = lower.find
+    for word in _TRIGGER_WORDS:
+        at = find(word)
+        while at >= 0:
+            found.append(at)
+            at = find(word, at + 1)
+    at = find("for")
+    while at >= 0:  # `[;.(]\s*for`: the mark before the blanks before "for"
+        before = at
+        while before and lower[before - 1].isspace():  # `\s` is `str.isspace`
+            before -= 1
+        if before and lower[before - 1] in ";.(":
+            found.append(before - 1)
+        at = find("for", at + 3)
+    found.sort()
+    return found
+
+
+def _negative_matches(text: str) -> Iterator[re.Match[str]]:
+    """Exactly `_NEGATIVE.finditer(text)`, trying the full pattern only where a match can start."""
+    if not text.isascii() and any(char in text for char in _FOLDS_TO_ASCII):
+        yield from _NEGATIVE.finditer(text)
+        return
+    match = _NEGATIVE.match
+    position = 0
+    for start in _starts(text.lower()):
+        if start < position:
+            continue
+        found = match(text, start)
+        if found:
+            yield found
+            position = found.end()
+
+
+def _heading_matches(body: str) -> Iterator[re.Match[str]]:
+    """Exactly `_NEGATIVE_HEADING.finditer(body)`, tried only at the lines that open with "#"."""
+    match = _NEGATIVE_HEADING.match
+    position = 0
+    starts = itertools.chain((0,), (anchor.start() + 1 for anchor in _HEADING_ANCHOR.finditer(body)))
+    for start in starts:
+        if start < position:
+            continue
+        found = match(body, start)
+        if found:
+            yield found
+            position = found.end()
+
 
 def split_negative(text: str) -> tuple[str, list[str]]:
     """Split `text` into what it claims (negative clauses removed) and its negative clauses."""
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in _NEGATIVE.finditer(text):
+    for match in _negative_matches(text):
         if match.start() < position:
             continue
         end = _CLAUSE_END.search(text, match.end())
@@ -272,7 +335,7 @@ def split_negative_sections(body: str) -> tuple[str, list[str]]:
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in _NEGATIVE_HEADING.finditer(body):
+    for match in _heading_matches(body):
         if match.start() < position:
             continue
         line_end = body.find("\n", match.end())

@@ -1,0 +1,193 @@
+"""Router speed benchmark: analysing skills, and `rank --scorer router` over 2,000 skills, cold and warm.
+
+Two measurements, each the minimum of `--rounds` runs (the least disturbed one on a shared machine):
+
+* **analysis**: `router.analyse` of the routing benchmark's skills (every SKILL.md under
+  ../shared/corpus plus bench/routing/fixtures, as bench_routing.py loads them) in this process,
+  with the stem memo cleared before each run; once with the analysis memo off
+  (`SWARM_HANDOFF_NO_CACHE=1`) and once with it warm. Skipped without ../shared/corpus.
+* **rank**: `swarm-handoff rank --synthesis S --scorer router --include-undeclared` in a fresh
+  interpreter over a generated tree of `--size` skills (seeded: a description of 8-16 words and a
+  body of 80-200 lines of varied sentences, about 10 KB as real bodies; some with a "do not use for"
+  sentence or a "When not to use" section; every file dated an hour back, as a user's files are).
+  *cold*: an empty user cache (discovery's caches and the router's memo empty); *warm*: the same
+  command again; *memo off*: `SWARM_HANDOFF_NO_CACHE=1`, every cache off. The wall time of the
+  whole command is reported.
+
+Results go to bench/results/router_speed.json; the figures in docs/routing.md ("Speed") were taken
+with it. Run: `python bench/bench_router_speed.py [--size 2000] [--rounds 3]`; never a unit test.
+To time another version of the router, put its `src` folder first on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(Path(__file__).parent))
+
+WORDS = """review research literature caching analysis implement build code verify test plan schedule
+    design architecture document archive compare vendor cost estimate debug error security pipeline
+    performance data report summarise decision option risk prototype deploy monitor chart table
+    invoice contract spreadsheet slide figure image audio video email calendar ticket release
+    migration schema query index backup recovery latency budget forecast survey interview""".split()  # noqa: SIM905 - a word list reads better as text
+SENTENCES = (
+    "Read the {a} first, then check the {b} against the {c}.",
+    "Use this skill when the user needs a {a} of the {b}; it writes a short {c}.",
+    "Keep every {a} small, and record the {b} in the {c} notes.",
+    "Compare the {a} with the {b} and list what changed in the {c}.",
+    "Step {n}: open the {a}, update the {b}, save the {c}.",
+    "If the {a} is missing, ask for it before you touch the {b} or the {c}.",
+)
+# Negative triggers are rare in real bodies (about one per skill): one sentence in some bodies.
+NEGATIVE = (
+    "Do not use this skill for {a} or {b}; use the {c} skill instead.",
+    "It is not for {a} work. For {b} tasks, use {c}-helper.",
+    "Never invoke it to {a} a {b} without the {c}.",
+)
+SYNTHESIS = """original_prompt: Review the research literature on caching before we build a prototype
+reframed_challenge: Which caching designs suit a data pipeline, and at what cost?
+synthesis_summary: Compare caching architectures, estimate cost and risk, then plan an implementation
+problem_type: research
+convergence_level: low
+"""
+
+
+def body(rng: random.Random) -> str:
+    """80-200 lines of varied sentences (about 10 KB, as real bodies), some with negative triggers."""
+    lines = ["# Instructions", ""]
+    for n in range(rng.randint(80, 200)):
+        a, b, c = rng.sample(WORDS, 3)
+        lines.append(rng.choice(SENTENCES).format(a=a, b=b, c=c, n=n))
+        if n % 15 == 14:
+            lines += ["", f"## {rng.choice(WORDS).title()}", ""]
+    if rng.random() < 0.3:
+        a, b, c = rng.sample(WORDS, 3)
+        lines.insert(rng.randint(2, len(lines)), rng.choice(NEGATIVE).format(a=a, b=b, c=c))
+    if rng.random() < 0.2:
+        lines += ["", "## When not to use", ""] + [f"- {' '.join(rng.sample(WORDS, 4))}" for _ in range(3)]
+    return "\n".join(lines) + "\n"
+
+
+def make_tree(root: Path, count: int, seed: int = 7) -> Path:
+    """`count` generated skills under root/.claude/skills, dated an hour back; returns root."""
+    rng = random.Random(seed)
+    skills = root / ".claude" / "skills"
+    past = time.time() - 3600
+    for i in range(count):
+        folder = skills / f"skill-{i:05d}"
+        folder.mkdir(parents=True)
+        description = " ".join(rng.choices(WORDS, k=rng.randint(8, 16)))
+        path = folder / "SKILL.md"
+        path.write_text(f"---\nname: skill-{i:05d}\ndescription: {description}\n---\n{body(rng)}", encoding="utf-8")
+        os.utime(path, (past, past))
+        os.utime(folder, (past, past))
+    os.utime(skills, (past, past))
+    return root
+
+
+def time_rank(root: Path, cache: Path, *, no_cache: bool = False) -> float:
+    """Wall time of one `rank --scorer router` command over the tree (a fresh interpreter)."""
+    env = {
+        "HOME": str(cache.parent),
+        "XDG_CACHE_HOME": str(cache),
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    if no_cache:
+        env["SWARM_HANDOFF_NO_CACHE"] = "1"
+    program = Path(sys.executable).with_name("swarm-handoff")  # the installed command, as a user runs it
+    command = [str(program), "rank", "--synthesis", str(root / "synthesis.yaml")]
+    command += ["--scorer", "router", "--include-undeclared", "--cwd", str(root)]
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"bench_router_speed: rank failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed
+
+
+def rank_times(size: int, rounds: int) -> dict[str, float]:
+    """Minimum cold, warm and memo-off times of `rank --scorer router` over a generated tree."""
+    with tempfile.TemporaryDirectory(prefix="bench-router-") as tmp:
+        root = make_tree(Path(tmp) / "project", size)
+        (root / "synthesis.yaml").write_text(SYNTHESIS, encoding="utf-8")
+        cold, warm, off = [], [], []
+        for number in range(rounds):
+            cache = Path(tmp) / f"home-{number}" / ".cache"
+            cache.mkdir(parents=True)
+            cold.append(time_rank(root, cache))
+            warm.append(time_rank(root, cache))
+            off.append(time_rank(root, cache, no_cache=True))
+        return {"cold": min(cold), "warm": min(warm), "memo_off": min(off)}
+
+
+def analysis_times(rounds: int) -> dict[str, Any] | None:
+    """Minimum CPU time of analysing the routing benchmark's skills: memo off, and memo warm."""
+    import bench_routing
+
+    from swarm_handoff_router import router, text
+
+    if not bench_routing.CORPUS.is_dir():
+        print(f"bench_router_speed: analysis skipped: no corpus at {bench_routing.CORPUS}")
+        return None
+    records = bench_routing.load_skills(bench_routing.CORPUS)
+    result: dict[str, Any] = {"skills": len(records)}
+    with tempfile.TemporaryDirectory(prefix="bench-router-memo-") as tmp:
+        for label, env in (("memo_off", {"SWARM_HANDOFF_NO_CACHE": "1"}), ("memo_warm", {"XDG_CACHE_HOME": tmp})):
+            saved = {k: os.environ.get(k) for k in ("SWARM_HANDOFF_NO_CACHE", "XDG_CACHE_HOME")}
+            os.environ.pop("SWARM_HANDOFF_NO_CACHE", None)
+            os.environ.update(env)
+            try:
+                router.analyse(records)  # fills the memo (when it is on)
+                best = float("inf")
+                for _ in range(rounds):
+                    text.stem.cache_clear()
+                    start = time.process_time()
+                    router.analyse(records)
+                    best = min(best, time.process_time() - start)
+                result[label] = best
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run both measurements and write bench/results/router_speed.json."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--size", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    results: dict[str, Any] = {"analysis": analysis_times(max(args.rounds, 5))}
+    if results["analysis"]:
+        a = results["analysis"]
+        print(
+            f"analyse {a['skills']} skills: {a['memo_off'] * 1000:.0f} ms memo off, "
+            f"{a['memo_warm'] * 1000:.0f} ms memo warm (CPU)"
+        )
+    results["rank"] = {"size": args.size, **rank_times(args.size, args.rounds)}
+    r = results["rank"]
+    print(
+        f"rank --scorer router over {args.size} skills: cold {r['cold']:.2f} s, warm {r['warm']:.2f} s, "
+        f"every cache off {r['memo_off']:.2f} s (wall, whole command)"
+    )
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "router_speed.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

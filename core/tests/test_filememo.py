@@ -1,0 +1,207 @@
+"""FileMemo: a plugin's per-file results kept across runs, never served for a changed file or version."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff import filecache
+from swarm_handoff.api import FileMemo
+
+HOUR_AGO = time.time() - 3600
+
+
+def old_file(path: Path, text: str, when: float = HOUR_AGO) -> str:
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, (when, when))
+    return str(path)
+
+
+def remembered(path: str, value: object, name: str = "demo", version: str = "1") -> None:
+    """One run: look up, compute, keep, save."""
+    memo = FileMemo(name, version)
+    if memo.get(path) is None:
+        memo.put(path, value)
+    memo.save()
+
+
+def memo_file(name: str = "demo") -> Path:
+    return Path(os.environ["XDG_CACHE_HOME"]) / "swarm-handoff" / "memo" / f"{name}.bin"
+
+
+def test_a_value_is_served_in_a_later_run_while_its_file_is_unchanged(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, {"words": ("hello",)})
+    again = FileMemo("demo", "1")
+    assert again.get(path) == {"words": ("hello",)}
+    assert (again.hits, again.misses) == (1, 0)
+
+
+@pytest.mark.parametrize("change", ["content", "same-size-new-mtime", "replaced-same-stat"])
+def test_a_changed_file_is_a_miss(tmp_path: Path, change: str) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "old analysis")
+    if change == "content":
+        old_file(tmp_path / "SKILL.md", "hello, world")
+    elif change == "same-size-new-mtime":
+        old_file(tmp_path / "SKILL.md", "HELLO", when=HOUR_AGO + 60)
+    else:  # an editor's atomic save: a new inode, same size and (restored) mtime
+        other = old_file(tmp_path / "new.md", "HELLO")
+        os.replace(other, path)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_another_version_or_name_reads_nothing(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "v1 analysis")
+    assert FileMemo("demo", "2").get(path) is None
+    assert FileMemo("other", "1").get(path) is None
+    assert FileMemo("demo", "1").get(path) == "v1 analysis"
+
+
+def test_a_file_changed_just_before_the_run_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(filecache, "RACY_NS", 10**12)  # as outside tests: recent files are not trusted
+    path = old_file(tmp_path / "SKILL.md", "hello", when=time.time())
+    remembered(path, "racy")
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_put_without_get_keeps_nothing(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    memo = FileMemo("demo", "1")
+    memo.put(path, "no stat was taken before reading")
+    memo.save()
+    assert not memo_file().exists()
+
+
+def test_a_missing_file_is_a_miss(tmp_path: Path) -> None:
+    memo = FileMemo("demo", "1")
+    assert memo.get(str(tmp_path / "absent" / "SKILL.md")) is None
+
+
+def test_no_cache_turns_the_memo_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    memo = FileMemo("demo", "1")
+    assert not memo.enabled
+    assert memo.get(path) is None
+    memo.put(path, "kept?")
+    memo.save()
+    assert not memo_file().exists()
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_the_memo_lives_in_the_core_cache_folder(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, 1)
+    assert memo_file().is_file()
+    other = FileMemo("demo", "1", env={"XDG_CACHE_HOME": str(tmp_path / "elsewhere")})
+    assert other.get(path) is None
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not marshal at all",
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", "not a pair")),
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", ["a", "list"]))),
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", {"x": 1, "y": (1, 2)}))),
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "parse", ("1", {}))),
+        marshal.dumps([1, 2, 3])[:-1],
+    ],
+)
+def test_a_corrupt_or_foreign_memo_file_is_an_empty_memo(tmp_path: Path, content: bytes) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    memo_file().parent.mkdir(parents=True)
+    memo_file().write_bytes(content)
+    memo = FileMemo("demo", "1")
+    assert memo.get(path) is None
+    memo.put(path, "fresh")
+    memo.save()  # and the damaged file is replaced
+    assert FileMemo("demo", "1").get(path) == "fresh"
+
+
+def test_a_hostile_entry_for_the_very_file_is_a_miss(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0]]:
+        payload = ("1", {path: entry})
+        memo_file().parent.mkdir(parents=True, exist_ok=True)
+        memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", payload)))
+        assert FileMemo("demo", "1").get(path) is None
+
+
+def test_a_memo_file_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "real")
+    target = tmp_path / "elsewhere.bin"
+    target.write_bytes(memo_file().read_bytes())
+    memo_file().unlink()
+    memo_file().symlink_to(target)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_two_runs_at_once_keep_each_others_entries(tmp_path: Path) -> None:
+    first = old_file(tmp_path / "a.md", "a")
+    second = old_file(tmp_path / "b.md", "b")
+    one, two = FileMemo("demo", "1"), FileMemo("demo", "1")  # both read the memo before either saved
+    assert one.get(first) is None
+    assert two.get(second) is None
+    one.put(first, "A")
+    two.put(second, "B")
+    one.save()
+    two.save()
+    later = FileMemo("demo", "1")
+    assert (later.get(first), later.get(second)) == ("A", "B")
+
+
+def test_the_memo_is_bounded_by_entries_this_run_first(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(6)]
+    for path in paths[:4]:
+        remembered(path, path)
+    memo = FileMemo("demo", "1", max_entries=3)
+    for path in paths[4:]:
+        assert memo.get(path) is None
+        memo.put(path, path)
+    memo.save()
+    later = FileMemo("demo", "1")
+    kept = [p for p in paths if later.get(p) is not None]
+    assert kept == [paths[3], *paths[4:]]  # this run's two, and the newest other one
+
+
+def test_the_memo_is_bounded_by_bytes(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(8)]
+    memo = FileMemo("demo", "1", max_bytes=3000)
+    for number, path in enumerate(paths):
+        memo.get(path)
+        memo.put(path, str(number) * 1000)
+    memo.save()
+    assert 0 < memo_file().stat().st_size <= 3000
+    later = FileMemo("demo", "1")
+    assert later.get(paths[-1]) == "7" * 1000
+    assert later.get(paths[0]) is None
+
+
+def test_an_unwritable_cache_folder_costs_only_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "lost")  # no error
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_a_value_marshal_cannot_write_is_not_kept_and_not_an_error(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, object())
+    assert FileMemo("demo", "1").get(path) is None
+
+
+@pytest.mark.parametrize("name", ["", "Upper", "../escape", "a/b", "x" * 65])
+def test_a_memo_name_must_be_a_plain_file_name(name: str) -> None:
+    with pytest.raises(ValueError, match="FileMemo name"):
+        FileMemo(name, "1")

@@ -1,0 +1,165 @@
+"""Analysed skills kept across runs: a SKILL.md analysed once is reused until it changes.
+
+Analysing a skill (reading its body, splitting off the negative clauses, stemming every word) is
+most of what `rank --scorer router` costs over thousands of skills, and it is a pure function of
+the SKILL.md file, of the record discovery made of it, and of this code. So each analysis is kept in
+the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
+`SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's modification time, size and inode are
+those it was analysed at, the record is the same, and the memo was written by this very code (its
+version is a digest of the router's source files and the Python version, so an upgrade or an edit
+of the router never reads an older analysis). A damaged entry is analysed again.
+
+The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TypeVar
+
+import attrs
+
+from swarm_handoff.api import FileMemo, SkillRecord
+
+MEMO_NAME = "router"
+# Below this many skills, analysing them costs about what reading a memo of ~2,000 skills does (~0.1 s).
+MIN_RECORDS = 50
+# The files whose code decides what an analysis is: any change to them makes a new memo version.
+_SOURCES = ("analysis_cache.py", "router.py", "text.py")
+
+T = TypeVar("T", bound=attrs.AttrsInstance)
+_version: str | None = None
+
+
+def memo_version() -> str:
+    """A digest of the router's analysing code and the Python version: a new one ignores older memos."""
+    global _version
+    if _version is None:
+        from hashlib import sha256
+
+        digest = sha256(repr(sys.version_info[:2]).encode())
+        folder = Path(__file__).parent
+        for name in _SOURCES:
+            digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
+        _version = digest.hexdigest()
+    return _version
+
+
+def encode(value: object) -> object:
+    """A document's field as plain data `marshal` can write, tagged so that `decode` rebuilds its type."""
+    if isinstance(value, Counter):
+        return ("c", dict(value))
+    if isinstance(value, frozenset):
+        return ("f", tuple(value))
+    if isinstance(value, Mapping):
+        return ("m", {key: encode(item) for key, item in value.items()})
+    if isinstance(value, tuple):
+        if all(isinstance(item, str) for item in value):  # the negative clauses: kept as they are
+            return ("s", value)
+        return ("t", tuple(encode(item) for item in value))
+    if value is None or isinstance(value, str | int | float):
+        return ("v", value)
+    raise TypeError(f"cannot keep a {type(value).__name__} in the analysis memo")
+
+
+def decode(data: object) -> object:
+    """Rebuild what `encode` wrote; anything else raises (the entry is then analysed again)."""
+    if not (isinstance(data, tuple) and len(data) == 2):
+        raise ValueError("not an encoded value")
+    tag, value = data
+    if tag == "c" and isinstance(value, dict):
+        sum(value.values())  # counts, or a TypeError here rather than in the middle of scoring
+        return Counter(value)
+    if tag == "f" and isinstance(value, tuple):
+        return frozenset(value)
+    if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {key: decode(item) for key, item in value.items()}
+    if tag == "s" and isinstance(value, tuple) and all(isinstance(item, str) for item in value):
+        return value
+    if tag == "t" and isinstance(value, tuple):
+        return tuple(decode(item) for item in value)
+    if tag == "v" and (value is None or isinstance(value, str | int | float)):
+        return value
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def to_state(document: attrs.AttrsInstance) -> dict[str, object]:
+    """Every attrs field of a document, encoded."""
+    return {field.name: encode(getattr(document, field.name)) for field in attrs.fields(type(document))}
+
+
+def shape(data: object) -> object:
+    """The shape of an encoded value (tags, mapping keys, plain types), not its contents."""
+    if not (isinstance(data, tuple) and len(data) == 2):
+        raise ValueError("not an encoded value")
+    tag, value = data
+    if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return ("m", tuple(sorted((key, shape(item)) for key, item in value.items())))
+    if tag == "v":
+        return ("v", type(value).__name__)
+    return (tag,)
+
+
+def state_shape(state: object) -> object:
+    """The shape of a whole document state: field names and the shape of each."""
+    if not (isinstance(state, dict) and all(isinstance(name, str) for name in state)):
+        raise ValueError("not a document state")
+    return tuple(sorted((name, shape(value)) for name, value in state.items()))
+
+
+def from_state(cls: type[T], state: object, expected: object = None) -> T:
+    """The document `to_state` described; raises when the state does not fit `cls` (or the `expected` shape).
+
+    `expected` is the `state_shape` of a document this code just built: a stored state of any other
+    shape (a damaged or forged memo) is refused before anything is built from it.
+    """
+    if not isinstance(state, dict):
+        raise ValueError("not a document state")
+    names = {field.name for field in attrs.fields(cls)}
+    if set(state) != names:
+        raise ValueError("a document of another shape")
+    if expected is not None and state_shape(state) != expected:
+        raise ValueError("a document of another shape")
+    return cls(**{name: decode(value) for name, value in state.items()})
+
+
+def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillRecord], T], cls: type[T]) -> list[T]:
+    """`analyse_one(record)` for each record, reusing the analyses of unchanged SKILL.md files."""
+    records = list(records)
+    if len(records) < MIN_RECORDS:
+        return [analyse_one(record) for record in records]
+    memo = FileMemo(MEMO_NAME, memo_version())
+    if not memo.enabled:
+        return [analyse_one(record) for record in records]
+    expected = state_shape(to_state(analyse_one(_REFERENCE)))
+    documents = [_analysed(memo, record, analyse_one, cls, expected) for record in records]
+    memo.save()
+    return documents
+
+
+# Analysed once per ranking to learn the shape of a document this code builds (no file is read).
+_REFERENCE = SkillRecord(name="shape", scope="global", source="router", description="shape; not for shapes")
+
+
+def _analysed(
+    memo: FileMemo, record: SkillRecord, analyse_one: Callable[[SkillRecord], T], cls: type[T], expected: object
+) -> T:
+    """One record's document: from the memo when its file and record are unchanged, else analysed and kept."""
+    path = record.path
+    if not path or not path.endswith("SKILL.md"):
+        return analyse_one(record)
+    row = record.to_row()
+    stored = memo.get(path)  # the file's stat is taken here, before `analyse_one` reads it
+    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == row:
+        try:
+            return from_state(cls, stored[1], expected)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            pass  # a damaged or forged entry: analyse again, and overwrite it
+    document = analyse_one(record)
+    with contextlib.suppress(TypeError):  # a field the memo cannot keep: the analysis is given, not kept
+        memo.put(path, (row, to_state(document)))
+    return document

@@ -1,0 +1,215 @@
+"""Analysed skills are kept across runs, and never served for a changed SKILL.md, record or router."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff.api import FileMemo, SkillRecord, parse_synthesis
+from swarm_handoff_router import analysis_cache
+from swarm_handoff_router.analysis_cache import MEMO_NAME, decode, encode, from_state, memo_version, to_state
+from swarm_handoff_router.router import Document, analyse, route
+
+HOUR_AGO = time.time() - 3600
+COUNT = analysis_cache.MIN_RECORDS + 10
+
+
+def write_skill(folder: Path, index: int, extra: str = "", when: float = HOUR_AGO) -> SkillRecord:
+    path = folder / f"skill-{index}" / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = (
+        f"# Skill {index}\n\nCompare vendor quotes and estimate costs for project {index}.{extra}\n\n"
+        "## When not to use\n\n- exact legal advice\n"
+    )
+    path.write_text(f"---\nname: skill-{index}\ndescription: Budget estimates {index}\n---\n{body}", encoding="utf-8")
+    os.utime(path, (when, when))
+    return record(index, str(path))
+
+
+def record(index: int, path: str, description: str | None = None) -> SkillRecord:
+    text = f"Budget estimates {index}; not for tax filings" if description is None else description
+    return SkillRecord(name=f"skill-{index}", scope="global", source="test", description=text, path=path)
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> list[SkillRecord]:
+    return [write_skill(tmp_path, i) for i in range(COUNT)]
+
+
+@pytest.fixture
+def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names `Document.of` actually analysed (not served from the memo)."""
+    names: list[str] = []
+    original = Document.of.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Document], skill: SkillRecord, body: str | None = None) -> Document:
+        if skill is not analysis_cache._REFERENCE:  # the one analysis that learns a document's shape
+            names.append(skill.name)
+        return original(cls, skill, body)
+
+    monkeypatch.setattr(Document, "of", classmethod(counting))
+    return names
+
+
+def test_a_second_run_reuses_every_analysis_and_gives_equal_documents(
+    skills: list[SkillRecord], analysed: list[str]
+) -> None:
+    first = analyse(skills)
+    assert len(analysed) == COUNT
+    second = analyse(skills)
+    assert len(analysed) == COUNT  # nothing analysed again
+    assert second == first
+    assert second == [Document.of(s) for s in skills]
+
+
+def test_the_ranking_is_the_same_from_the_memo(skills: list[SkillRecord]) -> None:
+    synthesis = parse_synthesis(
+        {"original_prompt": "estimate vendor costs, not tax filings", "problem_type": "research"}
+    )
+    fresh = route(skills, synthesis, [Document.of(s) for s in skills])
+    analyse(skills)
+    assert route(skills, synthesis) == fresh  # analysed through the (now warm) memo
+
+
+def test_an_edited_skill_is_analysed_again(tmp_path: Path, skills: list[SkillRecord], analysed: list[str]) -> None:
+    analyse(skills)
+    analysed.clear()
+    skills[3] = write_skill(tmp_path, 3, extra=" Also forecasts quarterly revenue.", when=HOUR_AGO + 60)
+    documents = analyse(skills)
+    assert analysed == ["skill-3"]
+    assert "revenu" in documents[3].fields["body"]
+
+
+def test_a_changed_record_is_analysed_again(skills: list[SkillRecord], analysed: list[str]) -> None:
+    analyse(skills)
+    analysed.clear()
+    skills[5] = record(5, str(skills[5].path), description="Quarterly revenue forecasts")
+    documents = analyse(skills)
+    assert analysed == ["skill-5"]
+    assert "forecast" in documents[5].fields["description"]
+
+
+def test_another_router_version_reads_nothing(
+    skills: list[SkillRecord], analysed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    analyse(skills)
+    analysed.clear()
+    monkeypatch.setattr(analysis_cache, "_version", "another router")
+    analyse(skills)
+    assert len(analysed) == COUNT
+
+
+def test_the_version_follows_the_router_code() -> None:
+    assert memo_version() == memo_version()
+    assert len(memo_version()) == 64
+
+
+def test_a_damaged_entry_is_analysed_again(skills: list[SkillRecord], analysed: list[str]) -> None:
+    expected = analyse(skills)
+    memo = FileMemo(MEMO_NAME, memo_version())
+    for number, bad in enumerate(
+        [None, ("row", "state"), (skills[1].to_row(), {"name": ("x", 1)}), (skills[2].to_row(), {})]
+    ):
+        path = str(skills[number].path)
+        memo.entries[path] = (*memo.entries[path][:3], bad)
+        memo.used[path] = memo.entries[path]
+    memo.dirty = True
+    memo.save()
+    analysed.clear()
+    assert analyse(skills) == expected
+    assert analysed == ["skill-0", "skill-1", "skill-2", "skill-3"]
+
+
+def forged(state: dict[str, object], field: str, value: object) -> dict[str, object]:
+    return {**state, field: value}
+
+
+def test_a_forged_entry_of_the_right_keys_but_wrong_types_is_analysed_again(
+    skills: list[SkillRecord], analysed: list[str]
+) -> None:
+    expected = analyse(skills)
+    memo = FileMemo(MEMO_NAME, memo_version())
+    state = to_state(expected[0])
+    fields = state["fields"][1]  # type: ignore[index]
+    lies = [
+        forged(state, "name", ("v", 7)),
+        forged(state, "fields", ("m", {**fields, "body": ("c", {"word": "many"})})),
+        forged(state, "fields", ("m", {k: v for k, v in fields.items() if k != "body"})),
+        forged(state, "lengths", ("m", {"name": ("v", "long")})),
+        forged(state, "negative", ("v", "not a tuple")),
+        forged(state, "negative_terms", ("c", {"x": 1})),
+        forged(state, "pairs", ("zz", ())),
+    ]
+    for number, lie in enumerate(lies):
+        path = str(skills[number].path)
+        memo.entries[path] = (*memo.entries[path][:3], (skills[number].to_row(), lie))
+        memo.used[path] = memo.entries[path]
+    memo.dirty = True
+    memo.save()
+    analysed.clear()
+    assert analyse(skills) == expected
+    assert analysed == [f"skill-{number}" for number in range(len(lies))]
+
+
+def test_a_garbage_memo_file_is_not_a_crash(skills: list[SkillRecord], own_cache: Path) -> None:
+    expected = analyse(skills)
+    memo = own_cache / "swarm-handoff" / "memo" / f"{MEMO_NAME}.bin"
+    memo.write_bytes(b"\x00garbage" + marshal.dumps(list(range(10))))
+    assert analyse(skills) == expected
+
+
+def test_no_cache_means_no_memo(skills: list[SkillRecord], own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    analyse(skills)
+    assert not (own_cache / "swarm-handoff" / "memo").exists()
+
+
+def test_a_few_records_are_analysed_without_the_memo(skills: list[SkillRecord], own_cache: Path) -> None:
+    analyse(skills[: analysis_cache.MIN_RECORDS - 1])
+    assert not (own_cache / "swarm-handoff" / "memo").exists()
+
+
+def test_records_without_a_skill_md_are_analysed_each_time(tmp_path: Path, analysed: list[str]) -> None:
+    records = [record(i, "") for i in range(COUNT)]
+    analyse(records)
+    analyse(records)
+    assert len(analysed) == 2 * COUNT
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        Counter({"a": 2}),
+        frozenset({("a", "b")}),
+        {"f": Counter({"x": 1})},
+        ("a", "b"),
+        ((1, "a"), None),
+        1.5,
+        None,
+        "s",
+    ],
+)
+def test_encoding_round_trips(value: object) -> None:
+    assert decode(marshal.loads(marshal.dumps(encode(value)))) == value
+    assert type(decode(encode(value))) is type(value) or isinstance(value, dict)
+
+
+def test_a_document_round_trips(skills: list[SkillRecord]) -> None:
+    document = Document.of(skills[0])
+    assert from_state(Document, marshal.loads(marshal.dumps(to_state(document)))) == document
+
+
+@pytest.mark.parametrize("state", [None, [], {"name": ("v", "x")}, {"bogus": 1}])
+def test_a_state_of_another_shape_is_refused(state: object) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        from_state(Document, state)
+
+
+def test_what_the_memo_cannot_keep_is_refused() -> None:
+    with pytest.raises(TypeError):
+        encode(object())
