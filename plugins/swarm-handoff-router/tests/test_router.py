@@ -432,3 +432,11 @@ def test_everyday_phrases_for_common_kinds_of_work(text: str, word: str) -> None
     from swarm_handoff_router.text import idioms
 
     assert word in " ".join(words for _, words in idioms(text)).split()
+
+
+def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
+    """Sets iterate in hash order; the sums of a ranking must not depend on PYTHONHASHSEED."""
+    from swarm_handoff_router.router import query_pairs
+
+    found = list(query_pairs(request("zebra crossing apple pie mango chutney root cause").synthesis))
+    assert found == sorted(found)

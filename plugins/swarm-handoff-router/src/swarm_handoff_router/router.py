@@ -17,6 +17,7 @@ candidate) ranks that candidate on its own, as a set of one.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -183,7 +184,7 @@ def query_pairs(synthesis: Any) -> dict[tuple[str, str], float]:
     """Adjacent stems of each request field with the weight of the strongest field they appear in."""
     found: dict[tuple[str, str], float] = {}
     for field, weight in QUERY_WEIGHTS.items():
-        for pair in pairs(tokenize(str(getattr(synthesis, field, "") or ""))):
+        for pair in sorted(pairs(tokenize(str(getattr(synthesis, field, "") or "")))):  # the same order every run
             found[pair] = max(found.get(pair, 0.0), weight)
     return found
 
@@ -234,6 +235,12 @@ def _claims(doc: Document, term: str) -> bool:
     return bool(doc.fields["name"].get(term) or doc.fields["description"].get(term))
 
 
+@functools.lru_cache(maxsize=4096)
+def _clause_terms(clause: str) -> frozenset[str]:
+    """The stems of a negative clause, once per clause: skills share none, but requests repeat them."""
+    return frozenset(tokenize(clause))
+
+
 def _uses(doc: Document, term: str) -> bool:
     """True when the skill's own text (its body outside the 'when not to use' parts) uses `term`."""
     return bool(doc.fields["body"].get(term))
@@ -258,7 +265,7 @@ def score_document(
         if term in doc.negative_terms and not _claims(doc, term) and (in_description_clause or not _uses(doc, term)):
             weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
             points = -round(weight * corpus.idf(term) * query_weight, DECIMALS)
-            clause = next(c for c in doc.negative if term in tokenize(c))
+            clause = next(c for c in doc.negative if term in _clause_terms(c))
             reason = f'{said} is in a negative trigger: not for "{clause[:80]}"'
             found.append(Contribution(f"not-for:{term}", points, reason))
             continue
