@@ -205,3 +205,20 @@ def test_a_value_marshal_cannot_write_is_not_kept_and_not_an_error(tmp_path: Pat
 def test_a_memo_name_must_be_a_plain_file_name(name: str) -> None:
     with pytest.raises(ValueError, match="FileMemo name"):
         FileMemo(name, "1")
+
+
+def test_a_cache_file_that_declares_a_huge_or_deep_object_is_a_miss(tmp_path, monkeypatch) -> None:
+    """marshal allocates what a damaged file declares: running out of memory or stack is a miss."""
+    import marshal
+
+    from swarm_handoff import filecache
+
+    path = tmp_path / "x.bin"
+    path.write_bytes(b"(((((((((")
+    for error in (MemoryError, RecursionError):
+
+        def loads(_data: bytes, error: type[BaseException] = error) -> object:
+            raise error
+
+        monkeypatch.setattr(marshal, "loads", loads)
+        assert filecache.load(path, "memo") is None

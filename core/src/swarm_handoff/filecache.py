@@ -56,7 +56,8 @@ def load(path: str | os.PathLike[str], kind: str) -> Any:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
             data = marshal.loads(handle.read())
-    except (OSError, ValueError, EOFError, TypeError):
+    except (OSError, ValueError, EOFError, TypeError, MemoryError, RecursionError):
+        # (A damaged file can declare a huge or deeply nested object: that is a miss, not a crash.)
         return None
     if not (isinstance(data, tuple) and len(data) == 4 and data[:3] == (MAGIC, FORMAT, kind)):
         return None

@@ -440,3 +440,14 @@ def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
 
     found = list(query_pairs(request("zebra crossing apple pie mango chutney root cause").synthesis))
     assert found == sorted(found)
+
+
+def test_the_version_phrase_only_starts_at_the_head_of_a_dotted_number() -> None:
+    """A request of dotted digits must cost linear time: no match may start inside a run (ReDoS)."""
+    from swarm_handoff_router.text import IDIOM_PATTERNS
+
+    pattern = next(p for p, words in IDIOM_PATTERNS if words == "upgrade version")
+    text = "bump 1.2.3 to 4"
+    assert pattern.search(text) is not None
+    assert all(pattern.match(text, start) is None for start in range(6, 10))  # inside "1.2.3"
+    assert pattern.search("1." * 2000 + " to 4") is None or pattern.search("1." * 2000 + " to 4").start() == 0

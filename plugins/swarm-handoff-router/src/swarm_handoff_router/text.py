@@ -480,7 +480,7 @@ IDIOMS: tuple[tuple[str, str], ...] = (
     (r"\b(?:postgres(?:ql)?|mysql|sqlite|mongo(?:db)?|dynamo(?:db)?|redis|cassandra|oracle|mariadb)\b", "database"),
     (r"\b(?:pip|npm|yarn|cargo|poetry|maven|gradle|composer|bundler)\b", "package dependency"),
     (r"\b(?:aws|gcp|azure|s3|lambda|ec2|cloudformation)\b", "cloud infrastructure"),
-    (r"majors?\s+behind|versions?\s+behind|\bv?\d+(?:\.\d+)+\s+to\s+v?\d+", "upgrade version"),
+    (r"majors?\s+behind|versions?\s+behind|(?<![\d.])v?\d+(?:\.\d+)+\s+to\s+v?\d+", "upgrade version"),
     (r"\b(?:currency|currencies|dollars?|euros?|yen|pounds?)\b", "currency"),
     (
         r"(?:write|reply|respond)\s+(?:back\s+)?to\s+(?:a|the|this|my|our|an?)\s+(?:\w+\s+)?(?:client|customer|boss|manager"
