@@ -308,7 +308,7 @@ def test_an_idiom_is_named_in_the_explanation() -> None:
     ],
 )
 def test_what_a_request_rules_out_is_split_off(prompt: str, ruled_out: str) -> None:
-    from swarm_handoff_router.text import split_request_negation
+    from swarm_handoff_router.request import split_request_negation
 
     asked, out = split_request_negation(prompt)
     assert out.strip() == ruled_out
@@ -317,7 +317,7 @@ def test_what_a_request_rules_out_is_split_off(prompt: str, ruled_out: str) -> N
 
 @pytest.mark.parametrize("prompt", ["I can't reproduce the crash locally", "the tests don't pass", "no tests yet"])
 def test_a_negated_verb_rules_nothing_out(prompt: str) -> None:
-    from swarm_handoff_router.text import split_request_negation
+    from swarm_handoff_router.request import split_request_negation
 
     assert split_request_negation(prompt) == (prompt, "")
 
@@ -358,7 +358,7 @@ def test_idf_counts_the_skills_about_a_word_not_every_body_that_mentions_it() ->
     ],
 )
 def test_a_request_can_name_a_skill(text: str, name: str, named: bool) -> None:
-    from swarm_handoff_router.text import names_skill
+    from swarm_handoff_router.request import names_skill
 
     assert names_skill(text, name) is named
 
@@ -404,7 +404,7 @@ def test_a_word_most_bodies_say_is_worth_less_in_a_body() -> None:
 
 
 def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
-    from swarm_handoff_router.text import idioms
+    from swarm_handoff_router.request import idioms
 
     words = " ".join(w for _, w in idioms("the docstring says it returns None but the code raises ValueError"))
     assert "contradiction" in words
@@ -429,22 +429,22 @@ def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
     ],
 )
 def test_everyday_phrases_for_common_kinds_of_work(text: str, word: str) -> None:
-    from swarm_handoff_router.text import idioms
+    from swarm_handoff_router.request import idioms
 
     assert word in " ".join(words for _, words in idioms(text)).split()
 
 
 def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
     """Sets iterate in hash order; the sums of a ranking must not depend on PYTHONHASHSEED."""
-    from swarm_handoff_router.router import query_pairs
+    from swarm_handoff_router.request import Request
 
-    found = list(query_pairs(request("zebra crossing apple pie mango chutney root cause").synthesis))
+    found = list(Request.of(request("zebra crossing apple pie mango chutney root cause").synthesis).phrases)
     assert found == sorted(found)
 
 
 def test_the_version_phrase_only_starts_at_the_head_of_a_dotted_number() -> None:
     """A request of dotted digits must cost linear time: no match may start inside a run (ReDoS)."""
-    from swarm_handoff_router.text import IDIOM_PATTERNS
+    from swarm_handoff_router.request import IDIOM_PATTERNS
 
     pattern = next(p for p, words in IDIOM_PATTERNS if words == "upgrade version")
     text = "bump 1.2.3 to 4"

@@ -18,7 +18,6 @@ candidate) ranks that candidate on its own, as a set of one.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,14 +27,13 @@ import attrs
 
 from swarm_handoff.api import Contribution, SkillRecord
 from swarm_handoff_router.analysis_cache import analyse_cached
+from swarm_handoff_router.request import Request
 from swarm_handoff_router.text import (
     SYNONYM_WEIGHT,
     SYNONYMS,
-    idioms,
-    names_skill,
+    pairs,
     split_negative,
     split_negative_sections,
-    split_request_negation,
     tokenize,
 )
 
@@ -58,13 +56,6 @@ OPENING_WORDS = 120
 # but is what only a few skills are for. Measured on every request set (and a validation set not
 # used to build the rest): better top-1 and MRR everywhere than counting the whole body.
 DF_FIELDS = ("name", "description", "opening")
-# A word only the body uses is worth the IDF counted over every body, which is lower for a word
-# most bodies say ("returns", "raises"): the body is weak evidence of what a skill is for.
-# Request fields and how much a word found in each counts.
-QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challenge": 1.0, "synthesis_summary": 0.7}
-# A word an everyday phrase of the request stands for ("poke holes in" -> critique) counts like a
-# synonym: half a word the request uses itself.
-IDIOM_WEIGHT = 0.5
 # A request that calls on a skill by name ("use the planner", "hand it to decision-critic") gives it
 # this many times the IDF of a word no other skill uses.
 NAME_MENTION_WEIGHT = 2.0
@@ -117,11 +108,6 @@ class Document:
             frozenset(t for clause in negative for t in tokenize(clause)),
             frozenset(pairs(tokens["name"]) | pairs(tokens["description"])),
         )
-
-
-def pairs(tokens: Sequence[str]) -> set[tuple[str, str]]:
-    """Adjacent stems (stopwords skipped), order kept: "root cause", "writing style"."""
-    return set(itertools.pairwise(tokens))
 
 
 def read_body(path: str | None) -> str:
@@ -180,36 +166,6 @@ class Corpus:
         return math.log(1 + (self.size - 0.5) / 1.5)
 
 
-def query_pairs(synthesis: Any) -> dict[tuple[str, str], float]:
-    """Adjacent stems of each request field with the weight of the strongest field they appear in."""
-    found: dict[tuple[str, str], float] = {}
-    for field, weight in QUERY_WEIGHTS.items():
-        for pair in sorted(pairs(tokenize(str(getattr(synthesis, field, "") or "")))):  # the same order every run
-            found[pair] = max(found.get(pair, 0.0), weight)
-    return found
-
-
-def query_terms(synthesis: Any) -> dict[str, float]:
-    """Distinct request stems with the weight of the strongest request field they appear in."""
-    return {term: weight for term, (weight, _phrase) in weighted_terms(synthesis).items()}
-
-
-def weighted_terms(synthesis: Any) -> dict[str, tuple[float, str]]:
-    """Request stems, each with its weight and the everyday phrase it stands for ("" for a word used)."""
-    terms: dict[str, tuple[float, str]] = {}
-    for field, weight in QUERY_WEIGHTS.items():
-        text = str(getattr(synthesis, field, "") or "")
-        asked, _ruled_out = split_request_negation(text)  # what the request rules out earns nothing
-        for term in tokenize(asked):
-            if weight >= terms.get(term, (0.0, ""))[0]:
-                terms[term] = (weight, "")
-        for phrase, words in idioms(text):
-            for term in tokenize(words):
-                if weight * IDIOM_WEIGHT > terms.get(term, (0.0, ""))[0]:
-                    terms[term] = (weight * IDIOM_WEIGHT, phrase)
-    return terms
-
-
 def _strength(doc: Document, term: str, corpus: Corpus) -> tuple[float, list[str]]:
     """Sum over fields of weight x saturated, length-normalised count of `term`, and where it was.
 
@@ -246,20 +202,15 @@ def _uses(doc: Document, term: str) -> bool:
     return bool(doc.fields["body"].get(term))
 
 
-def score_document(
-    doc: Document,
-    terms: Mapping[str, float],
-    corpus: Corpus,
-    phrases: Mapping[tuple[str, str], float] | None = None,
-    origins: Mapping[str, str] | None = None,
-) -> list[Contribution]:
-    """One contribution per request term matched (or contradicted) and per shared phrase; else a zero one."""
+def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Contribution]:
+    """One contribution per request term matched (or contradicted), per shared phrase and for being named."""
     found: list[Contribution] = []
+    terms = request.terms
     # A skill word already matched, exactly or as a synonym, is not credited again through a synonym:
     # "blog post" must not count "essay" twice.
     credited = {term for term in terms if any(counts.get(term) for counts in doc.fields.values())}
     for term, query_weight in terms.items():
-        origin = (origins or {}).get(term)
+        origin = request.origins.get(term)
         said = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
         in_description_clause = term in doc.description_negative_terms
         if term in doc.negative_terms and not _claims(doc, term) and (in_description_clause or not _uses(doc, term)):
@@ -292,7 +243,7 @@ def score_document(
         points = round(idf * strength * query_weight, DECIMALS)
         reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
         found.append(Contribution(f"term:{term}", points, reason))
-    for (first, second), query_weight in (phrases or {}).items():
+    for (first, second), query_weight in request.phrases.items():
         if (first, second) in doc.pairs:
             idf = min(corpus.idf(first), corpus.idf(second))
             points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
@@ -301,6 +252,10 @@ def score_document(
                 f"idf {idf:.2f} (the commoner word's) x{PHRASE_WEIGHT:g}, request weight {query_weight:g}"
             )
             found.append(Contribution(f"phrase:{first} {second}", points, reason))
+    if request.names(doc.name):
+        points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
+        reason = f"the request names the skill ('{doc.name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
+        found.append(Contribution("named", points, reason))
     if not found:
         return [Contribution("router", 0, "no request word appears in the skill's name, description or body")]
     return found
@@ -317,20 +272,8 @@ def route(
     """Score every record for one request; `documents` (from `analyse`) may be reused across requests."""
     docs = list(documents) if documents is not None else analyse(records)
     corpus = Corpus.of(docs)
-    weighted = weighted_terms(synthesis)
-    terms = {term: weight for term, (weight, _phrase) in weighted.items()}
-    origins = {term: phrase for term, (_weight, phrase) in weighted.items() if phrase}
-    phrases = query_pairs(synthesis)
-    scored = [score_document(doc, terms, corpus, phrases, origins) for doc in docs]
-    text = " ".join(str(getattr(synthesis, field, "") or "") for field in QUERY_WEIGHTS)
-    for doc, found in zip(docs, scored, strict=True):
-        if names_skill(text, doc.name):
-            points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
-            reason = (
-                f"the request names the skill ('{doc.name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
-            )
-            found[:] = [c for c in found if c.factor != "router"] + [Contribution("named", points, reason)]
-    return scored
+    request = Request.of(synthesis)
+    return [score_document(doc, request, corpus) for doc in docs]
 
 
 class RouterScorer:

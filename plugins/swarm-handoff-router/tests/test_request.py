@@ -1,0 +1,104 @@
+"""The request side of the router: one analysis per request, what it rules out, names and phrases."""
+
+from __future__ import annotations
+
+import pytest
+
+from swarm_handoff.api import SkillRecord, parse_synthesis
+from swarm_handoff_router import request as request_module
+from swarm_handoff_router.request import Request, Spelled, idioms, names_skill, split_request_negation
+from swarm_handoff_router.router import route
+from swarm_handoff_router.text import stem
+
+
+def skill(name: str, description: str) -> SkillRecord:
+    return SkillRecord(name=name, scope="global", source="test", description=description)
+
+
+def synthesis(prompt: str) -> object:
+    return parse_synthesis({"original_prompt": prompt, "problem_type": "research"})
+
+
+@pytest.mark.parametrize(
+    ("prompt", "ruled_out", "kept"),
+    [
+        # "already" rules out a few words up to a conjunction, not the rest of the sentence
+        ("I already ran the tests and the build still crashes", "ran the tests", "build still crashes"),
+        # a list joined by "or" is ruled out whole
+        ("I don't need filters or folders, just a reply", "filters or folders", "reply"),
+        # a finished thing is ruled out, the word that says it is finished is kept
+        ("my deck is done but the talk runs long", "my deck", "is done but the talk runs long"),
+        ("thesis defence next week, slides final. prep me", "slides", "prep me"),
+        ("the migration task is finished; confirm it holds", "migration task", "is finished"),
+    ],
+)
+def test_a_request_rules_out_a_few_words_not_a_whole_clause(prompt: str, ruled_out: str, kept: str) -> None:
+    asked, out = split_request_negation(prompt)
+    assert out.strip() == ruled_out
+    assert kept in " ".join(asked.split())
+
+
+def test_words_ruled_out_reach_neither_terms_phrases_nor_names() -> None:
+    analysed = Request.of(synthesis("I don't need the code-review skill; find the leak"))
+    assert stem("review") not in analysed.terms
+    assert not any(stem("review") in pair for pair in analysed.phrases)
+    assert not analysed.names("code-review")
+    assert stem("leak") in analysed.terms
+    assert Request.of(synthesis("hand it to code-review, then find the leak")).names("code-review")
+
+
+def test_a_skill_the_request_rules_out_is_not_named_in_the_ranking() -> None:
+    skills = (skill("code-review", "Review a change."), *(skill(f"other{i}", f"Kind {i} of work.") for i in range(4)))
+    found = route(skills, synthesis("I don't need code-review, find the memory leak"))[0]
+    assert not any(c.factor == "named" for c in found)
+    found = route(skills, synthesis("use code-review on the memory leak fix"))[0]
+    assert any(c.factor == "named" for c in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "named"),
+    [
+        ("hand it to node.js-helper", "node.js-helper", True),
+        ("hand it to node helper", "node.js-helper", False),
+        ("use the c++-builder for this", "c++-builder", True),
+        ("ask café-planner about the menu", "café-planner", True),
+        ("ask CAFÉ PLANNER about the menu", "café-planner", True),
+        ("use a hammer", "a", False),  # a skill called "a" is not named by every sentence
+        ("use the tool", "the", False),
+        ("please use the planner.", "planner", True),
+        ("hand it off to the planner", "planner", True),
+        ("the planner broke", "planner", False),
+        ("decision-critics", "decision-critic", False),
+    ],
+)
+def test_names_in_any_script_and_with_punctuation_can_be_called_on(text: str, name: str, named: bool) -> None:
+    assert names_skill(text, name) is named
+
+
+def test_a_ranking_reads_the_request_once_not_once_per_skill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Naming is an index lookup per skill: a 100 KB request over many skills is tokenised once."""
+    calls = []
+    original = Spelled.of
+
+    def counting(text: str) -> Spelled:
+        calls.append(len(text))
+        return original(text)
+
+    monkeypatch.setattr(request_module.Spelled, "of", staticmethod(counting))
+    skills = tuple(skill(f"name-{i}", f"Kind {i} of work.") for i in range(60))
+    route(skills, synthesis("use name-7 " + "filler words " * 5000))
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "verifies"),
+    [
+        ("the developer agent says the migration task is finished; confirm it", True),
+        ("is it actually done? check every requirement", True),
+        ("before you tell me it's done, prove it", True),
+        ("my deck is done but the talk runs long", False),  # finished work, not a question of whether
+    ],
+)
+def test_asking_whether_work_is_done_reads_as_verification(text: str, verifies: bool) -> None:
+    words = " ".join(stand_in for _, stand_in in idioms(text)).split()
+    assert ("verify" in words) is verifies
