@@ -102,3 +102,28 @@ def test_a_ranking_reads_the_request_once_not_once_per_skill(monkeypatch: pytest
 def test_asking_whether_work_is_done_reads_as_verification(text: str, verifies: bool) -> None:
     words = " ".join(stand_in for _, stand_in in idioms(text)).split()
     assert ("verify" in words) is verifies
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("api.staging gives NXDOMAIN but it's in route53", "dns"),
+        ("getting ImportError: cannot import name 'Session'", "error"),
+        ("since monday our api returns intermittent 502s", "http"),
+        ("checkout is down, 500s everywhere", "server"),
+        ("latexmk dies with undefined control sequence", "latex"),
+        ("docker image is 1.8GB for a tiny node app", "container"),
+        ("kafka consumer lag goes over 1M", "queue"),
+        ("is a t-test okay here", "statistics"),
+        ("chrome says 'your connection is not private'", "certificate"),
+    ],
+)
+def test_named_tools_and_messages_stand_for_their_kind_of_work(text: str, word: str) -> None:
+    assert word in " ".join(stand_in for _, stand_in in idioms(text)).split()
+
+
+@pytest.mark.parametrize("text", ["import 500 rows from the csv", "the 404 page copy needs a rewrite", "git blame"])
+def test_a_number_or_a_plain_tool_word_is_not_taken_for_more_than_it_says(text: str) -> None:
+    words = " ".join(stand_in for _, stand_in in idioms(text)).split()
+    assert "http" not in words
+    assert "repository" not in words
