@@ -127,3 +127,20 @@ def test_a_number_or_a_plain_tool_word_is_not_taken_for_more_than_it_says(text: 
     words = " ".join(stand_in for _, stand_in in idioms(text)).split()
     assert "http" not in words
     assert "repository" not in words
+
+
+def test_naming_looks_only_where_the_names_rarest_word_stands() -> None:
+    """A long request that repeats a common word costs each skill one look per rare word, not per common one."""
+    spelled = Spelled.of("data " * 20000 + "run the data pipeline audit now")
+    assert spelled.names("data-pipeline-audit")
+    assert not spelled.names("data-pipeline-review")
+    looked = []
+
+    class Counting(tuple):  # type: ignore[type-arg]
+        def __getitem__(self, index):  # type: ignore[no-untyped-def]
+            looked.append(index)
+            return tuple.__getitem__(self, index)
+
+    counted = Spelled(Counting(spelled.tokens), spelled.positions)
+    assert counted.names("data-pipeline-audit")
+    assert len(looked) <= 2

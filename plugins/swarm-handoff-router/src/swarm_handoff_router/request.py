@@ -296,8 +296,12 @@ class Spelled:
         if not words or (len(words) == 1 and (len(words[0]) < 2 or words[0] in STOPWORDS)):
             return False  # a skill called "a" or "the" is named by every sentence
         size = len(words)
-        for start in self.positions.get(words[0], ()):
-            if self.tokens[start : start + size] != words:
+        # Anchored on the name's rarest word in the request: a request that repeats "data" ten
+        # thousand times costs "data-pipeline-audit" one look per "audit", not per "data".
+        offset = min(range(size), key=lambda i: len(self.positions.get(words[i], ())))
+        for found in self.positions.get(words[offset], ()):
+            start = found - offset
+            if start < 0 or self.tokens[start : start + size] != words:
                 continue
             if size > 1 or self._called(start, start + size):
                 return True
