@@ -144,3 +144,86 @@ def test_naming_looks_only_where_the_names_rarest_word_stands() -> None:
     counted = Spelled(Counting(spelled.tokens), spelled.positions)
     assert counted.names("data-pipeline-audit")
     assert len(looked) <= 2
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "the PR is ready for review",  # ready for the next step, which is the request
+        "when the build is done, deploy it",
+        "make sure the migration is complete",
+        "check whether the data migration is complete",
+        "decide if the experiment is finished",
+        "the backend is written in Rust; profile it",
+        "the backups are sorted by date, restore the latest",
+        "my decision is final but I want a critique",
+        "the report is done to a first draft",
+        "the script is not working.",  # a symptom, not something ruled out
+        "whether or not the test is flaky, fix it",
+        "I don't want to lose data during the migration",  # a constraint on the work
+    ],
+)
+def test_the_object_of_a_request_is_never_ruled_out(prompt: str) -> None:
+    asked, out = split_request_negation(prompt)
+    assert out.strip() == ""
+    assert asked == prompt
+
+
+def test_a_skill_the_request_says_not_to_use_is_not_named() -> None:
+    analysed = Request.of(synthesis("don't use the planner, use the editor"))
+    assert not analysed.names("planner")
+    assert analysed.names("editor")
+
+
+def test_a_name_cannot_run_from_one_request_field_into_the_next() -> None:
+    found = parse_synthesis(
+        {"original_prompt": "ask the decision", "reframed_challenge": "critic said no", "problem_type": "research"}
+    )
+    assert not Request.of(found).names("decision-critic")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a terror attack in the novel",
+        "I see 500 people a day",
+        "returns 500 items",
+        "the repo is not private",
+        "pods of whales",
+        "said in jest",
+        "the outlook for next year",
+    ],
+)
+def test_everyday_words_are_not_taken_for_tools(text: str) -> None:
+    assert idioms(text) == []
+
+
+def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_points(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Matching a pasted log word by word costs skills x request words; reach keeps the points identical."""
+    from swarm_handoff_router import router
+
+    skills = (
+        skill("log-reader", "Read server logs and find the failing request (not for metrics dashboards)."),
+        skill("defect-hunter", "Track down a defect step by step."),
+        skill("chart-maker", "Draw a chart of monthly figures."),
+    )
+    noise = " ".join(f"word{i} token{i}" for i in range(300))
+    prompt = f"the server logs show a bug in the failing request; {noise}; no metrics dashboards please, root cause"
+    monkeypatch.setattr(router, "LONG_REQUEST", 10**9)
+    looked_whole = route(skills, synthesis(prompt))
+    monkeypatch.setattr(router, "LONG_REQUEST", 0)
+    strengths: list[str] = []
+    original = router._strength
+
+    def counting(doc: object, term: str, corpus: object) -> object:
+        strengths.append(term)
+        return original(doc, term, corpus)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(router, "_strength", counting)
+    looked_within_reach = route(skills, synthesis(prompt))
+    assert looked_within_reach == looked_whole
+    assert any(c.factor.startswith("not-for:") for c in looked_whole[0])  # negative words are in reach
+    assert any("as synonym" in c.reason for c in looked_whole[1])  # so are synonyms of the skill's words
+    assert len(strengths) < 3 * 40  # not 3 skills x 600+ request words

@@ -19,8 +19,10 @@ from swarm_handoff_router.text import STOPWORDS, pairs, tokenize
 # Request fields and how much a word found in each counts.
 QUERY_WEIGHTS: Mapping[str, float] = {"original_prompt": 1.0, "reframed_challenge": 1.0, "synthesis_summary": 0.7}
 # A word an everyday phrase of the request stands for ("poke holes in" -> critique) counts like a
-# synonym: half a word the request uses itself.
-IDIOM_WEIGHT = 0.5
+# word the request uses itself, discounted: 0.7 of it (0.35, 0.5, 0.7 and 0.85 measured over every
+# request set together: 0.5 -> 0.7 gave +0.005 top-1 and +0.004 top-3; 0.85 more, on sets whose
+# misses the phrase table was extended from, so the smaller step was taken).
+IDIOM_WEIGHT = 0.7
 
 # Everyday phrasings of common kinds of work, and the words a skill would use for that work: "poke
 # holes in" is a critique, "figure out why" a diagnosis, "ballpark" an estimate. General English,
@@ -157,32 +159,37 @@ IDIOMS: tuple[tuple[str, str], ...] = (
     (r"\b(?:aws|gcp|azure|s3|lambda|ec2|cloudformation)\b", "cloud infrastructure"),
     # Tools, services and formats people name instead of saying what kind of work it is.
     (
-        r"\b\w+(?:error|exception)\b|\btraceback\b|stack\s*trace|segfault|segmentation\s+fault|core\s+dump",
+        r"(?-i:\b[A-Za-z]*(?:Error|Exception)\b)|\b\w+_error\b|\btraceback\b|stack\s*trace|segfault"
+        r"|segmentation\s+fault|core\s+dump",
         "error debug",
     ),
     (
-        r"(?:returns?|returning|gives?|giving|throws?|throwing|getting|got|seeing|see)\s+(?:an?\s+)?(?:intermittent\s+)?"
-        r"[45]\d\d\b|\b[45]\d\d\s+(?:errors?|responses?|status)|\b5\d\ds\b",
+        r"(?:returns?|returning|gives?|giving|throws?|throwing|getting|got)\s+(?:an?\s+)?(?:intermittent\s+)?"
+        r"[45]0\d\b(?!\s+[a-z]+s\b)|\b[45]\d\d\s+(?:errors?|responses?|status|codes?)\b|\b5\d\ds\b|\bhttp\s+[45]\d\d\b",
         "http server error",
     ),
     (r"\b(?:nxdomain|cname|route\s*53|nameservers?|mx\s+records?|dig\s+\+?short)\b", "dns domain record"),
-    (r"\b(?:ssl|letsencrypt|let'?s\s+encrypt|certbot|x\.?509)\b|not\s+private|handshake\s+fail", "tls certificate"),
+    (
+        r"\b(?:ssl|letsencrypt|let'?s\s+encrypt|certbot|x\.?509)\b|(?:connection|site)\s+is\s+not\s+private"
+        r"|handshake\s+fail",
+        "tls certificate",
+    ),
     (r"\b(?:github\s+actions|gitlab\s+ci|jenkins|circleci|travis|buildkite|azure\s+pipelines)\b", "ci pipeline build"),
     (r"\b(?:docker|dockerfile|podman)\b", "container image"),
-    (r"\b(?:k8s|helm|kubectl|pods?|kustomize)\b", "kubernetes cluster"),
+    (r"\b(?:k8s|helm\s+charts?|kubectl|kustomize)\b", "kubernetes cluster"),
     (r"\b(?:terraform|pulumi|ansible|cdk|bicep)\b", "infrastructure code"),
     (r"\b(?:kafka|rabbitmq|sqs|pub/?sub|nats|celery|sidekiq|dead[- ]letter)\b", "queue message consumer"),
-    (r"\b(?:airflow|dagster|prefect|luigi|dbt)\b|\bdags?\b", "pipeline workflow orchestration"),
-    (r"\b(?:pytest|jest|junit|mocha|rspec|unittest|vitest|cypress|playwright|selenium)\b", "test"),
+    (r"\b(?:airflow|dagster|prefect|dbt)\b|\bdags?\b", "pipeline workflow orchestration"),
+    (r"\b(?:pytest|junit|rspec|unittest|vitest|cypress|playwright|selenium)\b", "test"),
     (r"\b(?:excel|xlsx|google\s+sheets|vlookup|xlookup|pivot\s+tables?)\b", "spreadsheet"),
-    (r"\b(?:powerpoint|pptx|keynote|google\s+slides)\b", "slide presentation"),
+    (r"\b(?:powerpoint|pptx|google\s+slides)\b", "slide presentation"),
     (r"\b(?:latex|overleaf|bibtex|latexmk|pdflatex|xelatex)\b", "latex document"),
     (r"\b(?:stripe|paypal|braintree|adyen|shopify)\b", "payment"),
     (
         r"\b(?:grafana|prometheus|datadog|new\s*relic|opentelemetry|otel|jaeger|honeycomb|sentry|pagerduty)\b",
         "monitoring observability metrics",
     ),
-    (r"\b(?:syslog|journalctl|splunk|kibana|logstash|cloudwatch|loki)\b", "log"),
+    (r"\b(?:syslog|journalctl|splunk|kibana|logstash|cloudwatch)\b", "log"),
     (r"\b(?:ios|android|xcode|testflight|play\s+store|swiftui|react\s+native|flutter)\b", "mobile app"),
     (r"\b(?:pytorch|tensorflow|keras|sklearn|scikit-learn|xgboost|hugging\s*face)\b", "machine learning model"),
     (
@@ -190,7 +197,7 @@ IDIOMS: tuple[tuple[str, str], ...] = (
         "statistics statistical test",
     ),
     (r"\b(?:quickbooks|xero|bookkeeping|receipts?|ledger|invoices?|vat|irs|hmrc)\b", "accounting finance"),
-    (r"\b(?:gmail|outlook|inbox)\b", "email"),
+    (r"\b(?:gmail|inbox)\b", "email"),
     (r"\b(?:gcal|calendly|calendar)\b", "schedule calendar"),
     (r"\b(?:cve-\d+|dependabot|snyk|owasp|xss|csrf|sql\s+injection)\b", "vulnerability security"),
     (r"\b(?:gdpr|ccpa|hipaa|dsar)\b", "privacy compliance personal data"),
@@ -227,19 +234,49 @@ _RULED_OUT = (
     r"((?:[^\S\n]*(?!(?:and|but|so|then|because|since|while|which|though|although|yet)\b)"
     r"[^\s.,;:!?()]+){0,6})"
 )
-_FINISHED = r"(?:done|finished|final|finalised|finalized|complete|completed|ready|written|sorted|approved|signed\s+off)"
+# "Ready", "written", "sorted" and "final" are left out: "the PR is ready for review", "written in
+# Rust", "sorted by date", "my decision is final but critique it" name the work still to do.
+_FINISHED = r"(?:done|finished|finalised|finalized|complete|completed|approved|signed\s+off)"
 _REQUEST_NEGATION = re.compile(
-    r"(?:\bnot\s+(?=(?:a|an|the|my|our|about)\b|\w+\s*(?:[,.;]|$))"
-    r"|\b(?:do\s+not|does\s+not|don'?t|doesn'?t|don\u2019t|doesn\u2019t)\s+(?:need|want)\b"
+    r"(?:(?<!\bor\s)\bnot\s+(?=(?:a|an|the|my|our|about)\b|(?!\w+(?:ing|ed)\b)\w+\s*(?:[,.;]|$))"
+    r"|\b(?:do\s+not|does\s+not|don'?t|doesn'?t|don\u2019t|doesn\u2019t)\s+(?:need|want)\b(?!\s+to\b)"
+    r"|\b(?:do\s+not|don'?t|don\u2019t|never)\s+use\b"
     r"|\balready\b)" + _RULED_OUT,
     re.I,
 )
 _REQUEST_FINISHED = re.compile(
     r"(?<![\w'\u2019-])((?:[\w'\u2019-]+[^\S\n]+)?[\w'\u2019-]+)(?=[^\S\n]+"
-    r"(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+|already\s+)?" + _FINISHED + r"\b"
-    r"|final\s*(?:[.,;!]|$)))",
+    r"(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+|already\s+)?"
+    + _FINISHED
+    + r"\b(?!\s+(?:to|for|in|by|with|except|yet)\b)|final\s*(?:[.,;!]|$)))",
     re.I,
 )
+
+
+# A finished thing named after one of these is a condition or a question, not something over:
+# "when the build is done", "make sure the migration is complete", "check whether it is finished".
+_CONDITIONS = frozenset(
+    {
+        "when",
+        "once",
+        "until",
+        "till",
+        "if",
+        "whether",
+        "sure",
+        "check",
+        "verify",
+        "confirm",
+        "decide",
+        "after",
+        "before",
+        "unless",
+        "ensure",
+        "see",
+    }
+)
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "this", "that", "its", "their", "his", "her"})
+_WORD = re.compile(r"[\w'\u2019-]+")
 
 
 def split_request_negation(text: str) -> tuple[str, str]:
@@ -250,8 +287,17 @@ def split_request_negation(text: str) -> tuple[str, str]:
     """
     ruled_out = [m.group(1) for m in _REQUEST_NEGATION.finditer(text)]
     asked = _REQUEST_NEGATION.sub(" ", text)
-    ruled_out += [m.group(1) for m in _REQUEST_FINISHED.finditer(asked)]
-    return _REQUEST_FINISHED.sub(" ", asked), " ".join(ruled_out)
+
+    def finished(match: re.Match[str]) -> str:
+        said = {w.lower() for w in _WORD.findall(match.group(1))}
+        before = [w.lower() for w in _WORD.findall(asked[max(0, match.start() - 60) : match.start()])]
+        previous = next((w for w in reversed(before) if w not in _DETERMINERS), "")
+        if said & _CONDITIONS or previous in _CONDITIONS:
+            return match.group(0)  # "when the build is done, deploy it", "make sure the migration is complete"
+        ruled_out.append(match.group(1))
+        return " "
+
+    return _REQUEST_FINISHED.sub(finished, asked), " ".join(ruled_out)
 
 
 def without_exclusions(text: str) -> str:
@@ -335,6 +381,10 @@ class Request:
     origins: Mapping[str, str]
     phrases: Mapping[tuple[str, str], float]
     spelled: Spelled
+    # Where each term and phrase stands in the request: a skill that looks at only some of them
+    # (a long request) still adds its points up in the one order every run.
+    term_order: Mapping[str, int] = attrs.field(factory=dict)
+    phrase_order: Mapping[tuple[str, str], int] = attrs.field(factory=dict)
 
     @classmethod
     def of(cls, synthesis: Any) -> Request:
@@ -360,7 +410,9 @@ class Request:
             {term: weight for term, (weight, _phrase) in terms.items()},
             {term: phrase for term, (_weight, phrase) in terms.items() if phrase},
             phrases,
-            Spelled.of(" \n ".join(asked_texts)),
+            Spelled.of(" \x00 ".join(asked_texts)),  # a name cannot run from one field into the next
+            term_order={term: index for index, term in enumerate(terms)},
+            phrase_order={pair: index for index, pair in enumerate(phrases)},
         )
 
     def names(self, name: str) -> bool:

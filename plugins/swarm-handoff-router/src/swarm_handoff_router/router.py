@@ -70,6 +70,9 @@ DECIMALS = 3
 # cause", "writing style") earn this many times the commoner word's IDF on top of the two words: a
 # phrase says more than its words apart. Chosen on the dev requests (0.25, 0.5, 1.0, 1.5 tried).
 PHRASE_WEIGHT = 1.0
+# A request with more distinct words than this is matched against each skill's own vocabulary
+# instead of word by word (identical points; see `_within_reach`).
+LONG_REQUEST = 64
 
 
 @attrs.frozen
@@ -202,10 +205,31 @@ def _uses(doc: Document, term: str) -> bool:
     return bool(doc.fields["body"].get(term))
 
 
+def _within_reach(
+    doc: Document, request: Request
+) -> tuple[Mapping[str, float], Iterable[tuple[tuple[str, str], float]]]:
+    """The request terms and phrases a skill can match at all, in request order.
+
+    A short request is looked at whole. A long one (a pasted log, a 100 KB prompt) is cut to the
+    words the skill has, their synonyms and its negative words, so ranking thousands of skills costs
+    each one its own vocabulary, not the request's: the same points, far fewer looks.
+    """
+    if len(request.terms) <= LONG_REQUEST:
+        return request.terms, request.phrases.items()
+    reach: set[str] = set(doc.negative_terms)
+    for counts in doc.fields.values():
+        reach.update(counts)
+    for word in set(doc.fields["name"]) | set(doc.fields["description"]):
+        reach.update(SYNONYMS.get(word, ()))
+    terms = {t: request.terms[t] for t in sorted(reach & request.terms.keys(), key=request.term_order.__getitem__)}
+    pairs = sorted(doc.pairs & request.phrases.keys(), key=request.phrase_order.__getitem__)
+    return terms, [(pair, request.phrases[pair]) for pair in pairs]
+
+
 def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Contribution]:
     """One contribution per request term matched (or contradicted), per shared phrase and for being named."""
     found: list[Contribution] = []
-    terms = request.terms
+    terms, phrases = _within_reach(doc, request)
     # A skill word already matched, exactly or as a synonym, is not credited again through a synonym:
     # "blog post" must not count "essay" twice.
     credited = {term for term in terms if any(counts.get(term) for counts in doc.fields.values())}
@@ -243,7 +267,7 @@ def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Cont
         points = round(idf * strength * query_weight, DECIMALS)
         reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
         found.append(Contribution(f"term:{term}", points, reason))
-    for (first, second), query_weight in request.phrases.items():
+    for (first, second), query_weight in phrases:
         if (first, second) in doc.pairs:
             idf = min(corpus.idf(first), corpus.idf(second))
             points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
