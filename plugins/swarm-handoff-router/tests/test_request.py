@@ -227,3 +227,21 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     assert any(c.factor.startswith("not-for:") for c in looked_whole[0])  # negative words are in reach
     assert any("as synonym" in c.reason for c in looked_whole[1])  # so are synonyms of the skill's words
     assert len(strengths) < 3 * 40  # not 3 skills x 600+ request words
+
+
+def test_a_name_whose_every_word_the_request_repeats_is_one_search_not_a_look_per_word() -> None:
+    text = "data q pipeline q audit q " * 5000
+    spelled = Spelled.of(text + "please use data-pipeline-audit")
+    assert spelled.names("data-pipeline-audit")
+    assert not Spelled.of(text).names("data-pipeline-audit")
+    looked = []
+
+    class Counting(tuple):  # type: ignore[type-arg]
+        def __getitem__(self, index):  # type: ignore[no-untyped-def]
+            looked.append(index)
+            return tuple.__getitem__(self, index)
+
+    counted = Spelled(Counting(spelled.tokens), spelled.positions, spelled.joined)
+    assert counted.names("data-pipeline-audit")
+    assert looked == []
+    assert Spelled.of("data\x01pipeline\x01audit").names("data-pipeline-audit")  # the separator is not a word

@@ -311,6 +311,8 @@ def without_exclusions(text: str) -> str:
 # followed by "skill".
 _NAME_CUES = frozenset({"use", "run", "ask", "invoke", "call", "try", "with", "via"})
 _ARTICLES = frozenset({"the", "our", "my", "a"})
+_JOIN = "\x01"  # a control character: never part of a token (they are words or punctuation)
+_FEW = 8  # anchors a name is checked at one by one; past that, one substring search
 _NAME_TOKEN = re.compile(r"[^\W_]+|[^\w\s:-]")  # words (any script), and punctuation as its own token
 
 
@@ -326,15 +328,19 @@ class Spelled:
 
     tokens: tuple[str, ...]
     positions: Mapping[str, tuple[int, ...]]
+    # The tokens joined by a separator no token contains: a name of several words whose every word
+    # the request repeats is found by one substring search (in C) instead of a look per occurrence.
+    joined: str = ""
 
     @classmethod
     def of(cls, text: str) -> Spelled:
         """Tokenise once; every skill of a ranking is then looked up in the same index."""
-        tokens = tuple(_NAME_TOKEN.findall(text.casefold()))
+        tokens = tuple(_NAME_TOKEN.findall(text.casefold().replace(_JOIN, " ")))
         positions: dict[str, list[int]] = {}
         for index, token in enumerate(tokens):
             positions.setdefault(token, []).append(index)
-        return cls(tokens, {token: tuple(found) for token, found in positions.items()})
+        joined = _JOIN + _JOIN.join(tokens) + _JOIN
+        return cls(tokens, {token: tuple(found) for token, found in positions.items()}, joined)
 
     def names(self, name: str) -> bool:
         """True when the request calls on the skill `name` ("use the planner", "hand it to decision-critic")."""
@@ -345,7 +351,10 @@ class Spelled:
         # Anchored on the name's rarest word in the request: a request that repeats "data" ten
         # thousand times costs "data-pipeline-audit" one look per "audit", not per "data".
         offset = min(range(size), key=lambda i: len(self.positions.get(words[i], ())))
-        for found in self.positions.get(words[offset], ()):
+        anchors = self.positions.get(words[offset], ())
+        if size > 1 and len(anchors) > _FEW and self.joined:
+            return (_JOIN + _JOIN.join(words) + _JOIN) in self.joined
+        for found in anchors:
             start = found - offset
             if start < 0 or self.tokens[start : start + size] != words:
                 continue
