@@ -67,7 +67,11 @@ IDIOMS: tuple[tuple[str, str], ...] = (
         r"at\s+the\s+same\s+time|in\s+parallel|simultaneously|concurrently|don'?t\s+depend\s+on\s+each\s+other",
         "parallel concurrent independent",
     ),
-    (r"who'?s\s+doing\s+what|action\s+items?|minutes|follow[- ]ups?|what\s+was\s+decided", "meeting notes action"),
+    (
+        r"who'?s\s+doing\s+what|action\s+items?|(?<!\d\s)(?<!\d)\bminutes\s+(?:of|from|for)\b|meeting\s+minutes"
+        r"|(?:take|write\s+up|type\s+up)\s+(?:the\s+)?minutes|follow[- ]ups?|what\s+was\s+decided",
+        "meeting notes action",
+    ),
     (
         r"what\s+(?:they|he|she|the\s+\w+)\s+(?:actually\s+|really\s+)?wants?|what\s+done\s+looks\s+like"
         r"|how\s+we'?d\s+know\s+we'?re\s+done|acceptance\s+criteria|pin\s+down\s+what",
