@@ -6,7 +6,8 @@ import pytest
 
 from swarm_handoff.api import SkillRecord, parse_synthesis
 from swarm_handoff_router import request as request_module
-from swarm_handoff_router.request import Request, Spelled, idioms, names_skill, split_request_negation
+from swarm_handoff_router.phrases import idioms
+from swarm_handoff_router.request import Request, Spelled, names_skill, split_request_negation
 from swarm_handoff_router.router import route
 from swarm_handoff_router.text import stem
 

@@ -407,7 +407,7 @@ def test_a_word_most_bodies_say_is_worth_less_in_a_body() -> None:
 
 
 def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
-    from swarm_handoff_router.request import idioms
+    from swarm_handoff_router.phrases import idioms
 
     words = " ".join(w for _, w in idioms("the docstring says it returns None but the code raises ValueError"))
     assert "contradiction" in words
@@ -432,7 +432,7 @@ def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
     ],
 )
 def test_everyday_phrases_for_common_kinds_of_work(text: str, word: str) -> None:
-    from swarm_handoff_router.request import idioms
+    from swarm_handoff_router.phrases import idioms
 
     assert word in " ".join(words for _, words in idioms(text)).split()
 
@@ -447,7 +447,7 @@ def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
 
 def test_the_version_phrase_only_starts_at_the_head_of_a_dotted_number() -> None:
     """A request of dotted digits must cost linear time: no match may start inside a run (ReDoS)."""
-    from swarm_handoff_router.request import IDIOM_PATTERNS
+    from swarm_handoff_router.phrases import IDIOM_PATTERNS
 
     pattern = next(p for p, words in IDIOM_PATTERNS if words == "upgrade version")
     text = "bump 1.2.3 to 4"
