@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -35,10 +36,25 @@ def server(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatc
         source="t",
         path=None,
     )
+    checked = record_from_frontmatter(
+        {
+            "description": "Fails its health check.",
+            "handoff": {
+                "accepts_handoff": True,
+                "handoff_categories": ["review"],
+                "handoff_description": "Checked first.",
+                "health_check": f"{sys.executable} -c 'raise SystemExit(3)'",
+            },
+        },
+        name="checked",
+        scope="project",
+        source="t",
+        path=None,
+    )
     bare = record_from_frontmatter(
         {"description": "Declares nothing."}, name="bare", scope="project", source="t", path=None
     )
-    register_source("mcp-names", (picky, bare))
+    register_source("mcp-names", (picky, checked, bare))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return SwarmServer(swarm_host)
 
@@ -83,6 +99,7 @@ def bad_calls(tmp: Path) -> list[tuple[str, dict[str, Any]]]:
         ("handoff", {**handoff, "target": "pickyy"}),
         ("handoff", {**handoff, "synthesis": missing}),
         ("handoff", {"target": "picky", "session": session, "from_payload": missing}),
+        ("handoff", {**handoff, "target": "checked", "health_check": True}),
         ("verify", {"path": missing}),
         ("validate", {"path": missing}),
         ("ack", {"path": missing, "status": "received"}),
@@ -104,8 +121,15 @@ def said(data: Any) -> list[tuple[str, str]]:
 
 def test_no_error_of_any_tool_names_a_cli_option(server: SwarmServer, tmp_path: Path) -> None:
     (tmp_path / "session").mkdir()
+    unsigned = call(
+        server,
+        "handoff",
+        {"target": "picky", "synthesis": SYNTHESIS, "session": str(tmp_path / "session"), "source": "planner"},
+    )
+    assert not unsigned.is_error, unsigned.structured_content
+    payload = (unsigned.structured_content or {})["payload_path"]
     leaks = []
-    for tool, arguments in bad_calls(tmp_path):
+    for tool, arguments in [*bad_calls(tmp_path), ("verify", {"path": payload, "require_signature": True})]:
         result = call(server, tool, arguments)
         data = result.structured_content or {}
         assert result.is_error or tool == "lint", (tool, arguments, data)  # lint reports a bad path as a finding

@@ -21,7 +21,7 @@ from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.payload import continuation, targeting
-from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3
+from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, too_large_hint
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
@@ -231,6 +231,7 @@ def _hand_off(
             run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
     except PayloadTooLarge as exc:
         run.payload = exc.payload
+        exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
         run.payload, dropped = _downconvert(run.payload)
@@ -295,7 +296,7 @@ def _hand_off(
             folder = Path(record.path).parent if record.path else None
             health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
-                raise run.fail(health_error(options.target, health, None))
+                raise run.fail(health_error(options.target, health, None, names["health_check"]))
         else:
             notes.append(f"{options.target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)

@@ -21,6 +21,7 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
     "synthesis": "--synthesis",
     "received": "--from",
     "reason": "--reason",
+    "health_check": "--health-check",
     "accepts_from": "--accepts-from",  # `discover`'s query, suggested when a source is not accepted
     "override_accepts_from": "--override-accepts-from",
     "allow_undeclared": UNDECLARED_OPTION,

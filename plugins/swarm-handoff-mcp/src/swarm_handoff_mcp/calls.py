@@ -191,7 +191,8 @@ def verify_tool(call: Call) -> Document:
     """Verify a payload as `verify`, so a target can check what it received before trusting it."""
     from swarm_handoff.api import verify_file
 
-    return verify_file(Path(call.args["path"]), require_signature=bool(call.args.get("require_signature", False)))
+    required = bool(call.args.get("require_signature", False))
+    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature")
 
 
 def validate_tool(call: Call) -> Document:
