@@ -127,6 +127,40 @@ def test_no_cache_completion_and_strict_plugins_turn_pages_off(variable, value, 
     assert help_pages.start(["--help"]) is None
 
 
+def test_the_completion_variable_is_spelled_once_in_the_sources():
+    """One definition: the `--version` fast path and the help pages cannot disagree on typer's variable."""
+    import ast
+    from pathlib import Path
+
+    import swarm_handoff
+    from swarm_handoff import cli
+
+    root = Path(swarm_handoff.__file__).parent
+    spelled = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        spelled += [
+            f"{path.relative_to(root)}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value == cli.COMPLETE_VAR and id(node) not in docstrings
+        ]
+    assert spelled == ["cli/__init__.py:" + str(_line_of(root / "cli" / "__init__.py", "COMPLETE_VAR = "))]
+    assert help_pages.COMPLETE_VAR is cli.COMPLETE_VAR
+
+
+def _line_of(path, prefix):
+    """The number of the first line of `path` starting with `prefix`."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(prefix))
+
+
 def test_library_callers_of_main_never_store_a_page(capsysbinary):
     library(capsysbinary, "--help")
     assert page_files() == []

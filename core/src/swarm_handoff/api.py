@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
+    from swarm_handoff.payload.names import HANDOFF_CLI_NAMES as HANDOFF_CLI_NAMES
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
     from swarm_handoff.payload.validate import validate_payload as validate_payload
@@ -276,6 +277,7 @@ _EXPORTS: dict[str, str] = {
     "hand_off": "swarm_handoff.payload.lifecycle",
     "HandoffOptions": "swarm_handoff.payload.lifecycle",
     "check_session": "swarm_handoff.payload.lifecycle",
+    "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",

@@ -127,11 +127,12 @@ def _completing() -> bool:
     """Whether a shell asks for completions: typer answers them from its own variables, whatever argv holds."""
     import os
 
-    return bool(os.environ.get(_COMPLETE_VAR))
+    return bool(os.environ.get(COMPLETE_VAR))
 
 
 # Typer's name for it: `_{prog_name}_COMPLETE`, upper case, `-` as `_` (`typer.core._typer_main_shell_completion`).
-_COMPLETE_VAR = "_SWARM_HANDOFF_COMPLETE"
+# Defined here, the one module every fast path has already imported; `help_pages` reads it from here.
+COMPLETE_VAR = "_SWARM_HANDOFF_COMPLETE"
 
 
 def _print_version(verbose: bool) -> None:

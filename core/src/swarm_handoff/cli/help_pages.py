@@ -34,6 +34,7 @@ import sys
 
 from swarm_handoff import filecache
 from swarm_handoff._version import __version__
+from swarm_handoff.cli import COMPLETE_VAR as COMPLETE_VAR  # one name for typer's variable; cli/__init__ is loaded
 from swarm_handoff.cli.answers import Replayable, cache_and_cwd, code_inputs, environment, isatty
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
@@ -46,7 +47,6 @@ MAX_PAGES = 64  # the least recently used pages beyond this many are removed whe
 MAX_PAGE_BYTES = 2 * 1024 * 1024  # ...and beyond this many bytes (the root page is ~2 KB)
 HELP = ("--help", "-h")
 MAX_WORDS = 3  # `workflow step --help` is as deep as the commands go; deeper lines run for real
-COMPLETE_VAR = "_SWARM_HANDOFF_COMPLETE"  # click's shell completion for the prog name `swarm-handoff`
 _STDOUT, _STDERR = 1, 2
 # Bytes a help page never holds: C0 controls but tab and newline (ESC starts a terminal sequence), DEL.
 _CONTROL = bytes(b for b in range(32) if b not in (9, 10)) + b"\x7f"

@@ -35,12 +35,12 @@ def echo_err(line: str) -> None:
     stream.flush()
 
 
-def check_cwd(cwd: Path | None) -> None:
-    """Refuse a `--cwd` that is not a folder as a usage error, the same way for every command."""
+def check_cwd(cwd: Path | None, option: str = "--cwd") -> None:
+    """Refuse a `--cwd` that is not a folder as a usage error, the same way for every command (`option`: as spelt)."""
     if cwd is not None and not cwd.is_dir():
         if not cwd.is_absolute() and cwd_gone():  # relative to a folder that was removed: say that
             raise cwd_unavailable()
-        raise UsageError(f"--cwd {cwd} is not a folder", hint="give an existing project folder")
+        raise UsageError(f"{option} {cwd} is not a folder", hint="give an existing project folder")
 
 
 def warn_plugin_failures(host: PluginHost) -> None:

@@ -58,6 +58,11 @@ class Built:
     notes: tuple[str, ...] = ()
 
 
+def too_large_hint(older: str = "--schema 2.0") -> str:
+    """What to do about a payload over the cap; `older` asks for a v2.0 payload as the caller's interface spells it."""
+    return f"shorten the synthesis summary, reframed challenge or prompt, or hand off with {older}"
+
+
 class PayloadTooLarge(SwarmError):
     """VALIDATION_FAILED for a payload over budget; carries the payload so it can be preserved."""
 
@@ -377,7 +382,7 @@ def fit_budget(payload: dict[str, Any], side_path: Path, cap: int = TOKEN_CAP) -
                 "missing_fields": [],
                 "validation_errors": [f"handoff: about {tokens} tokens, {cap} at most", *notes],
             },
-            hint="shorten the synthesis summary, reframed challenge or prompt, or hand off with --schema 2.0",
+            hint=too_large_hint(),
             recoverable=True,
         )
     return Built(payload=seal(payload), side_files=tuple(side_files), notes=tuple(notes))

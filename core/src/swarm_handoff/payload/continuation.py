@@ -29,6 +29,7 @@ import attrs
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
 from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, switched_on
 from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
 from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
 from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
@@ -62,17 +63,26 @@ def continued_chain(received: Received, source: str) -> tuple[str, ...]:
     return received.chain if received.chain[-1] == source else (*received.chain, source)
 
 
-def check_loop_rules(chain: tuple[str, ...], target: str, source: str, reason: str, ask: Ask) -> bool | None:
-    """The loop rules on a continued chain, in any version; return `user_approved` (None: not asked)."""
+def check_loop_rules(
+    chain: tuple[str, ...],
+    target: str,
+    source: str,
+    reason: str,
+    ask: Ask,
+    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
+) -> bool | None:
+    """The loop rules on a continued chain, in any version; return `user_approved` (None: not asked).
+
+    Hints name the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    """
     where = "handoff.meta.handoff_chain"
 
-    def refuse(code: str, message: str, hint: str) -> SwarmError:
+    def refuse(code: str, message: str, hint: str, override: str | None = None) -> SwarmError:
+        details = {"missing_fields": [], "validation_errors": [f"{where}: {message}"], "target_skill": target}
+        if override is not None:
+            details["override"] = override
         return SwarmError(
-            code,
-            f"hand-off to {target} refused: {message}",
-            details={"missing_fields": [], "validation_errors": [f"{where}: {message}"], "target_skill": target},
-            hint=hint,
-            recoverable=True,
+            code, f"hand-off to {target} refused: {message}", details=details, hint=hint, recoverable=True
         )
 
     if target == source:
@@ -81,13 +91,14 @@ def check_loop_rules(chain: tuple[str, ...], target: str, source: str, reason: s
         raise refuse(
             CHAIN_TOO_LONG,
             f"the chain would have {len(chain)} entries ({' -> '.join(chain)}), {CHAIN_MAX} at most",
-            "end the chain here, or start a new one from a synthesis (--synthesis, without --from)",
+            f"end the chain here, or start a new one from a synthesis ({names['synthesis']}, "
+            f"without {names['received']})",
         )
     if target in chain and not reason.strip():
         raise refuse(
             REENTRY_NEEDS_REASON,
             f"{target} is already in the chain ({' -> '.join(chain)}) and no reason was given",
-            "say why the work goes back to it (--reason)",
+            f"say why the work goes back to it ({names['reason']})",
         )
     if len(chain) <= CHAIN_APPROVAL_AFTER:
         return None
@@ -95,7 +106,8 @@ def check_loop_rules(chain: tuple[str, ...], target: str, source: str, reason: s
         raise refuse(
             CHAIN_NEEDS_APPROVAL,
             f"a chain of {len(chain)} entries (more than {CHAIN_APPROVAL_AFTER}) needs the user's approval",
-            "answer y at the prompt, or pass --yes when there is no terminal",
+            f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
+            "confirm",
         )
     return True
 

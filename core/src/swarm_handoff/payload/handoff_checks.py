@@ -10,12 +10,14 @@ import os
 import re
 import shlex
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, close_names
 from swarm_handoff.payload.build3 import file_stamp
 from swarm_handoff.payload.io import dump_payload, write_new
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.v2 import invocation_for, utc_now
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.termsafe import quoted
@@ -43,17 +45,22 @@ def loop_message(target: str, chain: tuple[str, ...] | list[str]) -> str:
     )
 
 
-def not_found(target: str, found: list[str], ineligible: list[SkillRecord], undeclared: bool = False) -> SwarmError:
+def not_found(
+    target: str,
+    found: list[str],
+    ineligible: list[SkillRecord],
+    undeclared: bool = False,
+    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
+) -> SwarmError:
     """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
-    from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
-
     close = close_names(target, found)
     skipped = next((r for r in ineligible if r.name == target), None)
     details: dict[str, Any] = {"target_skill": target, "closest": close}
     if undeclared:
+        details["override"] = "allow_undeclared"
         hint = (
-            f"{target} declares no hand-off metadata: hand off anyway with {UNDECLARED_OPTION} (recorded in the "
-            f"payload and the history), or make it a target (swarm-handoff adopt {target})"
+            f"{target} declares no hand-off metadata: hand off anyway with {switched_on(names['allow_undeclared'])} "
+            f"(recorded in the payload and the history), or make it a target (swarm-handoff adopt {target})"
         )
     elif skipped is not None and skipped.scope == "registry" and skipped.problems:
         # a registry entry set aside (stale, another environment's pack): say why, it is not a typo
@@ -100,19 +107,21 @@ def check_name(value: str, option: str) -> None:
         )
 
 
-def check_session(session: str | os.PathLike[str]) -> None:
-    """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk."""
+def check_session(session: str | os.PathLike[str], option: str = HANDOFF_CLI_NAMES["session"]) -> None:
+    """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk.
+
+    `option` is the input as the caller's interface spells it (`session` over MCP).
+    """
     text = os.fspath(session)
+    hint = f"pass the session folder the swarm wrote ({given(option, 'DIR')})"
     if not text.strip():
-        raise UsageError(
-            "--session is empty", hint="pass the session folder the swarm wrote (--session DIR)", option="--session"
-        )
+        raise UsageError(f"{option} is empty", hint=hint, option=option)
     resolved = Path(text).expanduser().resolve()
     if resolved == Path(resolved.anchor):
         raise UsageError(
-            f"--session {quoted(text)} is the root folder {resolved}; payloads are never written there",
-            hint="pass the session folder the swarm wrote (--session DIR)",
-            option="--session",
+            f"{option} {quoted(text)} is the root folder {resolved}; payloads are never written there",
+            hint=hint,
+            option=option,
             value=text,
         )
 

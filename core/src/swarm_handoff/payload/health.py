@@ -263,8 +263,8 @@ def run_health_check(
     return HealthResult(ok=ok, returncode=returncode, reason=reason, **common)
 
 
-def health_error(skill: str, result: HealthResult, preserved: str | None) -> SwarmError:
-    """The seed's HEALTH_CHECK_FAILED error, carrying the command's output."""
+def health_error(skill: str, result: HealthResult, preserved: str | None, option: str = "--health-check") -> SwarmError:
+    """The seed's HEALTH_CHECK_FAILED error with the command's output (`option`: the check as the caller spells it)."""
     where = f"; payload preserved at {preserved}" if preserved else ""
     return SwarmError(
         ErrorCode.HEALTH_CHECK_FAILED,
@@ -276,7 +276,7 @@ def health_error(skill: str, result: HealthResult, preserved: str | None) -> Swa
             "output_bytes": result.output_bytes,
             "dropped_bytes": result.dropped_bytes,
         },
-        hint="fix the skill (see the output), or hand off without --health-check",
+        hint=f"fix the skill (see the output), or hand off without {option}",
         recoverable=True,
         payload_preserved=preserved,
     )

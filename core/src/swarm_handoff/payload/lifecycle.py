@@ -21,7 +21,7 @@ from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.payload import continuation, targeting
-from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3
+from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, too_large_hint
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
@@ -37,15 +37,15 @@ from swarm_handoff.payload.handoff_write import HANDOFF_FAILED as HANDOFF_FAILED
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
-from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER
+from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
-from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
 from swarm_handoff.undeclared import override_record as undeclared_override
 
@@ -72,8 +72,9 @@ class HandoffOptions:
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
 
 
-# The overrides as the CLI spells them: what a payload and the history record, unless the caller names its own.
-CLI_OPTION_NAMES = {"override_accepts_from": targeting.OVERRIDE_OPTION, "allow_undeclared": UNDECLARED_OPTION}
+# The inputs as the CLI spells them (`payload/names.py`): what refusals name and what a payload and the
+# history record of an override, unless the caller names its own.
+CLI_OPTION_NAMES = HANDOFF_CLI_NAMES
 
 
 def hand_off(
@@ -87,9 +88,10 @@ def hand_off(
 ) -> HandoffResult:
     """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
 
-    `option_names` says how the caller's interface spells an override (`HandoffOptions` field ->
-    name, `{"allow_undeclared": "allow_undeclared"}` over MCP): the payload and the history record
-    the override that was actually used. Unnamed ones are the CLI's (`CLI_OPTION_NAMES`).
+    `option_names` says how the caller's interface spells each input (neutral name of `HANDOFF_CLI_NAMES` ->
+    name, `{"allow_undeclared": "allow_undeclared", ...}` over MCP): refusals name what to change as
+    the user can give it, and the payload and the history record the override actually used.
+    Unnamed ones are the CLI's (`CLI_OPTION_NAMES`).
 
     Whatever goes wrong once the payload is built (a plugin's bug, MemoryError, Ctrl-C) goes
     through `run.fail`, so the payload is preserved on every failure path, not only the foreseen ones.
@@ -119,14 +121,20 @@ def _hand_off(
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
-        raise UsageError(f"unknown schema {options.schema!r}", hint="use --schema 2.0 or --schema 3.0")
+        schema = names["schema"]
+        raise UsageError(
+            f"unknown schema {options.schema!r}", hint=f"use {given(schema, '2.0')} or {given(schema, '3.0')}"
+        )
     if options.schema == "2.0" and options.source not in (None, SOURCE_SKILL):
-        raise UsageError("--source is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
+        raise UsageError(f"{names['source']} is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
     if options.source is not None:
-        check_name(options.source, "--source")  # it becomes part of the v3.0 file name
-    check_session(options.session)
+        check_name(options.source, names["source"])  # it becomes part of the v3.0 file name
+    check_session(options.session, names["session"])
     if options.synthesis is None and options.received is None:
-        raise UsageError("give --synthesis FILE, or --from PAYLOAD to continue the chain of a received payload")
+        raise UsageError(
+            f"give {given(names['synthesis'], 'FILE')}, or {given(names['received'], 'PAYLOAD')} to continue the chain "
+            "of a received payload"
+        )
     moment = now or utc_now()
     received = None
     if options.received is not None:  # checked before anything else is read: it is someone else's file
@@ -139,19 +147,19 @@ def _hand_off(
         record = undeclared
     if record is None:
         raise not_found(
-            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None
+            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None, names
         )
     gone = gone_target(record)
     if gone is not None:
         raise gone
     if received is not None:
-        source = continuation.continuing_source(received, options.source)
+        source = continuation.continuing_source(received, options.source, names["source"])
         if not SAFE_NAME.match(source):
             raise continuation.unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
     override = targeting.check_source(
-        record, source, override=options.override_accepts_from, option=names["override_accepts_from"]
+        record, source, override=options.override_accepts_from, option=names["override_accepts_from"], names=names
     )
     choice = targeting.choose_version(
         record,
@@ -169,7 +177,8 @@ def _hand_off(
             UNSAFE_NAME,
             f"the skill name {quoted(record.name)} cannot be part of a file name, so no v3.0 payload is written for it",
             details={"target_skill": record.name, "skill_path": record.path},
-            hint="rename the skill (letters, digits, '.', '_' and '-'), or hand off with --schema 2.0",
+            hint="rename the skill (letters, digits, '.', '_' and '-'), "
+            f"or hand off with {given(names['schema'], '2.0')}",
         )
     chain = options.chain or (source,)
     if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
@@ -188,12 +197,12 @@ def _hand_off(
                 moment=moment,
                 reason=options.reason,
                 feedback=options.feedback,
-                approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask),
+                approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
             )
             built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis)
             run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
         elif synthesis is None:
-            raise UsageError("--synthesis is required without --from")
+            raise UsageError(f"{names['synthesis']} is required without {names['received']}")
         elif not build_v3_first:
             run.payload = build_v2(
                 synthesis,
@@ -222,6 +231,7 @@ def _hand_off(
             run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
     except PayloadTooLarge as exc:
         run.payload = exc.payload
+        exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
         run.payload, dropped = _downconvert(run.payload)
@@ -253,12 +263,15 @@ def _hand_off(
                 ErrorCode.VALIDATION_FAILED,
                 f"the session folder {run.session} is missing or not readable and writable",
                 details={"missing_fields": [], "validation_errors": [f"session_path: {run.session} is not accessible"]},
-                hint="pass the session folder the swarm wrote (--session DIR)",
+                hint=f"pass the session folder the swarm wrote ({given(names['session'], 'DIR')})",
             )
         )
     report = validate_payload(run.payload, host)
     if not report.valid:
-        raise run.fail(report.to_error(target=options.target))
+        error = report.to_error(target=options.target)
+        if [p.code for p in report.errors] == [REENTRY_NEEDS_REASON]:  # the input, as the caller spells it
+            error.hint = f"say why the work goes back to it ({names['reason']})"
+        raise run.fail(error)
     missing, optional = targeting.requirements(record, run.payload)
     if missing:
         raise run.fail(targeting.requirements_error(record, missing, version))
@@ -272,8 +285,9 @@ def _hand_off(
                     "missing_fields": [],
                     "validation_errors": [f"handoff.target.skill: {options.target} is already in the chain"],
                     "target_skill": options.target,
+                    "override": "confirm",
                 },
-                hint="answer y at the prompt, or pass --yes when there is no terminal",
+                hint=f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
             )
         )
     health = None
@@ -282,7 +296,7 @@ def _hand_off(
             folder = Path(record.path).parent if record.path else None
             health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
-                raise run.fail(health_error(options.target, health, None))
+                raise run.fail(health_error(options.target, health, None, names["health_check"]))
         else:
             notes.append(f"{options.target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)

@@ -135,14 +135,14 @@ def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) 
     )
 
 
-def continuing_source(received: Received, given: str | None) -> str:
-    """The skill that continues: the received payload's target; a different `--source` is refused."""
+def continuing_source(received: Received, given: str | None, option: str = "--source") -> str:
+    """The skill that continues: the received payload's target; a different `--source` (`option`) is refused."""
     if given is not None and given != received.skill:
         raise refuse(
             RECEIVED_NOT_FOR_SOURCE,
             received.path,
             f"it was handed to {received.skill}, not to {given}",
-            f"drop --source (it defaults to {received.skill}, the received payload's target)",
+            f"drop {option} (it defaults to {received.skill}, the received payload's target)",
         )
     return received.skill
 

@@ -24,6 +24,7 @@ from swarm_handoff.eligibility import (
     target_version,
 )
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, finding_accepting, switched_on
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import PROBLEM_TYPES
 
@@ -31,13 +32,21 @@ SOURCE_NOT_ACCEPTED = "SOURCE_NOT_ACCEPTED"
 SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"
 SCHEMA_PARTIAL = "SCHEMA_PARTIAL"
 PROBLEM_TYPE_NOT_IN_V2 = "PROBLEM_TYPE_NOT_IN_V2"
-OVERRIDE_OPTION = "--override-accepts-from"
+OVERRIDE_OPTION = HANDOFF_CLI_NAMES["override_accepts_from"]
 
 
 def check_source(
-    record: SkillRecord, source: str, *, override: bool, option: str = OVERRIDE_OPTION
+    record: SkillRecord,
+    source: str,
+    *,
+    override: bool,
+    option: str = OVERRIDE_OPTION,
+    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> dict[str, Any] | None:
-    """Refuse a source the target does not accept; with `override`, what the payload records (`option`: as given)."""
+    """Refuse a source the target does not accept; with `override`, what the payload records (`option`: as given).
+
+    The refusal names the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    """
     if accepts(record, source):
         return None
     allowed = list(accepted_sources(record))
@@ -46,9 +55,15 @@ def check_source(
     raise SwarmError(
         SOURCE_NOT_ACCEPTED,
         f"{record.name} does not accept hand-offs from {source}; it accepts from: {', '.join(allowed) or 'nobody'}",
-        details={"target_skill": record.name, "source": source, "accepts_from": allowed},
-        hint=f"hand off from one of {', '.join(allowed) or '(none)'} (--source), choose another target "
-        f"(swarm-handoff discover --accepts-from {source}), or pass {OVERRIDE_OPTION} to hand off anyway "
+        details={
+            "target_skill": record.name,
+            "source": source,
+            "accepts_from": allowed,
+            "override": "override_accepts_from",
+        },
+        hint=f"hand off from one of {', '.join(allowed) or '(none)'} ({names['source']}), choose another target "
+        f"({finding_accepting(names, source)}), or pass {switched_on(names['override_accepts_from'])} "
+        "to hand off anyway "
         "(recorded in the payload and the history)",
         recoverable=True,
     )

@@ -244,7 +244,7 @@ class RulesValidator:
                         REENTRY_NEEDS_REASON,
                         "handoff.meta.handoff_reason",
                         f"is required because {target} is already in the hand-off chain",
-                        "say why the work goes back to it (--reason)",
+                        "say why the work goes back to it (the hand-off's reason)",  # the interface names its input
                     )
                 )
             warning = loop_warning(target, chain)

@@ -57,12 +57,18 @@ class VerifyReport:
 
 
 def verify_file(
-    path: Path, now: dt.datetime | None = None, *, config: Path | None = None, require_signature: bool = False
+    path: Path,
+    now: dt.datetime | None = None,
+    *,
+    config: Path | None = None,
+    require_signature: bool = False,
+    option: str = "--require-signature",
 ) -> VerifyReport:
     """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
 
     `require_signature` makes an absent signature a failure: a signature is optional, so whoever
-    strips it and recomputes the hash is only caught by a reader that insists on one.
+    strips it and recomputes the hash is only caught by a reader that insists on one. `option` is
+    that requirement as the caller's interface spells it (`require_signature` over MCP).
     """
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.payload.integrity import examine
@@ -91,7 +97,7 @@ def verify_file(
     mismatches = findings.problems
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
-        mismatches.append("meta.signature is absent, and a signature is required (--require-signature)")
+        mismatches.append(f"meta.signature is absent, and a signature is required ({option})")
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
     report = VerifyReport(

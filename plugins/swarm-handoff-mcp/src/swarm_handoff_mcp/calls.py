@@ -24,7 +24,7 @@ def _cwd(call: Call) -> Path | None:
 
     cwd = call.args.get("cwd")
     path = Path(cwd) if cwd else None
-    check_cwd(path)
+    check_cwd(path, "cwd")
     return path
 
 
@@ -141,7 +141,7 @@ def handoff_tool(call: Call) -> Document:
     from swarm_handoff.api import HandoffOptions, UsageError, chain_names, check_session, hand_off, make_context
 
     session = call.args["session"]
-    check_session(session)
+    check_session(session, "session")
     received = call.args.get("from_payload")
     if received is None and "synthesis" not in call.args:
         raise UsageError(
@@ -168,20 +168,31 @@ def handoff_tool(call: Call) -> Document:
         confirm = call.confirm
         if call.args.get("confirm_loop"):
             confirm = _yes
-        # The payload and the history record the override as it was given: this tool's argument.
-        names = {"override_accepts_from": "override_accepts_from", "allow_undeclared": "allow_undeclared"}
-        return hand_off(options, host=call.host, context=make_context(), confirm=confirm, option_names=names)
+        # Refusals name this tool's arguments, and the payload and the history record the override as given.
+        return hand_off(options, host=call.host, context=make_context(), confirm=confirm, option_names=handoff_names())
 
 
 def _yes(_message: str) -> bool:
     return True
 
 
+# The `handoff` arguments not named as the core's neutral name (`HandoffOptions`' field) of the input.
+RENAMED_ARGUMENTS = {"received": "from_payload", "confirm": "confirm_loop"}
+
+
+def handoff_names() -> dict[str, str]:
+    """Each input a hand-off refusal may name, as this tool's argument: from the core's one table, none missed."""
+    from swarm_handoff.api import HANDOFF_CLI_NAMES
+
+    return {name: RENAMED_ARGUMENTS.get(name, name) for name in HANDOFF_CLI_NAMES}
+
+
 def verify_tool(call: Call) -> Document:
     """Verify a payload as `verify`, so a target can check what it received before trusting it."""
     from swarm_handoff.api import verify_file
 
-    return verify_file(Path(call.args["path"]), require_signature=bool(call.args.get("require_signature", False)))
+    required = bool(call.args.get("require_signature", False))
+    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature")
 
 
 def validate_tool(call: Call) -> Document:

@@ -24,6 +24,7 @@ from mcp.server.lowlevel import Server
 
 from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
+from swarm_handoff_mcp.calls import handoff_names
 from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, installed_scopes, tool_specs
 
 Context = ServerRequestContext[Any, Any]
@@ -203,25 +204,25 @@ class SwarmServer:
             raise resources.protocol_error(error) from None
 
 
-# The CLI options a `handoff` refusal's hint names, and the tool argument that is each one over MCP.
-OVERRIDE_ARGUMENTS = {"--override-accepts-from": "override_accepts_from", "--allow-undeclared": "allow_undeclared"}
-
-
 def _name_override(error: SwarmError, tool: str) -> SwarmError:
-    """A refusal's hint names the CLI's option (`--yes`, `--override-accepts-from`...); over MCP, the argument."""
-    if tool != "handoff":
+    """Add `details.override_argument`: the tool argument that lifts the refusal, for clients that read it.
+
+    The core names the override in neutral terms (`details.override`) and already spells its hint
+    with this tool's arguments (`calls.handoff_names`); only the loop question reads differently
+    here, since a client may be asked through elicitation rather than at a terminal.
+    """
+    override = error.details.get("override")
+    if tool != "handoff" or not isinstance(override, str):
         return error
-    if "already in the chain" in error.message:
+    argument = handoff_names().get(override)
+    if argument is None:
+        return error
+    error.details.setdefault("override_argument", argument)
+    if override == "confirm":
         error.hint = (
-            "ask the user; if they agree, call handoff again with confirm_loop=true "
+            f"ask the user; if they agree, call handoff again with {argument}=true "
             "(clients that support elicitation are asked directly)"
         )
-        error.details.setdefault("override_argument", "confirm_loop")
-        return error
-    for option, argument in OVERRIDE_ARGUMENTS.items():
-        if error.hint and option in error.hint:
-            error.hint = error.hint.replace(option, f"{argument}=true")
-            error.details.setdefault("override_argument", argument)
     return error
 
 

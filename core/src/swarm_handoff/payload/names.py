@@ -1,0 +1,49 @@
+"""How the interface handing off names each input a refusal asks the user to change.
+
+A hand-off refusal names what to give or change (`--source`, `--yes`, `--override-accepts-from`);
+the CLI and the MCP server spell those differently (`source`, `confirm_loop=true`...). The lifecycle
+takes the caller's spelling of each input, keyed by the neutral name in `HANDOFF_CLI_NAMES`, so one table
+lists them: an interface that names them from its keys cannot miss one (the MCP server does).
+A refusal an override lifts also says which one in `details["override"]`, in neutral terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from swarm_handoff.undeclared import OPTION as UNDECLARED_OPTION
+
+# Neutral name (a `HandoffOptions` field; `confirm` answers the loop and long-chain questions) -> CLI option.
+HANDOFF_CLI_NAMES: Mapping[str, str] = {
+    "source": "--source",
+    "session": "--session",
+    "schema": "--schema",
+    "synthesis": "--synthesis",
+    "received": "--from",
+    "reason": "--reason",
+    "health_check": "--health-check",
+    "accepts_from": "--accepts-from",  # `discover`'s query, suggested when a source is not accepted
+    "override_accepts_from": "--override-accepts-from",
+    "allow_undeclared": UNDECLARED_OPTION,
+    "confirm": "--yes",
+}
+# The refusals an override lifts, by neutral name: each carries it in `details["override"]`.
+OVERRIDES = ("override_accepts_from", "allow_undeclared", "confirm")
+
+
+def given(name: str, value: str) -> str:
+    """An input with a value as the interface writes it: `--schema 2.0` for the CLI, `schema=2.0` for a tool."""
+    return f"{name} {value}" if name.startswith("-") else f"{name}={value}"
+
+
+def switched_on(name: str) -> str:
+    """A yes/no input turned on: the CLI's flag as it is (`--yes`), a tool's argument `=true`."""
+    return name if name.startswith("-") else f"{name}=true"
+
+
+def finding_accepting(names: Mapping[str, str], source: str) -> str:
+    """How to list the targets that accept `source`: the CLI's command, or the `discover` tool's argument."""
+    option = names["accepts_from"]
+    if option.startswith("-"):
+        return f"swarm-handoff discover {option} {source}"
+    return f"the discover tool with {given(option, source)}"

@@ -1,0 +1,163 @@
+"""Over MCP an error names the tool's arguments (`source`, `chain`...), never the CLI's options (`--source`)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from swarm_handoff.api import record_from_frontmatter
+from swarm_handoff_mcp.server import SwarmServer
+
+CLI_OPTION = re.compile(r"--[A-Za-z]")
+SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "synthesis_summary": "Review."}
+
+
+@pytest.fixture
+def server(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> SwarmServer:
+    picky = record_from_frontmatter(
+        {
+            "description": "Reviews.",
+            "handoff": {
+                "accepts_handoff": True,
+                "handoff_categories": ["review"],
+                "handoff_description": "Reviews what the planner hands it.",
+                "accepts_from": ["planner"],
+            },
+        },
+        name="picky",
+        scope="project",
+        source="t",
+        path=None,
+    )
+    checked = record_from_frontmatter(
+        {
+            "description": "Fails its health check.",
+            "handoff": {
+                "accepts_handoff": True,
+                "handoff_categories": ["review"],
+                "handoff_description": "Checked first.",
+                "health_check": f"{sys.executable} -c 'raise SystemExit(3)'",
+            },
+        },
+        name="checked",
+        scope="project",
+        source="t",
+        path=None,
+    )
+    bare = record_from_frontmatter(
+        {"description": "Declares nothing."}, name="bare", scope="project", source="t", path=None
+    )
+    register_source("mcp-names", (picky, checked, bare))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    return SwarmServer(swarm_host)
+
+
+def call(server: SwarmServer, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """One tool call through the server's own handler, as a client without elicitation makes it."""
+    ctx = SimpleNamespace(session=SimpleNamespace(client_capabilities=None, can_send_request=False), request_id=1)
+
+    async def run() -> types.CallToolResult:
+        return await server.call_tool(ctx, types.CallToolRequestParams(name=name, arguments=arguments))  # type: ignore[arg-type]
+
+    return anyio.run(run)
+
+
+def bad_calls(tmp: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each tool with arguments it refuses, the refusals that could name an input covered."""
+    session = str(tmp / "session")
+    missing = str(tmp / "nowhere")
+    handoff = {"target": "picky", "synthesis": SYNTHESIS, "session": session}
+    return [
+        ("discover", {"cwd": missing}),
+        ("discover", {"scope": ["nowhere"]}),
+        ("discover", {"top": 3}),
+        ("why", {"name": "ghost", "cwd": missing}),
+        ("lint", {"path": missing}),
+        ("rank", {"synthesis": {}}),
+        ("rank", {"synthesis": missing}),
+        ("rank", {"synthesis": SYNTHESIS, "chain": ["a,b"]}),
+        ("rank", {"synthesis": SYNTHESIS, "scorer": "nope"}),
+        ("rank", {"synthesis": SYNTHESIS, "top": 0}),
+        ("rank", {"synthesis": SYNTHESIS, "cwd": missing}),
+        ("handoff", {"target": "picky", "session": session}),
+        ("handoff", {**handoff, "session": ""}),
+        ("handoff", {**handoff, "session": "/"}),
+        ("handoff", {**handoff, "source": "../up"}),
+        ("handoff", {**handoff, "source": "stranger"}),
+        ("handoff", {**handoff, "source": "planner", "schema": "9.9"}),
+        ("handoff", {**handoff, "source": "planner", "schema": "2.0"}),
+        ("handoff", {**handoff, "chain": ["a,b"]}),
+        ("handoff", {**handoff, "chain": ["planner", "picky"], "source": "planner"}),
+        ("handoff", {**handoff, "target": "bare"}),
+        ("handoff", {**handoff, "target": "pickyy"}),
+        ("handoff", {**handoff, "synthesis": missing}),
+        ("handoff", {"target": "picky", "session": session, "from_payload": missing}),
+        ("handoff", {**handoff, "target": "checked", "health_check": True}),
+        ("verify", {"path": missing}),
+        ("validate", {"path": missing}),
+        ("ack", {"path": missing, "status": "received"}),
+        ("ack", {"path": missing, "status": "maybe"}),
+        ("history", {"skill": "a", "trace": "b"}),
+        ("workflow_step", {"skill": "ghost", "step": "one"}),
+    ]
+
+
+def said(data: Any) -> list[tuple[str, str]]:
+    """Every `message` and `hint` in a result: the error's, and each problem a report carries."""
+    if isinstance(data, dict):
+        found = [(key, value) for key, value in data.items() if key in ("message", "hint") and isinstance(value, str)]
+        return found + [item for value in data.values() for item in said(value)]
+    if isinstance(data, list):
+        return [item for value in data for item in said(value)]
+    return []
+
+
+def test_no_error_of_any_tool_names_a_cli_option(server: SwarmServer, tmp_path: Path) -> None:
+    (tmp_path / "session").mkdir()
+    unsigned = call(
+        server,
+        "handoff",
+        {"target": "picky", "synthesis": SYNTHESIS, "session": str(tmp_path / "session"), "source": "planner"},
+    )
+    assert not unsigned.is_error, unsigned.structured_content
+    payload = (unsigned.structured_content or {})["payload_path"]
+    leaks = []
+    for tool, arguments in [*bad_calls(tmp_path), ("verify", {"path": payload, "require_signature": True})]:
+        result = call(server, tool, arguments)
+        data = result.structured_content or {}
+        assert result.is_error or tool == "lint", (tool, arguments, data)  # lint reports a bad path as a finding
+        assert said(data), (tool, arguments, data)
+        leaks += [f"{tool} {arguments}: {key}: {text}" for key, text in said(data) if CLI_OPTION.search(text)]
+        leaks += [f"{tool} {arguments}: text: {c.text}" for c in result.content if CLI_OPTION.search(c.text)]  # type: ignore[union-attr]
+    Path("/tmp/s8/leaks.txt").write_text("\n".join(leaks))
+    assert leaks == []
+
+
+def test_every_input_a_refusal_names_is_a_handoff_argument() -> None:
+    # The core's one table of hand-off inputs: a new one the tool lacks would be named as nothing over MCP.
+    from swarm_handoff.api import HANDOFF_CLI_NAMES
+    from swarm_handoff_mcp.calls import handoff_names
+    from swarm_handoff_mcp.tools import tool_specs
+
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    assert set(handoff_names()) == set(HANDOFF_CLI_NAMES)
+    assert set(handoff_names().values()) - set(spec.schema["properties"]) == {"accepts_from"}  # `discover`'s
+    assert "accepts_from" in next(s for s in tool_specs() if s.name == "discover").schema["properties"]
+
+
+def test_an_override_refusal_says_which_override_in_neutral_terms(server: SwarmServer, tmp_path: Path) -> None:
+    handoff = {"target": "picky", "synthesis": SYNTHESIS, "session": str(tmp_path)}
+    for arguments, override, argument in (
+        ({**handoff, "source": "stranger"}, "override_accepts_from", "override_accepts_from"),
+        ({**handoff, "target": "bare"}, "allow_undeclared", "allow_undeclared"),
+    ):
+        error = (call(server, "handoff", arguments).structured_content or {})["error"]
+        assert (error["details"]["override"], error["details"]["override_argument"]) == (override, argument)
+        assert f"{argument}=true" in error["hint"]
