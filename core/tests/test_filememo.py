@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import filecache
+from swarm_handoff import filecache, filememo
 from swarm_handoff.api import FileMemo
 
 HOUR_AGO = time.time() - 3600
@@ -52,6 +52,52 @@ def test_a_changed_file_is_a_miss(tmp_path: Path, change: str) -> None:
     else:  # an editor's atomic save: a new inode, same size and (restored) mtime
         other = old_file(tmp_path / "new.md", "HELLO")
         os.replace(other, path)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def rewritten_keeping_mtime(path: str, text: str) -> None:
+    """Rewrite `path` in place with `text` and set its mtime back, as `touch -r` or `cp -p` do."""
+    before = os.stat(path)
+    while True:  # the status-change time ticks with the kernel's clock: wait for one tick if needed
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        if os.stat(path).st_ctime_ns != before.st_ctime_ns:
+            return
+        time.sleep(0.005)
+
+
+def test_a_same_size_edit_that_keeps_the_mtime_is_a_miss(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "old analysis")
+    before = os.stat(path)
+    rewritten_keeping_mtime(path, "HELLO")
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_the_same_stat_on_another_device_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "analysis on the first disk")
+    real = os.stat(path)
+    fields = {name: getattr(real, name) for name in ("st_mtime_ns", "st_size", "st_ino", "st_ctime_ns")}
+    other = type("Stat", (), {**fields, "st_dev": real.st_dev + 1})()
+    real_stat = os.stat
+
+    def stat(target: object, *args: object, **kwargs: object) -> object:
+        return other if target == path else real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(filememo.os, "stat", stat)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_a_memo_of_the_former_shape_is_empty(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    st = os.stat(path)
+    former = ("1", {path: (st.st_mtime_ns, st.st_size, st.st_ino, "old analysis")})
+    memo_file().parent.mkdir(parents=True)
+    memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", former)))
     assert FileMemo("demo", "1").get(path) is None
 
 
@@ -128,8 +174,8 @@ def test_a_corrupt_or_foreign_memo_file_is_an_empty_memo(tmp_path: Path, content
 
 def test_a_hostile_entry_for_the_very_file_is_a_miss(tmp_path: Path) -> None:
     path = old_file(tmp_path / "SKILL.md", "hello")
-    for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0]]:
-        payload = ("1", {path: entry})
+    for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0], (0, 0, 0, 0, 0, "x"), [0] * 6]:
+        payload = ((filememo.MEMO_FORMAT, "1"), {path: entry})
         memo_file().parent.mkdir(parents=True, exist_ok=True)
         memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", payload)))
         assert FileMemo("demo", "1").get(path) is None

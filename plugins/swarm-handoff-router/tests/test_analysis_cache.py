@@ -116,7 +116,7 @@ def test_a_damaged_entry_is_analysed_again(skills: list[SkillRecord], analysed: 
         [None, ("row", "state"), (skills[1].to_row(), {"name": ("x", 1)}), (skills[2].to_row(), {})]
     ):
         path = str(skills[number].path)
-        memo.entries[path] = (*memo.entries[path][:3], bad)
+        memo.entries[path] = (*memo.entries[path][:-1], bad)
         memo.used[path] = memo.entries[path]
     memo.dirty = True
     memo.save()
@@ -147,7 +147,7 @@ def test_a_forged_entry_of_the_right_keys_but_wrong_types_is_analysed_again(
     ]
     for number, lie in enumerate(lies):
         path = str(skills[number].path)
-        memo.entries[path] = (*memo.entries[path][:3], (skills[number].to_row(), lie))
+        memo.entries[path] = (*memo.entries[path][:-1], (skills[number].to_row(), lie))
         memo.used[path] = memo.entries[path]
     memo.dirty = True
     memo.save()

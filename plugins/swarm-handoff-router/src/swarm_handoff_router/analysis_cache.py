@@ -4,10 +4,10 @@ Analysing a skill (reading its body, splitting off the negative clauses, stemmin
 most of what `rank --scorer router` costs over thousands of skills, and it is a pure function of
 the SKILL.md file, of the record discovery made of it, and of this code. So each analysis is kept in
 the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
-`SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's modification time, size and inode are
-those it was analysed at, the record is the same, and the memo was written by this very code (its
-version is a digest of the router's source files and the Python version, so an upgrade or an edit
-of the router never reads an older analysis). A damaged entry is analysed again.
+`SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's stat (modification and status-change
+times, size, inode, device) is the one it was analysed at, the record is the same, and the memo was
+written by this very code (its version is a digest of the router's source files and the Python
+version, so an upgrade or an edit of the router never reads an older analysis). A damaged entry is analysed again.
 
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
 """
