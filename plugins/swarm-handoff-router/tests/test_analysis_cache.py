@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import math
 import os
 import time
 from collections import Counter
@@ -213,3 +214,47 @@ def test_a_state_of_another_shape_is_refused(state: object) -> None:
 def test_what_the_memo_cannot_keep_is_refused() -> None:
     with pytest.raises(TypeError):
         encode(object())
+
+
+def test_forged_counts_and_lengths_are_analysed_again_never_a_nan_point(
+    skills: list[SkillRecord], analysed: list[str]
+) -> None:
+    synthesis = parse_synthesis({"original_prompt": "estimate vendor costs for skill 3", "problem_type": "research"})
+    fresh = route(skills, synthesis, [Document.of(s) for s in skills])
+    expected = analyse(skills)
+    memo = FileMemo(MEMO_NAME, memo_version())
+    state = to_state(expected[0])
+    fields = state["fields"][1]  # type: ignore[index]
+    lengths = state["lengths"][1]  # type: ignore[index]
+    body = dict(fields["body"][1])
+    word = next(iter(body))
+
+    def counted(count: object) -> dict[str, object]:
+        return forged(state, "fields", ("m", {**fields, "body": ("c", {**body, word: count})}))
+
+    lies = [
+        counted(float("nan")),
+        counted(float("inf")),
+        counted(-3),
+        counted(0),
+        counted(True),
+        counted(2.0),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", 0)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", -5)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", lengths["body"][1] + 1)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", float("nan"))})),
+        forged(state, "negative_terms", ("f", (1, 2))),
+        forged(state, "pairs", ("f", ((1, 2),))),
+    ]
+    for number, lie in enumerate(lies):
+        path = str(skills[number].path)
+        memo.entries[path] = (*memo.entries[path][:-1], (skills[number].to_row(), lie))
+        memo.used[path] = memo.entries[path]
+    memo.dirty = True
+    memo.save()  # a forged memo file on disk
+    analysed.clear()
+    assert analyse(skills) == expected
+    assert analysed == [f"skill-{number}" for number in range(len(lies))]
+    ranking = route(skills, synthesis)
+    assert ranking == fresh
+    assert all(math.isfinite(part.points) for row in ranking for part in row)

@@ -7,7 +7,9 @@ the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
 `SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's stat (modification and status-change
 times, size, inode, device) is the one it was analysed at, the record is the same, and the memo was
 written by this very code (its version is a digest of the router's source files and the Python
-version, so an upgrade or an edit of the router never reads an older analysis). A damaged entry is analysed again.
+version, so an upgrade or an edit of the router never reads an older analysis). A damaged or
+forged entry (counts that are not positive integers, lengths that are not their sums, members of
+the wrong type) is analysed again.
 
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
 """
@@ -15,6 +17,7 @@ The ranking is unchanged: a document rebuilt from the memo equals the one `Docum
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -66,15 +69,32 @@ def encode(value: object) -> object:
     raise TypeError(f"cannot keep a {type(value).__name__} in the analysis memo")
 
 
+_INT, _STR = frozenset({int}), frozenset({str})
+
+
+def _plain(members: tuple[object, ...]) -> bool:
+    """What a stored frozenset may hold: stems, or pairs of stems."""
+    kinds = set(map(type, members))
+    if kinds <= _STR:
+        return True
+    return kinds <= {str, tuple} and all(set(map(type, item)) <= _STR for item in members if type(item) is tuple)
+
+
 def decode(data: object) -> object:
     """Rebuild what `encode` wrote; anything else raises (the entry is then analysed again)."""
     if not (isinstance(data, tuple) and len(data) == 2):
         raise ValueError("not an encoded value")
     tag, value = data
     if tag == "c" and isinstance(value, dict):
-        sum(value.values())  # counts, or a TypeError here rather than in the middle of scoring
+        # Word counts as `Counter(words)` makes them, positive ints: a forged NaN, inf or -3 would be a
+        # NaN or negative point in a ranking. (`map(type, ...)` keeps the warm path's check in C.)
+        if (
+            not (set(map(type, value.values())) <= _INT and set(map(type, value)) <= _STR)
+            or min(value.values(), default=1) < 1
+        ):
+            raise ValueError("counts that are not positive integers")
         return Counter(value)
-    if tag == "f" and isinstance(value, tuple):
+    if tag == "f" and isinstance(value, tuple) and _plain(value):
         return frozenset(value)
     if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
         return {key: decode(item) for key, item in value.items()}
@@ -82,7 +102,9 @@ def decode(data: object) -> object:
         return value
     if tag == "t" and isinstance(value, tuple):
         return tuple(decode(item) for item in value)
-    if tag == "v" and (value is None or isinstance(value, str | int | float)):
+    if tag == "v" and (
+        value is None or isinstance(value, str | int) or (type(value) is float and math.isfinite(value))
+    ):
         return value
     raise ValueError(f"unknown tag {tag!r}")
 
@@ -124,7 +146,21 @@ def from_state(cls: type[T], state: object, expected: object = None) -> T:
         raise ValueError("a document of another shape")
     if expected is not None and state_shape(state) != expected:
         raise ValueError("a document of another shape")
-    return cls(**{name: decode(value) for name, value in state.items()})
+    document = cls(**{name: decode(value) for name, value in state.items()})
+    if not _consistent(document):
+        raise ValueError("field lengths that are not the sums of the field's counts")
+    return document
+
+
+def _consistent(document: object) -> bool:
+    """A document's `lengths` are its `fields`' word totals, as analysis makes them: a forged length
+    (0, negative, or unrelated to the counts) would bend every score's length normalisation."""
+    fields, lengths = getattr(document, "fields", None), getattr(document, "lengths", None)
+    if not (isinstance(fields, Mapping) and isinstance(lengths, Mapping)):
+        return True  # a document without counted fields: nothing to relate
+    return fields.keys() == lengths.keys() and all(
+        type(lengths[name]) is int and lengths[name] == sum(counts.values()) for name, counts in fields.items()
+    )
 
 
 def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillRecord], T], cls: type[T]) -> list[T]:
