@@ -258,3 +258,38 @@ def test_forged_counts_and_lengths_are_analysed_again_never_a_nan_point(
     ranking = route(skills, synthesis)
     assert ranking == fresh
     assert all(math.isfinite(part.points) for row in ranking for part in row)
+
+
+def bytecode_only_install(folder: Path) -> Path:
+    """The router's modules as a sourceless install ships them: `name.pyc` beside each other, no `.py`."""
+    import py_compile
+
+    source = Path(analysis_cache.__file__).parent
+    folder.mkdir()
+    for name in ("analysis_cache", "router", "text"):
+        py_compile.compile(str(source / f"{name}.py"), cfile=str(folder / f"{name}.pyc"), doraise=True)
+    return folder
+
+
+def test_a_bytecode_only_install_has_a_version_that_follows_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = bytecode_only_install(tmp_path / "site")
+    monkeypatch.setattr(analysis_cache, "__file__", str(folder / "analysis_cache.pyc"))
+    monkeypatch.setattr(analysis_cache, "_version", None)
+    version = memo_version()
+    assert len(version) == 64
+    assert analysis_cache.code_digest(folder) == version
+    (folder / "text.pyc").write_bytes((folder / "text.pyc").read_bytes() + b"\0")
+    assert analysis_cache.code_digest(folder) not in (None, version)
+
+
+def test_unreadable_code_turns_the_memo_off_without_an_error(
+    tmp_path: Path, skills: list[SkillRecord], own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(analysis_cache, "__file__", str(tmp_path / "empty" / "analysis_cache.pyc"))
+    monkeypatch.setattr(analysis_cache, "_version", None)
+    assert memo_version() == ""
+    assert analyse(skills) == [Document.of(s) for s in skills]
+    assert not (own_cache / "swarm-handoff" / "memo").exists()

@@ -39,17 +39,35 @@ _version: str | None = None
 
 
 def memo_version() -> str:
-    """A digest of the router's analysing code and the Python version: a new one ignores older memos."""
+    """A digest of the router's analysing code and the Python version: a new one ignores older memos.
+
+    Empty (the memo is then not used) when the code cannot be read: a version that does not follow
+    the code could serve an older router's analyses.
+    """
     global _version
     if _version is None:
-        from hashlib import sha256
-
-        digest = sha256(repr(sys.version_info[:2]).encode())
-        folder = Path(__file__).parent
-        for name in _SOURCES:
-            digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
-        _version = digest.hexdigest()
+        _version = code_digest(Path(__file__).parent) or ""
     return _version
+
+
+def code_digest(folder: Path) -> str | None:
+    """The digest of the analysing code in `folder`, from its sources, else from its bytecode (an install
+    that ships only `.pyc` files, as some packagers and frozen apps do); None when neither is readable."""
+    from hashlib import sha256
+
+    digest = sha256(repr(sys.version_info[:2]).encode())
+    for name in _SOURCES:
+        stem = name.removesuffix(".py")
+        for candidate, kind in ((name, b"source"), (f"{stem}.pyc", b"bytecode")):
+            try:
+                data = (folder / candidate).read_bytes()
+            except OSError:
+                continue
+            digest.update(name.encode() + b"\0" + kind + b"\0" + data)
+            break
+        else:
+            return None
+    return digest.hexdigest()
 
 
 def encode(value: object) -> object:
@@ -168,7 +186,10 @@ def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillR
     records = list(records)
     if len(records) < MIN_RECORDS:
         return [analyse_one(record) for record in records]
-    memo = FileMemo(MEMO_NAME, memo_version())
+    version = memo_version()
+    if not version:
+        return [analyse_one(record) for record in records]
+    memo = FileMemo(MEMO_NAME, version)
     if not memo.enabled:
         return [analyse_one(record) for record in records]
     expected = state_shape(to_state(analyse_one(_REFERENCE)))
