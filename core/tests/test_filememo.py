@@ -97,7 +97,7 @@ def test_a_memo_of_the_former_shape_is_empty(tmp_path: Path) -> None:
     st = os.stat(path)
     former = ("1", {path: (st.st_mtime_ns, st.st_size, st.st_ino, "old analysis")})
     memo_file().parent.mkdir(parents=True)
-    memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", former)))
+    memo_file().write_bytes(filecache.encode("memo:demo", former))
     assert FileMemo("demo", "1").get(path) is None
 
 
@@ -154,11 +154,13 @@ def test_the_memo_lives_in_the_core_cache_folder(tmp_path: Path) -> None:
     [
         b"",
         b"not marshal at all",
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", "not a pair")),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", ["a", "list"]))),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", {"x": 1, "y": (1, 2)}))),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "parse", ("1", {}))),
+        filecache.encode("memo:demo", "not a pair"),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), ["a", "list"])),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), {"x": 1, "y": (1, 2)})),
+        filecache.encode("parse", ((filememo.MEMO_FORMAT, "1"), {})),
         marshal.dumps([1, 2, 3])[:-1],
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ((filememo.MEMO_FORMAT, "1"), {}))),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), {}))[:-1],
     ],
 )
 def test_a_corrupt_or_foreign_memo_file_is_an_empty_memo(tmp_path: Path, content: bytes) -> None:
@@ -177,7 +179,7 @@ def test_a_hostile_entry_for_the_very_file_is_a_miss(tmp_path: Path) -> None:
     for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0], (0, 0, 0, 0, 0, "x"), [0] * 6]:
         payload = ((filememo.MEMO_FORMAT, "1"), {path: entry})
         memo_file().parent.mkdir(parents=True, exist_ok=True)
-        memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", payload)))
+        memo_file().write_bytes(filecache.encode("memo:demo", payload))
         assert FileMemo("demo", "1").get(path) is None
 
 
@@ -268,3 +270,41 @@ def test_a_cache_file_that_declares_a_huge_or_deep_object_is_a_miss(tmp_path, mo
 
         monkeypatch.setattr(marshal, "loads", loads)
         assert filecache.load(path, "memo") is None
+
+
+def forged_huge(header: bytes = filecache.HEADER, digest: bytes = b"\0" * filecache.DIGEST_SIZE) -> bytes:
+    """A cache file whose body declares a list of 2**31 - 1 items (marshal would allocate 16 GiB first)."""
+    return header + digest + b"[" + (2**31 - 1).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        forged_huge(),  # a digest that does not match
+        forged_huge(header=b"swarm-handoff-cache\0\0\3"),  # another format's header
+        forged_huge(header=b""),  # no header: a bare marshal stream, as format 3 wrote
+        b"swarm-handoff",  # shorter than a header
+        b"",
+    ],
+)
+def test_a_cache_file_whose_digest_does_not_match_never_reaches_marshal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
+) -> None:
+    path = tmp_path / "x.bin"
+    path.write_bytes(content)
+
+    def loads(_data: object) -> object:
+        raise AssertionError("marshal.loads was given a file that failed its digest")
+
+    monkeypatch.setattr(marshal, "loads", loads)
+    assert filecache.load(path, "memo") is None
+
+
+def test_a_cache_file_round_trips_and_one_changed_byte_makes_it_a_miss(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    filecache.dump(path, "demo", {"a": (1, 2.5, "x")})
+    assert filecache.load(path, "demo") == {"a": (1, 2.5, "x")}
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert filecache.load(path, "demo") is None

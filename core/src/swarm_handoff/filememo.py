@@ -19,7 +19,6 @@ costs speed. `SWARM_HANDOFF_NO_CACHE=1` turns every memo off, as it turns off di
 
 from __future__ import annotations
 
-import marshal
 import os
 import re
 from collections.abc import Mapping
@@ -146,7 +145,7 @@ class FileMemo:
     def _fit(self, entries: dict[str, Entry]) -> bytes | None:
         """The memo as bytes within `max_bytes`, dropping the oldest entries until it fits; None if nothing does."""
         while entries:
-            data = marshal.dumps((filecache.MAGIC, filecache.FORMAT, self.kind, ((MEMO_FORMAT, self.version), entries)))
+            data = filecache.encode(self.kind, ((MEMO_FORMAT, self.version), entries))
             if len(data) <= self.max_bytes:
                 return data
             keys = list(entries)
