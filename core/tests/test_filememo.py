@@ -308,3 +308,62 @@ def test_a_cache_file_round_trips_and_one_changed_byte_makes_it_a_miss(tmp_path:
     data[-3] ^= 0x01
     path.write_bytes(bytes(data))
     assert filecache.load(path, "demo") is None
+
+
+def aged(path: Path, seconds: float) -> None:
+    """Date the memo file `seconds` back, as if it was last written then."""
+    when = time.time() - seconds
+    os.utime(path, (when, when))
+
+
+def read_only_run(paths: list[str]) -> None:
+    """A run in which every lookup hits: nothing new to keep."""
+    memo = FileMemo("demo", "1", max_entries=4)
+    assert all(memo.get(path) is not None for path in paths)
+    memo.save()
+
+
+def test_entries_in_daily_use_outlive_the_others_though_their_runs_only_read(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(6)]
+    daily, other, new = paths[:2], paths[2:4], paths[4:]
+    for group in (daily, other):
+        memo = FileMemo("demo", "1", max_entries=4)
+        for path in group:
+            assert memo.get(path) is None
+            memo.put(path, path)
+        memo.save()
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)  # the last write was over an hour ago
+    read_only_run(daily)  # ranked again: every lookup a hit
+    memo = FileMemo("demo", "1", max_entries=4)
+    for path in new:  # another project's skills push two entries out
+        assert memo.get(path) is None
+        memo.put(path, path)
+    memo.save()
+    later = FileMemo("demo", "1")
+    assert [p for p in paths if later.get(p) is not None] == [*daily, *new]
+
+
+def test_a_read_only_run_writes_nothing_while_its_entries_are_the_last_or_the_memo_is_recent(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(4)]
+    first, second = paths[:2], paths[2:]
+    for group in (first, second):
+        memo = FileMemo("demo", "1")
+        for path in group:
+            assert memo.get(path) is None
+            memo.put(path, path)
+        memo.save()
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)
+    before = os.stat(memo_file())
+    read_only_run(second)  # already filed last: nothing to do, however old the file
+    read_only_run([*first, *second])  # every entry used: the order cannot improve
+    assert os.stat(memo_file()).st_mtime_ns == before.st_mtime_ns
+    aged(memo_file(), 60)  # written a minute ago
+    before = os.stat(memo_file())
+    read_only_run(first)  # not last, but the memo is recent: the warm path stays free of writes
+    assert os.stat(memo_file()).st_mtime_ns == before.st_mtime_ns
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)
+    before = os.stat(memo_file())
+    read_only_run(first)  # not last and old: filed last again
+    assert os.stat(memo_file()).st_mtime_ns > before.st_mtime_ns
+    later = FileMemo("demo", "1")
+    assert list(later.entries) == [*second, *first]

@@ -12,13 +12,18 @@ memo also carries its owner's `version`: a memo written by another version is em
 
 The memo is one file, `$XDG_CACHE_HOME/swarm-handoff/memo/NAME.bin` (else under `~/.cache`),
 written atomically under the folder's lock after merging what another process stored meanwhile, and
-bounded by entries and bytes (entries this run did not use go first). A missing, corrupt, foreign
+bounded by entries and bytes, least recently used first: each write files the entries its run used
+last. A run that only reads (every lookup a hit) writes nothing, unless other runs have filed their
+entries after its own and the memo was last written over `REFRESH_NS` ago: then it files its
+entries last again, so the skills ranked every day are not the first to go, at the cost of one
+write an hour at most. A missing, corrupt, foreign
 or hostile file is an empty memo, never an error, and a cache folder that cannot be written only
 costs speed. `SWARM_HANDOFF_NO_CACHE=1` turns every memo off, as it turns off discovery's caches.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Mapping
@@ -32,6 +37,9 @@ MAX_MEMO_ENTRIES = 20_000
 # within issue 14's 50 MB (the router's analyses of ~5,000 real skills fit).
 MAX_MEMO_BYTES = 12 * 1024 * 1024
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+# How old the memo file must be before a run that only read from it writes it again to file its
+# entries as recently used: rarely enough that a warm run almost never pays for a write.
+REFRESH_NS = 3600 * 10**9
 # The shape of a stored memo (its key and entries): a file of another shape is an empty memo.
 # 2: the key gained the device and the status-change time.
 MEMO_FORMAT = 2
@@ -124,7 +132,7 @@ class FileMemo:
 
     def save(self) -> None:
         """Write what this run added (merged with what is in the file now); never raises for the cache's sake."""
-        if self.path is None or not self.dirty:
+        if self.path is None or not (self.dirty or self._used_long_ago()):
             return
         folder = os.path.dirname(self.path)
         try:
@@ -141,6 +149,18 @@ class FileMemo:
                     self.dirty = False
         except (OSError, ValueError):
             return  # a read-only or full cache folder, or a value marshal cannot write: speed only
+
+    def _used_long_ago(self) -> bool:
+        """True when this run's entries are not the memo's last ones (other runs filed theirs after) and
+        the memo was written over `REFRESH_NS` ago: evicted first, although in use."""
+        if self.path is None or not self.used:
+            return False
+        if set(itertools.islice(reversed(self.entries), len(self.used))) <= self.used.keys():
+            return False  # still the last ones filed: the warm path, one small set and no system call
+        try:
+            return filecache.now_ns() - os.stat(self.path).st_mtime_ns > REFRESH_NS
+        except OSError:
+            return False
 
     def _fit(self, entries: dict[str, Entry]) -> bytes | None:
         """The memo as bytes within `max_bytes`, dropping the oldest entries until it fits; None if nothing does."""
