@@ -16,9 +16,9 @@ bounded by entries and bytes, least recently used first: each write files the en
 last. A run that only reads (every lookup a hit) writes nothing, unless other runs have filed their
 entries after its own and the memo was last written over `REFRESH_NS` ago: then it files its
 entries last again, so the skills ranked every day are not the first to go, at the cost of one
-write an hour at most. A missing, corrupt, foreign
-or hostile file is an empty memo, never an error, and a cache folder that cannot be written only
-costs speed. `SWARM_HANDOFF_NO_CACHE=1` turns every memo off, as it turns off discovery's caches.
+write an hour at most. A missing, corrupt, foreign or hostile file is an empty memo, never an
+error, and a cache folder that cannot be written only costs speed. `SWARM_HANDOFF_NO_CACHE=1`
+turns every memo off, as it turns off discovery's caches.
 """
 
 from __future__ import annotations
