@@ -87,7 +87,7 @@ def encode(value: object) -> object:
     raise TypeError(f"cannot keep a {type(value).__name__} in the analysis memo")
 
 
-_INT, _STR = frozenset({int}), frozenset({str})
+_STR = frozenset({str})
 
 
 def _plain(members: tuple[object, ...]) -> bool:
@@ -104,14 +104,7 @@ def decode(data: object) -> object:
         raise ValueError("not an encoded value")
     tag, value = data
     if tag == "c" and isinstance(value, dict):
-        # Word counts as `Counter(words)` makes them, positive ints: a forged NaN, inf or -3 would be a
-        # NaN or negative point in a ranking. (`map(type, ...)` keeps the warm path's check in C.)
-        if (
-            not (set(map(type, value.values())) <= _INT and set(map(type, value)) <= _STR)
-            or min(value.values(), default=1) < 1
-        ):
-            raise ValueError("counts that are not positive integers")
-        return Counter(value)
+        return Counter(value)  # its counts are checked with the document's lengths, by `_consistent`
     if tag == "f" and isinstance(value, tuple) and _plain(value):
         return frozenset(value)
     if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
@@ -171,14 +164,23 @@ def from_state(cls: type[T], state: object, expected: object = None) -> T:
 
 
 def _consistent(document: object) -> bool:
-    """A document's `lengths` are its `fields`' word totals, as analysis makes them: a forged length
-    (0, negative, or unrelated to the counts) would bend every score's length normalisation."""
+    """A document's word counts are positive ints and its `lengths` their totals, as analysis makes them.
+
+    A forged count that is NaN, inf, negative or zero would be a NaN, negative or divided-by-zero
+    point in a ranking, and a forged length would bend every score's length normalisation. Two
+    passes over the counts, both in C: their sum (a float among them makes it a float, a string
+    raises) and their minimum.
+    """
     fields, lengths = getattr(document, "fields", None), getattr(document, "lengths", None)
-    if not (isinstance(fields, Mapping) and isinstance(lengths, Mapping)):
-        return True  # a document without counted fields: nothing to relate
-    return fields.keys() == lengths.keys() and all(
-        type(lengths[name]) is int and lengths[name] == sum(counts.values()) for name, counts in fields.items()
-    )
+    if not (isinstance(fields, Mapping) and isinstance(lengths, Mapping)) or fields.keys() != lengths.keys():
+        return fields is None and lengths is None  # a document without counted fields: nothing to relate
+    for name, counts in fields.items():
+        total = sum(counts.values())  # a TypeError for a count that is not a number
+        if type(total) is not int or type(lengths[name]) is not int or total != lengths[name]:
+            return False
+        if total and min(counts.values()) < 1:
+            return False
+    return True
 
 
 def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillRecord], T], cls: type[T]) -> list[T]:
