@@ -246,8 +246,6 @@ def test_forged_counts_and_lengths_are_analysed_again_never_a_nan_point(
         forged(state, "lengths", ("m", {**lengths, "body": ("v", -5)})),
         forged(state, "lengths", ("m", {**lengths, "body": ("v", lengths["body"][1] + 1)})),
         forged(state, "lengths", ("m", {**lengths, "body": ("v", float("nan"))})),
-        forged(state, "negative_terms", ("f", (1, 2))),
-        forged(state, "pairs", ("f", ((1, 2),))),
     ]
     for number, lie in enumerate(lies):
         path = str(skills[number].path)

@@ -87,17 +87,6 @@ def encode(value: object) -> object:
     raise TypeError(f"cannot keep a {type(value).__name__} in the analysis memo")
 
 
-_STR = frozenset({str})
-
-
-def _plain(members: tuple[object, ...]) -> bool:
-    """What a stored frozenset may hold: stems, or pairs of stems."""
-    kinds = set(map(type, members))
-    if kinds <= _STR:
-        return True
-    return kinds <= {str, tuple} and all(set(map(type, item)) <= _STR for item in members if type(item) is tuple)
-
-
 def decode(data: object) -> object:
     """Rebuild what `encode` wrote; anything else raises (the entry is then analysed again)."""
     if not (isinstance(data, tuple) and len(data) == 2):
@@ -105,7 +94,7 @@ def decode(data: object) -> object:
     tag, value = data
     if tag == "c" and isinstance(value, dict):
         return Counter(value)  # its counts are checked with the document's lengths, by `_consistent`
-    if tag == "f" and isinstance(value, tuple) and _plain(value):
+    if tag == "f" and isinstance(value, tuple):  # members only looked up: any hashable is harmless
         return frozenset(value)
     if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
         return {key: decode(item) for key, item in value.items()}
