@@ -8,8 +8,8 @@ the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
 times, size, inode, device) is the one it was analysed at, the record is the same, and the memo was
 written by this very code (its version is a digest of the router's source files and the Python
 version, so an upgrade or an edit of the router never reads an older analysis). A damaged or
-forged entry (counts that are not positive integers, lengths that are not their sums, members of
-the wrong type) is analysed again.
+forged entry (counts that are not positive integers, lengths that are not their sums, fields of
+another type) is analysed again.
 
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
 """
