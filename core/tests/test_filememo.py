@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import filecache
+from swarm_handoff import filecache, filememo
 from swarm_handoff.api import FileMemo
 
 HOUR_AGO = time.time() - 3600
@@ -52,6 +52,52 @@ def test_a_changed_file_is_a_miss(tmp_path: Path, change: str) -> None:
     else:  # an editor's atomic save: a new inode, same size and (restored) mtime
         other = old_file(tmp_path / "new.md", "HELLO")
         os.replace(other, path)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def rewritten_keeping_mtime(path: str, text: str) -> None:
+    """Rewrite `path` in place with `text` and set its mtime back, as `touch -r` or `cp -p` do."""
+    before = os.stat(path)
+    while True:  # the status-change time ticks with the kernel's clock: wait for one tick if needed
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        if os.stat(path).st_ctime_ns != before.st_ctime_ns:
+            return
+        time.sleep(0.005)
+
+
+def test_a_same_size_edit_that_keeps_the_mtime_is_a_miss(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "old analysis")
+    before = os.stat(path)
+    rewritten_keeping_mtime(path, "HELLO")
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_the_same_stat_on_another_device_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "analysis on the first disk")
+    real = os.stat(path)
+    fields = {name: getattr(real, name) for name in ("st_mtime_ns", "st_size", "st_ino", "st_ctime_ns")}
+    other = type("Stat", (), {**fields, "st_dev": real.st_dev + 1})()
+    real_stat = os.stat
+
+    def stat(target: object, *args: object, **kwargs: object) -> object:
+        return other if target == path else real_stat(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(filememo.os, "stat", stat)
+    assert FileMemo("demo", "1").get(path) is None
+
+
+def test_a_memo_of_the_former_shape_is_empty(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    st = os.stat(path)
+    former = ("1", {path: (st.st_mtime_ns, st.st_size, st.st_ino, "old analysis")})
+    memo_file().parent.mkdir(parents=True)
+    memo_file().write_bytes(filecache.encode("memo:demo", former))
     assert FileMemo("demo", "1").get(path) is None
 
 
@@ -108,11 +154,13 @@ def test_the_memo_lives_in_the_core_cache_folder(tmp_path: Path) -> None:
     [
         b"",
         b"not marshal at all",
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", "not a pair")),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", ["a", "list"]))),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ("1", {"x": 1, "y": (1, 2)}))),
-        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "parse", ("1", {}))),
+        filecache.encode("memo:demo", "not a pair"),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), ["a", "list"])),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), {"x": 1, "y": (1, 2)})),
+        filecache.encode("parse", ((filememo.MEMO_FORMAT, "1"), {})),
         marshal.dumps([1, 2, 3])[:-1],
+        marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", ((filememo.MEMO_FORMAT, "1"), {}))),
+        filecache.encode("memo:demo", ((filememo.MEMO_FORMAT, "1"), {}))[:-1],
     ],
 )
 def test_a_corrupt_or_foreign_memo_file_is_an_empty_memo(tmp_path: Path, content: bytes) -> None:
@@ -128,10 +176,10 @@ def test_a_corrupt_or_foreign_memo_file_is_an_empty_memo(tmp_path: Path, content
 
 def test_a_hostile_entry_for_the_very_file_is_a_miss(tmp_path: Path) -> None:
     path = old_file(tmp_path / "SKILL.md", "hello")
-    for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0]]:
-        payload = ("1", {path: entry})
+    for entry in [None, "text", (1, 2), ("a", "b", "c", "d"), [0, 0, 0, 0], (0, 0, 0, 0, 0, "x"), [0] * 6]:
+        payload = ((filememo.MEMO_FORMAT, "1"), {path: entry})
         memo_file().parent.mkdir(parents=True, exist_ok=True)
-        memo_file().write_bytes(marshal.dumps(("swarm-handoff-cache", filecache.FORMAT, "memo:demo", payload)))
+        memo_file().write_bytes(filecache.encode("memo:demo", payload))
         assert FileMemo("demo", "1").get(path) is None
 
 
@@ -222,3 +270,100 @@ def test_a_cache_file_that_declares_a_huge_or_deep_object_is_a_miss(tmp_path, mo
 
         monkeypatch.setattr(marshal, "loads", loads)
         assert filecache.load(path, "memo") is None
+
+
+def forged_huge(header: bytes = filecache.HEADER, digest: bytes = b"\0" * filecache.DIGEST_SIZE) -> bytes:
+    """A cache file whose body declares a list of 2**31 - 1 items (marshal would allocate 16 GiB first)."""
+    return header + digest + b"[" + (2**31 - 1).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        forged_huge(),  # a digest that does not match
+        forged_huge(header=b"swarm-handoff-cache\0\0\3"),  # another format's header
+        forged_huge(header=b""),  # no header: a bare marshal stream, as format 3 wrote
+        b"swarm-handoff",  # shorter than a header
+        b"",
+    ],
+)
+def test_a_cache_file_whose_digest_does_not_match_never_reaches_marshal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
+) -> None:
+    path = tmp_path / "x.bin"
+    path.write_bytes(content)
+
+    def loads(_data: object) -> object:
+        raise AssertionError("marshal.loads was given a file that failed its digest")
+
+    monkeypatch.setattr(marshal, "loads", loads)
+    assert filecache.load(path, "memo") is None
+
+
+def test_a_cache_file_round_trips_and_one_changed_byte_makes_it_a_miss(tmp_path: Path) -> None:
+    path = tmp_path / "x.bin"
+    filecache.dump(path, "demo", {"a": (1, 2.5, "x")})
+    assert filecache.load(path, "demo") == {"a": (1, 2.5, "x")}
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert filecache.load(path, "demo") is None
+
+
+def aged(path: Path, seconds: float) -> None:
+    """Date the memo file `seconds` back, as if it was last written then."""
+    when = time.time() - seconds
+    os.utime(path, (when, when))
+
+
+def read_only_run(paths: list[str]) -> None:
+    """A run in which every lookup hits: nothing new to keep."""
+    memo = FileMemo("demo", "1", max_entries=4)
+    assert all(memo.get(path) is not None for path in paths)
+    memo.save()
+
+
+def test_entries_in_daily_use_outlive_the_others_though_their_runs_only_read(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(6)]
+    daily, other, new = paths[:2], paths[2:4], paths[4:]
+    for group in (daily, other):
+        memo = FileMemo("demo", "1", max_entries=4)
+        for path in group:
+            assert memo.get(path) is None
+            memo.put(path, path)
+        memo.save()
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)  # the last write was over an hour ago
+    read_only_run(daily)  # ranked again: every lookup a hit
+    memo = FileMemo("demo", "1", max_entries=4)
+    for path in new:  # another project's skills push two entries out
+        assert memo.get(path) is None
+        memo.put(path, path)
+    memo.save()
+    later = FileMemo("demo", "1")
+    assert [p for p in paths if later.get(p) is not None] == [*daily, *new]
+
+
+def test_a_read_only_run_writes_nothing_while_its_entries_are_the_last_or_the_memo_is_recent(tmp_path: Path) -> None:
+    paths = [old_file(tmp_path / f"{i}.md", str(i)) for i in range(4)]
+    first, second = paths[:2], paths[2:]
+    for group in (first, second):
+        memo = FileMemo("demo", "1")
+        for path in group:
+            assert memo.get(path) is None
+            memo.put(path, path)
+        memo.save()
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)
+    before = os.stat(memo_file())
+    read_only_run(second)  # already filed last: nothing to do, however old the file
+    read_only_run([*first, *second])  # every entry used: the order cannot improve
+    assert os.stat(memo_file()).st_mtime_ns == before.st_mtime_ns
+    aged(memo_file(), 60)  # written a minute ago
+    before = os.stat(memo_file())
+    read_only_run(first)  # not last, but the memo is recent: the warm path stays free of writes
+    assert os.stat(memo_file()).st_mtime_ns == before.st_mtime_ns
+    aged(memo_file(), filememo.REFRESH_NS / 1e9 + 60)
+    before = os.stat(memo_file())
+    read_only_run(first)  # not last and old: filed last again
+    assert os.stat(memo_file()).st_mtime_ns > before.st_mtime_ns
+    later = FileMemo("demo", "1")
+    assert list(later.entries) == [*second, *first]

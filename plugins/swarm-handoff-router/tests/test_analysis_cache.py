@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import math
 import os
 import time
 from collections import Counter
@@ -116,7 +117,7 @@ def test_a_damaged_entry_is_analysed_again(skills: list[SkillRecord], analysed: 
         [None, ("row", "state"), (skills[1].to_row(), {"name": ("x", 1)}), (skills[2].to_row(), {})]
     ):
         path = str(skills[number].path)
-        memo.entries[path] = (*memo.entries[path][:3], bad)
+        memo.entries[path] = (*memo.entries[path][:-1], bad)
         memo.used[path] = memo.entries[path]
     memo.dirty = True
     memo.save()
@@ -147,7 +148,7 @@ def test_a_forged_entry_of_the_right_keys_but_wrong_types_is_analysed_again(
     ]
     for number, lie in enumerate(lies):
         path = str(skills[number].path)
-        memo.entries[path] = (*memo.entries[path][:3], (skills[number].to_row(), lie))
+        memo.entries[path] = (*memo.entries[path][:-1], (skills[number].to_row(), lie))
         memo.used[path] = memo.entries[path]
     memo.dirty = True
     memo.save()
@@ -213,3 +214,83 @@ def test_a_state_of_another_shape_is_refused(state: object) -> None:
 def test_what_the_memo_cannot_keep_is_refused() -> None:
     with pytest.raises(TypeError):
         encode(object())
+
+
+def test_forged_counts_and_lengths_are_analysed_again_never_a_nan_point(
+    skills: list[SkillRecord], analysed: list[str]
+) -> None:
+    synthesis = parse_synthesis({"original_prompt": "estimate vendor costs for skill 3", "problem_type": "research"})
+    fresh = route(skills, synthesis, [Document.of(s) for s in skills])
+    expected = analyse(skills)
+    memo = FileMemo(MEMO_NAME, memo_version())
+    state = to_state(expected[0])
+    fields = state["fields"][1]  # type: ignore[index]
+    lengths = state["lengths"][1]  # type: ignore[index]
+    body = dict(fields["body"][1])
+    word = next(iter(body))
+
+    def counted(count: object) -> dict[str, object]:
+        return forged(state, "fields", ("m", {**fields, "body": ("c", {**body, word: count})}))
+
+    lies = [
+        counted(float("nan")),
+        counted(float("inf")),
+        counted(-3),
+        counted(0),
+        counted(2.0),
+        counted("many"),
+        counted(None),
+        counted((1,)),
+        forged(state, "fields", ("m", {**fields, "body": ("c", {**body, word: body[word] + 3, "other": -3})})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", 0)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", -5)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", lengths["body"][1] + 1)})),
+        forged(state, "lengths", ("m", {**lengths, "body": ("v", float("nan"))})),
+    ]
+    for number, lie in enumerate(lies):
+        path = str(skills[number].path)
+        memo.entries[path] = (*memo.entries[path][:-1], (skills[number].to_row(), lie))
+        memo.used[path] = memo.entries[path]
+    memo.dirty = True
+    memo.save()  # a forged memo file on disk
+    analysed.clear()
+    assert analyse(skills) == expected
+    assert analysed == [f"skill-{number}" for number in range(len(lies))]
+    ranking = route(skills, synthesis)
+    assert ranking == fresh
+    assert all(math.isfinite(part.points) for row in ranking for part in row)
+
+
+def bytecode_only_install(folder: Path) -> Path:
+    """The router's modules as a sourceless install ships them: `name.pyc` beside each other, no `.py`."""
+    import py_compile
+
+    source = Path(analysis_cache.__file__).parent
+    folder.mkdir()
+    for name in ("analysis_cache", "router", "text"):
+        py_compile.compile(str(source / f"{name}.py"), cfile=str(folder / f"{name}.pyc"), doraise=True)
+    return folder
+
+
+def test_a_bytecode_only_install_has_a_version_that_follows_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = bytecode_only_install(tmp_path / "site")
+    monkeypatch.setattr(analysis_cache, "__file__", str(folder / "analysis_cache.pyc"))
+    monkeypatch.setattr(analysis_cache, "_version", None)
+    version = memo_version()
+    assert len(version) == 64
+    assert analysis_cache.code_digest(folder) == version
+    (folder / "text.pyc").write_bytes((folder / "text.pyc").read_bytes() + b"\0")
+    assert analysis_cache.code_digest(folder) not in (None, version)
+
+
+def test_unreadable_code_turns_the_memo_off_without_an_error(
+    tmp_path: Path, skills: list[SkillRecord], own_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(analysis_cache, "__file__", str(tmp_path / "empty" / "analysis_cache.pyc"))
+    monkeypatch.setattr(analysis_cache, "_version", None)
+    assert memo_version() == ""
+    assert analyse(skills) == [Document.of(s) for s in skills]
+    assert not (own_cache / "swarm-handoff" / "memo").exists()

@@ -4,7 +4,9 @@
 (text.py explains why that is every match). The reference below is the implementation as it was
 before, frozen here, scanning with `finditer` over the same patterns: the two must agree on every
 SKILL.md of the shared corpus and of the routing fixtures, and on generated texts made of the
-trigger words, in any case, with the characters that fold to ASCII letters.
+trigger words, in any case, with the characters that fold to ASCII letters. On the real texts the
+split must also equal the one made with the patterns frozen as they were before their runs of text
+were bounded (test_negative_linear.py): the bound changes no real skill's split.
 """
 
 from __future__ import annotations
@@ -26,12 +28,24 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 FIXTURES = ROOT / "bench" / "routing" / "fixtures"
 
 
-def old_split_negative(value: str) -> tuple[str, list[str]]:
-    """The implementation before the anchored scan (frozen copy)."""
+# `text._NEGATIVE` before its runs of any text were bounded to 200 characters (frozen copy).
+UNBOUNDED_NEGATIVE = re.compile(
+    r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]*?"
+    r"\b(?:for|when|to|on|with|if|in)\b"
+    r"|\bnot\s+(?:intended\s+|meant\s+|designed\s+|suitable\s+|appropriate\s+)?for\b"
+    r"|\bnot\s+when\b"
+    r"|\bwrong\s+(?:skill|tool|choice)\s+for\b"
+    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]*?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))",
+    re.I,
+)
+
+
+def old_split_negative(value: str, pattern: re.Pattern[str] | None = None) -> tuple[str, list[str]]:
+    """The implementation before the anchored scan (frozen copy); each clause end searched to the text's end."""
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in text._NEGATIVE.finditer(value):
+    for match in (pattern or text._NEGATIVE).finditer(value):
         if match.start() < position:
             continue
         end = text._CLAUSE_END.search(value, match.end())
@@ -46,7 +60,7 @@ def old_split_negative(value: str) -> tuple[str, list[str]]:
     return " ".join(kept), clauses
 
 
-def old_split_negative_sections(body: str) -> tuple[str, list[str]]:
+def old_split_negative_sections(body: str, pattern: re.Pattern[str] | None = None) -> tuple[str, list[str]]:
     """The implementation before the anchored scan (frozen copy)."""
     kept: list[str] = []
     clauses: list[str] = []
@@ -62,7 +76,7 @@ def old_split_negative_sections(body: str) -> tuple[str, list[str]]:
         clauses.extend(line.strip(" -*\t") for line in body[start:stop].splitlines() if tokenize(line))
         position = stop
     kept.append(body[position:])
-    positive, inline = old_split_negative("".join(kept))
+    positive, inline = old_split_negative("".join(kept), pattern)
     return positive, clauses + inline
 
 
@@ -78,6 +92,11 @@ def assert_same(value: str) -> None:
     assert split_negative_sections(value) == old_split_negative_sections(value)
 
 
+def assert_as_unbounded(value: str) -> None:
+    assert split_negative(value) == old_split_negative(value, UNBOUNDED_NEGATIVE)
+    assert split_negative_sections(value) == old_split_negative_sections(value, UNBOUNDED_NEGATIVE)
+
+
 def skill_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("SKILL.md")) if folder.is_dir() else []
 
@@ -90,6 +109,7 @@ def test_every_corpus_skill_splits_as_before() -> None:
         raw = path.read_text(encoding="utf-8", errors="replace")
         for value in (raw, read_body(str(path))):
             assert_same(value)
+            assert_as_unbounded(value)
 
 
 def test_every_fixture_skill_splits_as_before() -> None:
@@ -99,6 +119,7 @@ def test_every_fixture_skill_splits_as_before() -> None:
         raw = path.read_text(encoding="utf-8")
         for value in (raw, read_body(str(path)), raw.upper(), raw.title()):
             assert_same(value)
+            assert_as_unbounded(value)
 
 
 # The words and marks the patterns turn on, the characters case folding equates with ASCII letters

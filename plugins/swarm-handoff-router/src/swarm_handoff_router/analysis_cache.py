@@ -4,10 +4,12 @@ Analysing a skill (reading its body, splitting off the negative clauses, stemmin
 most of what `rank --scorer router` costs over thousands of skills, and it is a pure function of
 the SKILL.md file, of the record discovery made of it, and of this code. So each analysis is kept in
 the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
-`SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's modification time, size and inode are
-those it was analysed at, the record is the same, and the memo was written by this very code (its
-version is a digest of the router's source files and the Python version, so an upgrade or an edit
-of the router never reads an older analysis). A damaged entry is analysed again.
+`SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's stat (modification and status-change
+times, size, inode, device) is the one it was analysed at, the record is the same, and the memo was
+written by this very code (its version is a digest of the router's source files and the Python
+version, so an upgrade or an edit of the router never reads an older analysis). A damaged or
+forged entry (counts that are not positive integers, lengths that are not their sums, fields of
+another type) is analysed again.
 
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
 """
@@ -15,6 +17,7 @@ The ranking is unchanged: a document rebuilt from the memo equals the one `Docum
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -36,17 +39,35 @@ _version: str | None = None
 
 
 def memo_version() -> str:
-    """A digest of the router's analysing code and the Python version: a new one ignores older memos."""
+    """A digest of the router's analysing code and the Python version: a new one ignores older memos.
+
+    Empty (the memo is then not used) when the code cannot be read: a version that does not follow
+    the code could serve an older router's analyses.
+    """
     global _version
     if _version is None:
-        from hashlib import sha256
-
-        digest = sha256(repr(sys.version_info[:2]).encode())
-        folder = Path(__file__).parent
-        for name in _SOURCES:
-            digest.update(name.encode() + b"\0" + (folder / name).read_bytes())
-        _version = digest.hexdigest()
+        _version = code_digest(Path(__file__).parent) or ""
     return _version
+
+
+def code_digest(folder: Path) -> str | None:
+    """The digest of the analysing code in `folder`, from its sources, else from its bytecode (an install
+    that ships only `.pyc` files, as some packagers and frozen apps do); None when neither is readable."""
+    from hashlib import sha256
+
+    digest = sha256(repr(sys.version_info[:2]).encode())
+    for name in _SOURCES:
+        stem = name.removesuffix(".py")
+        for candidate, kind in ((name, b"source"), (f"{stem}.pyc", b"bytecode")):
+            try:
+                data = (folder / candidate).read_bytes()
+            except OSError:
+                continue
+            digest.update(name.encode() + b"\0" + kind + b"\0" + data)
+            break
+        else:
+            return None
+    return digest.hexdigest()
 
 
 def encode(value: object) -> object:
@@ -72,9 +93,8 @@ def decode(data: object) -> object:
         raise ValueError("not an encoded value")
     tag, value = data
     if tag == "c" and isinstance(value, dict):
-        sum(value.values())  # counts, or a TypeError here rather than in the middle of scoring
-        return Counter(value)
-    if tag == "f" and isinstance(value, tuple):
+        return Counter(value)  # its counts are checked with the document's lengths, by `_consistent`
+    if tag == "f" and isinstance(value, tuple):  # members only looked up: any hashable is harmless
         return frozenset(value)
     if tag == "m" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
         return {key: decode(item) for key, item in value.items()}
@@ -82,7 +102,9 @@ def decode(data: object) -> object:
         return value
     if tag == "t" and isinstance(value, tuple):
         return tuple(decode(item) for item in value)
-    if tag == "v" and (value is None or isinstance(value, str | int | float)):
+    if tag == "v" and (
+        value is None or isinstance(value, str | int) or (type(value) is float and math.isfinite(value))
+    ):
         return value
     raise ValueError(f"unknown tag {tag!r}")
 
@@ -124,7 +146,30 @@ def from_state(cls: type[T], state: object, expected: object = None) -> T:
         raise ValueError("a document of another shape")
     if expected is not None and state_shape(state) != expected:
         raise ValueError("a document of another shape")
-    return cls(**{name: decode(value) for name, value in state.items()})
+    document = cls(**{name: decode(value) for name, value in state.items()})
+    if not _consistent(document):
+        raise ValueError("field lengths that are not the sums of the field's counts")
+    return document
+
+
+def _consistent(document: object) -> bool:
+    """A document's word counts are positive ints and its `lengths` their totals, as analysis makes them.
+
+    A forged count that is NaN, inf, negative or zero would be a NaN, negative or divided-by-zero
+    point in a ranking, and a forged length would bend every score's length normalisation. Two
+    passes over the counts, both in C: their sum (a float among them makes it a float, a string
+    raises) and their minimum.
+    """
+    fields, lengths = getattr(document, "fields", None), getattr(document, "lengths", None)
+    if not (isinstance(fields, Mapping) and isinstance(lengths, Mapping)) or fields.keys() != lengths.keys():
+        return fields is None and lengths is None  # a document without counted fields: nothing to relate
+    for name, counts in fields.items():
+        total = sum(counts.values())  # a TypeError for a count that is not a number
+        if type(total) is not int or type(lengths[name]) is not int or total != lengths[name]:
+            return False
+        if total and min(counts.values()) < 1:
+            return False
+    return True
 
 
 def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillRecord], T], cls: type[T]) -> list[T]:
@@ -132,7 +177,10 @@ def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillR
     records = list(records)
     if len(records) < MIN_RECORDS:
         return [analyse_one(record) for record in records]
-    memo = FileMemo(MEMO_NAME, memo_version())
+    version = memo_version()
+    if not version:
+        return [analyse_one(record) for record in records]
+    memo = FileMemo(MEMO_NAME, version)
     if not memo.enabled:
         return [analyse_one(record) for record in records]
     expected = state_shape(to_state(analyse_one(_REFERENCE)))

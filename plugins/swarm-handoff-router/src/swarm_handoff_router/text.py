@@ -229,17 +229,24 @@ SYNONYMS: Mapping[str, frozenset[str]] = _synonym_table(SYNONYM_GROUPS)
 # Negative triggers: the clause after one of these phrases names work the skill should NOT take.
 # "Do NOT read the code first" is about how to run a skill, not what to route to it, so only phrases
 # that speak of using the skill (or of what it is for) count.
+# The runs of any text inside a trigger are bounded ({0,200}): unbounded, a trigger word repeated on
+# one long line without its "for" ("never use x " * 5000) made every attempt scan to the line's end,
+# quadratic time (14 s of CPU for 60 KB, now 0.1 s). No real sentence puts 200 characters between "use" and "for".
 _NEGATIVE = re.compile(
-    r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]*?"
+    r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]{0,200}?"
     r"\b(?:for|when|to|on|with|if|in)\b"
     r"|\bnot\s+(?:intended\s+|meant\s+|designed\s+|suitable\s+|appropriate\s+)?for\b"
     r"|\bnot\s+when\b"
     r"|\bwrong\s+(?:skill|tool|choice)\s+for\b"
-    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]*?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))",
+    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]{0,200}?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))",
     re.I,
 )
 _CLAUSE_END = re.compile(r"[.;\n)]|\s-\s|\s—\s|—|\buse\s+(?:the\s+)?[a-z0-9:_-]+\s+instead\b", re.I)
 _MAX_CLAUSE = 200
+# A clause is cut at `_MAX_CLAUSE` characters, so its end is searched for only that far (plus room for
+# a "use X instead" starting before the cut): searching to the text's end made each clause cost the
+# rest of the text, quadratic on a long line of triggers without an end mark.
+_END_WINDOW = 2 * _MAX_CLAUSE
 # A body section whose heading says when not to use the skill: every line under it is negative.
 _NEGATIVE_HEADING = re.compile(
     r"^#{1,6}\s.*\b(?:when\s+not|not\s+to\s+use|don'?t\s+use|do\s+not\s+use|not\s+for|anti-?patterns?\s+for\s+use)\b",
@@ -318,7 +325,7 @@ def split_negative(text: str) -> tuple[str, list[str]]:
     for match in _negative_matches(text):
         if match.start() < position:
             continue
-        end = _CLAUSE_END.search(text, match.end())
+        end = _CLAUSE_END.search(text, match.end(), match.end() + _END_WINDOW)
         stop = min(end.start() if end else len(text), match.end() + _MAX_CLAUSE)
         clause = text[match.end() : stop].strip()
         if not tokenize(clause):
