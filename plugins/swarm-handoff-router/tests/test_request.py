@@ -16,6 +16,19 @@ def skill(name: str, description: str) -> SkillRecord:
     return SkillRecord(name=name, scope="global", source="test", description=description)
 
 
+class _Counting(tuple):  # type: ignore[type-arg]
+    """A request's tokens that record every look, so a test can count the work naming does."""
+
+    def __new__(cls, tokens: tuple[str, ...], looked: list[object]) -> _Counting:
+        counting = super().__new__(cls, tokens)
+        counting.looked = looked  # type: ignore[attr-defined]
+        return counting
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        self.looked.append(index)  # type: ignore[attr-defined]
+        return tuple.__getitem__(self, index)
+
+
 def synthesis(prompt: str) -> object:
     return parse_synthesis({"original_prompt": prompt, "problem_type": "research"})
 
@@ -135,14 +148,9 @@ def test_naming_looks_only_where_the_names_rarest_word_stands() -> None:
     spelled = Spelled.of("data " * 20000 + "run the data pipeline audit now")
     assert spelled.names("data-pipeline-audit")
     assert not spelled.names("data-pipeline-review")
-    looked = []
+    looked: list[object] = []
 
-    class Counting(tuple):  # type: ignore[type-arg]
-        def __getitem__(self, index):  # type: ignore[no-untyped-def]
-            looked.append(index)
-            return tuple.__getitem__(self, index)
-
-    counted = Spelled(Counting(spelled.tokens), spelled.positions)
+    counted = Spelled(_Counting(spelled.tokens, looked), spelled.positions)
     assert counted.names("data-pipeline-audit")
     assert len(looked) <= 2
 
@@ -235,14 +243,9 @@ def test_a_name_whose_every_word_the_request_repeats_is_one_search_not_a_look_pe
     spelled = Spelled.of(text + "please use data-pipeline-audit")
     assert spelled.names("data-pipeline-audit")
     assert not Spelled.of(text).names("data-pipeline-audit")
-    looked = []
+    looked: list[object] = []
 
-    class Counting(tuple):  # type: ignore[type-arg]
-        def __getitem__(self, index):  # type: ignore[no-untyped-def]
-            looked.append(index)
-            return tuple.__getitem__(self, index)
-
-    counted = Spelled(Counting(spelled.tokens), spelled.positions, spelled.joined)
+    counted = Spelled(_Counting(spelled.tokens, looked), spelled.positions, spelled.joined)
     assert counted.names("data-pipeline-audit")
     assert looked == []
     assert Spelled.of("data\x01pipeline\x01audit").names("data-pipeline-audit")  # the separator is not a word

@@ -88,7 +88,7 @@ def split_request_negation(text: str) -> tuple[str, str]:
     asks about something finished.
     """
     ruled_out = [m.group(1) for m in _REQUEST_NEGATION.finditer(text)]
-    asked = _REQUEST_NEGATION.sub(" ", text)
+    asked = without_exclusions(text)
 
     def finished(match: re.Match[str]) -> str:
         said = {w.lower() for w in _WORD.findall(match.group(1))}
