@@ -28,6 +28,7 @@ import attrs
 from swarm_handoff.api import Contribution, SkillRecord
 from swarm_handoff_router.analysis_cache import analyse_cached
 from swarm_handoff_router.request import Request
+from swarm_handoff_router.rerank import Match, rerank
 from swarm_handoff_router.text import (
     SYNONYM_WEIGHT,
     SYNONYMS,
@@ -228,7 +229,14 @@ def _within_reach(
 
 def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Contribution]:
     """One contribution per request term matched (or contradicted), per shared phrase and for being named."""
+    return _score(doc, request, corpus)[0]
+
+
+def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contribution], Match]:
+    """The contributions of one skill and what they are made of (for the re-ranking of the best)."""
     found: list[Contribution] = []
+    matched = 0
+    claimed = strongest = 0.0
     terms, phrases = _within_reach(doc, request)
     # A skill word already matched, exactly or as a synonym, is not credited again through a synonym:
     # "blog post" must not count "essay" twice.
@@ -267,6 +275,10 @@ def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Cont
         points = round(idf * strength * query_weight, DECIMALS)
         reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
         found.append(Contribution(f"term:{term}", points, reason))
+        matched += 1
+        strongest = max(strongest, points)
+        if any(place.startswith(("name ", "description ")) for place in where):
+            claimed += points
     for (first, second), query_weight in phrases:
         if (first, second) in doc.pairs:
             idf = min(corpus.idf(first), corpus.idf(second))
@@ -280,9 +292,10 @@ def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Cont
         points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
         reason = f"the request names the skill ('{doc.name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
         found.append(Contribution("named", points, reason))
+        claimed += points  # the request used the skill's own name: the strongest claim there is
     if not found:
-        return [Contribution("router", 0, "no request word appears in the skill's name, description or body")]
-    return found
+        return [Contribution("router", 0, "no request word appears in the skill's name, description or body")], Match(0)
+    return found, Match(sum(c.points for c in found), matched, claimed, strongest)
 
 
 def analyse(records: Iterable[SkillRecord]) -> list[Document]:
@@ -291,13 +304,29 @@ def analyse(records: Iterable[SkillRecord]) -> list[Document]:
 
 
 def route(
-    records: Sequence[SkillRecord], synthesis: Any, documents: Sequence[Document] | None = None
+    records: Sequence[SkillRecord],
+    synthesis: Any,
+    documents: Sequence[Document] | None = None,
+    *,
+    second_look: bool = True,
 ) -> list[list[Contribution]]:
-    """Score every record for one request; `documents` (from `analyse`) may be reused across requests."""
+    """Score every record for one request; `documents` (from `analyse`) may be reused across requests.
+
+    `second_look=False` gives the word points alone (what the re-ranking weights are learned from).
+    """
     docs = list(documents) if documents is not None else analyse(records)
-    corpus = Corpus.of(docs)
+    contributions, matches = score_all(docs, synthesis)
+    if not second_look:
+        return contributions
+    return rerank([doc.name for doc in docs], contributions, matches)
+
+
+def score_all(documents: Sequence[Document], synthesis: Any) -> tuple[list[list[Contribution]], list[Match]]:
+    """Every document's word contributions for one request, and what each total is made of."""
+    corpus = Corpus.of(documents)
     request = Request.of(synthesis)
-    return [score_document(doc, request, corpus) for doc in docs]
+    scored = [_score(doc, request, corpus) for doc in documents]
+    return [c for c, _ in scored], [m for _, m in scored]
 
 
 class RouterScorer:
