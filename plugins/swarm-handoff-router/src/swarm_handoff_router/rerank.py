@@ -28,9 +28,9 @@ from swarm_handoff.api import Contribution
 
 RERANK_DEPTH = 10
 DECIMALS = 4
-# Learned by bench/train_rerank.py over every request set in bench/routing (1,305 requests,
-# 172 skills); see docs/routing.md for the figures with each held-out set left out.
-WEIGHTS: Mapping[str, float] = {"share": 5.39, "coverage": 1.67, "claimed": 1.75, "dominance": -3.27}
+# Learned by bench/train_rerank.py over every request set in bench/routing (1,544 requests,
+# 192 skills); see docs/routing.md for the figures with each held-out set left out.
+WEIGHTS: Mapping[str, float] = {"share": 5.87, "coverage": 1.74, "claimed": 1.35, "dominance": -2.40}
 
 
 @attrs.frozen
