@@ -104,6 +104,38 @@ def test_a_ranking_reads_the_request_once_not_once_per_skill(monkeypatch: pytest
     assert len(calls) == 1
 
 
+def test_each_request_field_goes_through_the_exclusion_pattern_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terms and the phrases of a field read the same text with its exclusions gone, stripped once."""
+    passes: list[str] = []
+    pattern = request_module._REQUEST_NEGATION
+
+    class Counting:
+        def sub(self, replacement: str, text: str) -> str:
+            passes.append(text)
+            return pattern.sub(replacement, text)
+
+        def finditer(self, text: str) -> object:
+            passes.append(text)
+            return pattern.finditer(text)
+
+    monkeypatch.setattr(request_module, "_REQUEST_NEGATION", Counting())
+    read = Request.of(
+        parse_synthesis(
+            {
+                "original_prompt": "poke holes in the plan, not the budget; the migration is done",
+                "reframed_challenge": "critique the plan",
+                "synthesis_summary": "a plan to review",
+                "problem_type": "research",
+            }
+        )
+    )
+    assert len(passes) == 3  # one per request field
+    assert stem("budget") not in read.terms  # ruled out
+    assert stem("migration") not in read.terms  # finished
+    assert stem("plan") in read.terms
+    assert read.origins.get("adversari") == "poke holes"  # the phrase was read from the kept text
+
+
 @pytest.mark.parametrize(
     ("text", "verifies"),
     [
