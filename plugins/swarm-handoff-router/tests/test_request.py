@@ -315,6 +315,28 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     assert len(strengths) < 3 * 40  # not 3 skills x 600+ request words
 
 
+def test_a_skills_reach_is_built_once_for_every_long_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bench of many long requests over the same analysed skills builds each skill's reach once."""
+    from swarm_handoff_router import analysis_cache, router
+
+    built: list[str] = []
+    original = router.reach_of
+
+    def counting(doc: router.Document) -> frozenset[str]:
+        built.append(doc.name)
+        return original(doc)
+
+    monkeypatch.setattr(router, "reach_of", counting)
+    skills = tuple(skill(f"kind-{i}", f"Kind {i} of work, with logs and charts.") for i in range(3))
+    documents = router.analyse(skills)
+    for n in range(3):
+        noise = " ".join(f"word{n}x{i}" for i in range(200))
+        route(skills, synthesis(f"read the logs {noise}"), documents)
+    assert sorted(built) == ["kind-0", "kind-1", "kind-2"]
+    # The cached reach is no field of the document: what the memo stores keeps its shape.
+    assert "reach" not in analysis_cache.to_state(documents[0])
+
+
 def test_a_name_whose_every_word_the_request_repeats_is_one_search_not_a_look_per_word() -> None:
     text = "data q pipeline q audit q " * 5000
     spelled = Spelled.of(text + "please use data-pipeline-audit")

@@ -123,7 +123,10 @@ def strip_finished(kept: str) -> tuple[str, list[str]]:
 # followed by "skill".
 _NAME_CUES = frozenset({"use", "run", "ask", "invoke", "call", "try", "with", "via"})
 _ARTICLES = frozenset({"the", "our", "my", "a"})
-_JOIN = "\x01"  # a control character: never part of a token (they are words or punctuation)
+# A control character joins the tokens for the substring search. The name tokenizer keeps punctuation
+# as tokens, so this would be a token of its own if a request carried it: `Spelled.of` replaces it in
+# the request first, and only then is it a separator no token contains.
+_JOIN = "\x01"
 _FEW = 8  # anchors a name is checked at one by one; past that, one substring search
 _NAME_TOKEN = re.compile(r"[^\W_]+|[^\w\s:-]")  # words (any script), and punctuation as its own token
 
