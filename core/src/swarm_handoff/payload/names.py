@@ -23,6 +23,7 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
     "reason": "--reason",
     "health_check": "--health-check",
     "accepts_from": "--accepts-from",  # `discover`'s query, suggested when a source is not accepted
+    "schema_version": "--schema-version",  # `discover`'s query, suggested when no writable schema suits
     "override_accepts_from": "--override-accepts-from",
     "allow_undeclared": UNDECLARED_OPTION,
     "confirm": "--yes",
@@ -41,9 +42,19 @@ def switched_on(name: str) -> str:
     return name if name.startswith("-") else f"{name}=true"
 
 
-def finding_accepting(names: Mapping[str, str], source: str) -> str:
-    """How to list the targets that accept `source`: the CLI's command, or the `discover` tool's argument."""
-    option = names["accepts_from"]
+def entry(name: str, key: str) -> str:
+    """One entry of a key=value input: `--param mode=VALUE` for the CLI, `mode in params` for a tool."""
+    return f"{name} {key}=VALUE" if name.startswith("-") else f"{key} in {name}"
+
+
+def finding(names: Mapping[str, str], query: str, value: str) -> str:
+    """How to list the targets `discover` keeps for a query: the CLI's command, or the tool's argument."""
+    option = names[query]
     if option.startswith("-"):
-        return f"swarm-handoff discover {option} {source}"
-    return f"the discover tool with {given(option, source)}"
+        return f"swarm-handoff discover {option} {value}"
+    return f"the discover tool with {given(option, value)}"
+
+
+def finding_accepting(names: Mapping[str, str], source: str) -> str:
+    """How to list the targets that accept `source`."""
+    return finding(names, "accepts_from", source)
