@@ -99,3 +99,13 @@ def test_a_target_of_an_unwritable_schema_says_how_to_find_others_as_the_caller_
     with pytest.raises(SwarmError) as caught:
         targeting._incompatible(record, "3.0", "1.2", "incompatible", names)
     assert expected in (caught.value.hint or "")
+
+
+def test_the_cli_spelling_is_told_by_one_rule_every_helper_follows() -> None:
+    from swarm_handoff.payload.names import entry, given, is_cli_option, switched_on
+
+    assert all(is_cli_option(option) for option in HANDOFF_CLI_NAMES.values())
+    assert not any(is_cli_option(argument) for argument in TOOL_NAMES.values())
+    assert (given("--schema", "2.0"), given("schema", "2.0")) == ("--schema 2.0", "schema=2.0")
+    assert (switched_on("--yes"), switched_on("confirm")) == ("--yes", "confirm=true")
+    assert (entry("--param", "mode"), entry("params", "mode")) == ("--param mode=VALUE", "mode in params")

@@ -32,25 +32,36 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
 OVERRIDES = ("override_accepts_from", "allow_undeclared", "confirm")
 
 
+def is_cli_option(name: str) -> bool:
+    """Whether `name` is the CLI's spelling of an input, so a hint writes it as a command line would.
+
+    Told by the spelling itself, the one rule every helper here follows: a CLI option always begins
+    with "-" and a tool's argument (a JSON property the tool's schema declares) never does. Hints
+    name inputs outside this table too (`--param`, `--strict-spec`, `--category`), so the rule is
+    one of spelling, not a field of any one table.
+    """
+    return name.startswith("-")
+
+
 def given(name: str, value: str) -> str:
     """An input with a value as the interface writes it: `--schema 2.0` for the CLI, `schema=2.0` for a tool."""
-    return f"{name} {value}" if name.startswith("-") else f"{name}={value}"
+    return f"{name} {value}" if is_cli_option(name) else f"{name}={value}"
 
 
 def switched_on(name: str) -> str:
     """A yes/no input turned on: the CLI's flag as it is (`--yes`), a tool's argument `=true`."""
-    return name if name.startswith("-") else f"{name}=true"
+    return name if is_cli_option(name) else f"{name}=true"
 
 
 def entry(name: str, key: str) -> str:
     """One entry of a key=value input: `--param mode=VALUE` for the CLI, `mode in params` for a tool."""
-    return f"{name} {key}=VALUE" if name.startswith("-") else f"{key} in {name}"
+    return f"{name} {key}=VALUE" if is_cli_option(name) else f"{key} in {name}"
 
 
 def finding(names: Mapping[str, str], query: str, value: str) -> str:
     """How to list the targets `discover` keeps for a query: the CLI's command, or the tool's argument."""
     option = names[query]
-    if option.startswith("-"):
+    if is_cli_option(option):
         return f"swarm-handoff discover {option} {value}"
     return f"the discover tool with {given(option, value)}"
 
