@@ -54,3 +54,58 @@ def _fields(options: HandoffOptions) -> dict[str, Any]:
     import attrs
 
     return attrs.asdict(options, recurse=False)
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(None, "hand off with --schema 2.0, or give the content with --synthesis"), (TOOL_NAMES, "schema=2.0")],
+)
+def test_a_v2_payload_that_cannot_be_carried_into_v3_names_the_inputs_as_the_caller_spells_them(
+    monkeypatch: pytest.MonkeyPatch, names: Any, expected: str
+) -> None:
+    from swarm_handoff.payload import continuation
+    from swarm_handoff.payload.received import RECEIVED_INVALID, Received
+
+    def refused(data: object, path: object = None) -> object:
+        raise SwarmError("VALIDATION_FAILED", "problem_type is missing")
+
+    monkeypatch.setattr(continuation, "parse_synthesis", refused)
+    received = Received(
+        path=Path("p.json"),
+        payload={"handoff": {}},
+        version="2.0",
+        skill="reviewer",
+        chain=("planner",),
+        span="s",
+        problem_type="analytical",
+    )
+    with pytest.raises(SwarmError) as caught:
+        continuation._synthesis_of_v2(received, *([names] if names else []))
+    assert caught.value.code == RECEIVED_INVALID
+    assert expected in (caught.value.hint or "")
+    assert names is None or "--" not in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(HANDOFF_CLI_NAMES, "swarm-handoff discover --schema-version 3.0"), (TOOL_NAMES, "schema_version=3.0")],
+)
+def test_a_target_of_an_unwritable_schema_says_how_to_find_others_as_the_caller_spells_it(
+    names: Any, expected: str
+) -> None:
+    from swarm_handoff.payload import targeting
+
+    record = record_from_frontmatter({"description": "Old."}, name="old", scope="project", source="t", path=None)
+    with pytest.raises(SwarmError) as caught:
+        targeting._incompatible(record, "3.0", "1.2", "incompatible", names)
+    assert expected in (caught.value.hint or "")
+
+
+def test_the_cli_spelling_is_told_by_one_rule_every_helper_follows() -> None:
+    from swarm_handoff.payload.names import entry, given, is_cli_option, switched_on
+
+    assert all(is_cli_option(option) for option in HANDOFF_CLI_NAMES.values())
+    assert not any(is_cli_option(argument) for argument in TOOL_NAMES.values())
+    assert (given("--schema", "2.0"), given("schema", "2.0")) == ("--schema 2.0", "schema=2.0")
+    assert (switched_on("--yes"), switched_on("confirm")) == ("--yes", "confirm=true")
+    assert (entry("--param", "mode"), entry("params", "mode")) == ("--param mode=VALUE", "mode in params")

@@ -34,6 +34,8 @@ NONE_ACCEPT_MESSAGE = (
     "To enable handoffs, add `handoff:` metadata to SKILL.md.\n"
     "See why each was skipped: swarm-handoff discover --all (and swarm-handoff lint PATH/SKILL.md)"
 )
+# The two filters as the CLI spells them; an interface that names them otherwise passes its own.
+FILTER_CLI_NAMES: Mapping[str, str] = {"category": "--category", "scope": "--scope"}
 # EC-01 when only a filter left nothing: the workflows exist, the filter excluded them.
 FILTERED_MESSAGE = (
     "No workflow matches {filter}: it excluded {excluded} workflow(s) that accept handoffs.\n"
@@ -141,8 +143,16 @@ class DiscoveryResult:
 
         return deprecated_to_text(self)
 
-    def filtered(self, categories: tuple[str, ...] = (), scopes: tuple[str, ...] = ()) -> DiscoveryResult:
-        """Keep the records in any of `categories` and `scopes` (empty means no filter)."""
+    def filtered(
+        self,
+        categories: tuple[str, ...] = (),
+        scopes: tuple[str, ...] = (),
+        names: Mapping[str, str] = FILTER_CLI_NAMES,
+    ) -> DiscoveryResult:
+        """Keep the records in any of `categories` and `scopes` (empty means no filter).
+
+        `names` spells the two filters as the caller's interface does, for the note on what they left out.
+        """
 
         def keep(record: SkillRecord) -> bool:
             in_scope = not scopes or record.scope.value in scopes
@@ -153,7 +163,9 @@ class DiscoveryResult:
         kept = tuple(r for r in self.workflows if keep(r))
         ineligible = tuple(r for r in self.ineligible if keep(r))
         shadowed = tuple(s for s in self.shadowed if keep(s.record))
-        words = [f"--category {c}" for c in categories] + [f"--scope {s}" for s in scopes]
+        from swarm_handoff.payload.names import given  # only when filtering: not on the plain discover path
+
+        words = [given(names["category"], c) for c in categories] + [given(names["scope"], s) for s in scopes]
         return attrs.evolve(
             self,
             workflows=kept,

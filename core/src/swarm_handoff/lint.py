@@ -19,7 +19,7 @@ import attrs
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.lint_spec import MAX_DESCRIPTION as MAX_DESCRIPTION
 from swarm_handoff.lint_spec import MAX_NAME as MAX_NAME
-from swarm_handoff.lint_spec import spec_problems
+from swarm_handoff.lint_spec import STRICT_OPTION, spec_problems
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
 from swarm_handoff.skillmd import Frontmatter, parse_frontmatter, read_frontmatter_bytes
@@ -94,7 +94,7 @@ def _read_once(path: str) -> tuple[Frontmatter, str]:
     return parse_frontmatter(raw, path), text
 
 
-def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
+def lint_file(target: Path, *, strict_spec: bool = False, strict_option: str = STRICT_OPTION) -> SkillRecord:
     """Lint one SKILL.md into a record whose problems are the findings."""
     folder = target.resolve().parent.name if target.exists() else target.parent.name
     front, text = _read_once(str(target))
@@ -102,7 +102,7 @@ def lint_file(target: Path, *, strict_spec: bool = False) -> SkillRecord:
         front.data, name=folder, scope=Scope.PROJECT, source="lint", path=str(target), problems=front.problems
     )
     if front.data is not None:
-        found = spec_problems(dict(front.data), folder, str(target), text, strict=strict_spec)
+        found = spec_problems(dict(front.data), folder, str(target), text, strict=strict_spec, option=strict_option)
         found.extend(_bom(target, strict_spec))
         spec_codes = {p.code for p in found}  # discovery reports wrong types too; keep lint's, located by line
         kept = (p for p in record.problems if p.code not in spec_codes)
@@ -130,7 +130,7 @@ def _bom(target: Path, strict: bool) -> list[Problem]:
     ]
 
 
-def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
+def lint_path(path: Path, *, strict_spec: bool = False, strict_option: str = STRICT_OPTION) -> list[SkillRecord]:
     """Lint a SKILL.md, a skill folder, or every skill of a skills folder."""
     if not os.path.lexists(path):
         if _GLOB_CHARS & set(str(path)):
@@ -145,9 +145,9 @@ def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
             ]
         return [_failed(path, LINT_PATH_MISSING, "no such file or folder", "check the path (typo? wrong directory?)")]
     if not path.is_dir():
-        return [lint_file(path, strict_spec=strict_spec)]
+        return [lint_file(path, strict_spec=strict_spec, strict_option=strict_option)]
     if (path / "SKILL.md").exists() or os.path.lexists(path / "SKILL.md"):
-        return [lint_file(path / "SKILL.md", strict_spec=strict_spec)]
+        return [lint_file(path / "SKILL.md", strict_spec=strict_spec, strict_option=strict_option)]
     skills = _skills_inside(path)
     if not skills:
         lower = (path / "skill.md").is_file()  # a case-sensitive file system: the name must be SKILL.md
@@ -161,7 +161,7 @@ def lint_path(path: Path, *, strict_spec: bool = False) -> list[SkillRecord]:
                 else "lint a skill folder (one with a SKILL.md) or a folder of skill folders",
             )
         ]
-    return [lint_file(skill, strict_spec=strict_spec) for skill in skills]
+    return [lint_file(skill, strict_spec=strict_spec, strict_option=strict_option) for skill in skills]
 
 
 def _skills_inside(folder: Path) -> list[Path]:
@@ -178,6 +178,7 @@ def _skills_inside(folder: Path) -> list[Path]:
     return found
 
 
-def lint(paths: Iterable[Path | str], *, strict_spec: bool = False) -> LintReport:
+def lint(paths: Iterable[Path | str], *, strict_spec: bool = False, strict_option: str = STRICT_OPTION) -> LintReport:
     """Lint every path given; one unreadable path never stops the others."""
-    return LintReport(files=tuple(r for p in paths for r in lint_path(Path(p), strict_spec=strict_spec)))
+    found = (r for p in paths for r in lint_path(Path(p), strict_spec=strict_spec, strict_option=strict_option))
+    return LintReport(files=tuple(found))

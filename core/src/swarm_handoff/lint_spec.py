@@ -20,8 +20,11 @@ from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.lint_strict_yaml import strict_yaml_problems
 from swarm_handoff.metadata_forms import HANDOFF_SUBFIELDS as HANDOFF_SUBFIELDS
 from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
+from swarm_handoff.payload.names import switched_on
 from swarm_handoff.termsafe import quoted
 
+# `lint`'s switch that makes spec findings errors, as the CLI spells it.
+STRICT_OPTION = "--strict-spec"
 SPEC_NAME_MISSING = "SPEC_NAME_MISSING"
 SPEC_NAME_TYPE = "SPEC_NAME_TYPE"
 SPEC_NAME_FORMAT = "SPEC_NAME_FORMAT"
@@ -125,9 +128,18 @@ def _name_errors(name: str, folder: str) -> list[tuple[str, str, str]]:
 
 
 def spec_problems(
-    data: Mapping[str, Any], folder: str, path: str, text: str = "", *, strict: bool = False
+    data: Mapping[str, Any],
+    folder: str,
+    path: str,
+    text: str = "",
+    *,
+    strict: bool = False,
+    option: str = STRICT_OPTION,
 ) -> list[Problem]:
-    """Every spec finding of one frontmatter, located by line (`text`: the raw frontmatter)."""
+    """Every spec finding of one frontmatter, located by line (`text`: the raw frontmatter).
+
+    `option` is the strict switch as the caller's interface spells it (`--strict-spec`, `strict_spec`).
+    """
     top, meta_lines = key_lines(text) if text else ({}, {})
     severity = Severity.ERROR if strict else Severity.WARNING
     out: list[Problem] = []
@@ -147,7 +159,7 @@ def spec_problems(
             add(
                 SPEC_EXTENSION_FIELD,
                 f"{key!r} is {owner} extension outside the Agent Skills spec (agentskills validate rejects it)",
-                "other agents ignore it; use lint --strict-spec to hold the file to the spec alone",
+                f"other agents ignore it; use lint {switched_on(option)} to hold the file to the spec alone",
                 key=key,
                 level=Severity.ERROR if strict else Severity.INFO,
             )

@@ -34,6 +34,9 @@ FIRST_LABEL = "C"
 SCORER_FAILED = "SCORER_FAILED"
 SCORER_BAD_RESULT = "SCORER_BAD_RESULT"
 
+# The scorer choice as the CLI spells it, named by the hint of a scorer that fails.
+SCORER_OPTION = "--scorer"
+
 
 def _autonomy(value: Autonomy | str | None) -> Autonomy | None:
     return None if value is None else Autonomy(value)
@@ -231,7 +234,7 @@ def _bad_result(scorer: str, distribution: str, skill: str | None, what: str, pl
     )
 
 
-def _failed(scorer: str, distribution: str, skill: str | None, exc: Exception) -> SwarmError:
+def _failed(scorer: str, distribution: str, skill: str | None, exc: Exception, option: str) -> SwarmError:
     """SCORER_FAILED: the scorer raised, for one skill or (`skill` None) for the whole batch."""
     on = f" on skill {skill!r}" if skill is not None else ""
     details = {"scorer": scorer, "distribution": distribution}
@@ -239,19 +242,26 @@ def _failed(scorer: str, distribution: str, skill: str | None, exc: Exception) -
         SCORER_FAILED,
         f"scorer {scorer!r} from {distribution} failed{on}: {type(exc).__name__}: {exc}",
         details=details if skill is None else {**details, "skill": skill},
-        hint=f"fix or uninstall {distribution}, or choose another scorer with --scorer",
+        hint=f"fix or uninstall {distribution}, or choose another scorer with {option}",
     )
 
 
 def score_all(
-    records: Sequence[SkillRecord], request: RankingRequest, scorer: str, host: PluginHost
+    records: Sequence[SkillRecord],
+    request: RankingRequest,
+    scorer: str,
+    host: PluginHost,
+    option: str = SCORER_OPTION,
 ) -> list[tuple[SkillRecord, float, tuple[Contribution, ...]]]:
-    """Score every record with the scorer called `scorer`; a raising scorer names its distribution."""
+    """Score every record with the scorer called `scorer`; a raising scorer names its distribution.
+
+    `option` is how the caller's interface names the scorer choice, for the hint of a failure.
+    """
     component = host.get(Kind.SCORER, scorer)
     ref = host.components(Kind.SCORER)[scorer]
     distribution = ref.distribution
     scored = []
-    batch = _score_many(component, records, request, scorer, distribution, ref.plugin)
+    batch = _score_many(component, records, request, scorer, distribution, ref.plugin, option)
     for position, record in enumerate(records):
         try:
             with quiet():  # a scorer's prints go to stderr, never into the ranking document
@@ -260,7 +270,7 @@ def score_all(
         except BadResult as exc:
             raise _bad_result(scorer, distribution, record.name, str(exc), ref.plugin) from None
         except Exception as exc:  # a plugin's bug must not surface as a traceback
-            raise _failed(scorer, distribution, record.name, exc) from exc
+            raise _failed(scorer, distribution, record.name, exc, option) from exc
         total = sum(c.points for c in contributions)
         scored.append((record, _tidy(total), contributions))
     return scored
@@ -273,6 +283,7 @@ def _score_many(
     scorer: str,
     distribution: str,
     plugin: str,
+    option: str,
 ) -> list[Any] | None:
     """Corpus statistics once per request, no state kept between requests (None: one at a time).
 
@@ -287,7 +298,7 @@ def _score_many(
     except BadResult as exc:
         raise _bad_result(scorer, distribution, None, str(exc), plugin) from None
     except Exception as exc:  # a plugin's bug must not surface as a traceback
-        raise _failed(scorer, distribution, None, exc) from exc
+        raise _failed(scorer, distribution, None, exc, option) from exc
 
 
 def _tidy(total: float) -> float:
@@ -313,11 +324,13 @@ def rank(
     problems: Sequence[Problem] = (),
     query: Query | None = None,
     show_all: bool = False,
+    scorer_option: str = SCORER_OPTION,
 ) -> RankingResult:
     """Rank `records` for `request` with the named scorer, labelling the menu from C.
 
     With a `query` (a known source, a schema version, an input) the targets it rules out are left
-    out of the menu and kept, with their reasons, for `show_all`.
+    out of the menu and kept, with their reasons, for `show_all`. `scorer_option` names the scorer
+    choice as the caller's interface does (`--scorer`, a tool's `scorer`) when a scorer fails.
     """
     host = host or get_host()
     excluded: tuple[Excluded, ...] = ()
@@ -327,7 +340,7 @@ def rank(
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
     # Only for per-candidate scorers still reading the deprecated `request.candidates`.
     request = attrs.evolve(request, candidates=tuple(records))
-    scored = sorted(score_all(records, request, scorer, host), key=sort_key)
+    scored = sorted(score_all(records, request, scorer, host, scorer_option), key=sort_key)
     entries = tuple(
         RankedCandidate(
             rank=index + 1,

@@ -2,25 +2,59 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import mcp_types as types
 import pytest
 
-from swarm_handoff.api import record_from_frontmatter
+from swarm_handoff.api import Arg, Outcome, StepContext, StepDef, Workflow, hookimpl, record_from_frontmatter
 from swarm_handoff_mcp.server import SwarmServer
 
 CLI_OPTION = re.compile(r"--[A-Za-z]")
 SYNTHESIS = {"original_prompt": "Review it.", "problem_type": "analytical", "synthesis_summary": "Review."}
 
 
+class Broken:
+    """A scorer whose every answer is a crash: its failure's hint names the scorer choice."""
+
+    def score(self, candidate: object, request: object) -> list[object]:
+        raise RuntimeError("broken on purpose")
+
+
+class BrokenScorers:
+    @hookimpl
+    def swarm_handoff_scorers(self, register: Any) -> None:
+        register("broken", Broken)
+
+
+def needs_mode(ctx: StepContext, mode: Annotated[str, Arg("how thorough", choices=("quick", "deep"))]) -> Any:
+    """A step that cannot run without its `mode` parameter."""
+    return Outcome.OK, {}
+
+
+MODED = Workflow(
+    "moded",
+    StepDef("start", "Start", ["Do it"], needs_mode, {Outcome.OK: "end"}),
+    StepDef("end", "End", ["Done"], next={Outcome.OK: None}),
+    description="A step that needs a parameter.",
+)
+
+
 @pytest.fixture
-def server(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> SwarmServer:
+def server(
+    swarm_host: Any,
+    register_source: Any,
+    register_plugin: Any,
+    use_workflows: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> SwarmServer:
     picky = record_from_frontmatter(
         {
             "description": "Reviews.",
@@ -55,6 +89,8 @@ def server(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatc
         {"description": "Declares nothing."}, name="bare", scope="project", source="t", path=None
     )
     register_source("mcp-names", (picky, checked, bare))
+    register_plugin(BrokenScorers(), "broken-scorers", distribution="broken-dist")
+    use_workflows(MODED)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     return SwarmServer(swarm_host)
 
@@ -106,7 +142,30 @@ def bad_calls(tmp: Path) -> list[tuple[str, dict[str, Any]]]:
         ("ack", {"path": missing, "status": "maybe"}),
         ("history", {"skill": "a", "trace": "b"}),
         ("workflow_step", {"skill": "ghost", "step": "one"}),
+        ("workflow_step", {"skill": "moded", "step": "start"}),
+        ("rank", {"synthesis": SYNTHESIS, "scorer": "broken"}),
+        (
+            "handoff",
+            {**handoff, "target": "checked", "schema": "2.0", "synthesis": {**SYNTHESIS, "problem_type": "research"}},
+        ),
+        ("handoff", {**handoff, "target": "checked", "sign": True}),
     ]
+
+
+def unsafe_key(tmp: Path) -> None:
+    """A signing key others can read: signing with it is refused, with a hint to remove or fix it."""
+    folder = tmp / "config" / "swarm-handoff"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "signing.key").write_text("ab" * 32 + "\n")
+    os.chmod(folder / "signing.key", 0o644)
+
+
+def answers(tmp: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Calls that succeed but say something to the user: a filter that left nothing, lint findings."""
+    skill = tmp / "extended" / "SKILL.md"
+    skill.parent.mkdir()
+    skill.write_text("---\nname: extended\ndescription: Has a top-level block.\ncategories: [review]\n---\nBody.\n")
+    return [("discover", {"category": ["nowhere"]}), ("lint", {"path": str(skill)})]
 
 
 def said(data: Any) -> list[tuple[str, str]]:
@@ -129,14 +188,16 @@ def test_no_error_of_any_tool_names_a_cli_option(server: SwarmServer, tmp_path: 
     assert not unsigned.is_error, unsigned.structured_content
     payload = (unsigned.structured_content or {})["payload_path"]
     leaks = []
-    for tool, arguments in [*bad_calls(tmp_path), ("verify", {"path": payload, "require_signature": True})]:
+    unsafe_key(tmp_path)
+    errors = [*bad_calls(tmp_path), ("verify", {"path": payload, "require_signature": True})]
+    for tool, arguments in [*errors, *answers(tmp_path)]:
         result = call(server, tool, arguments)
         data = result.structured_content or {}
-        assert result.is_error or tool == "lint", (tool, arguments, data)  # lint reports a bad path as a finding
+        if (tool, arguments) in errors:
+            assert result.is_error or tool == "lint", (tool, arguments, data)  # lint reports a bad path as a finding
         assert said(data), (tool, arguments, data)
         leaks += [f"{tool} {arguments}: {key}: {text}" for key, text in said(data) if CLI_OPTION.search(text)]
         leaks += [f"{tool} {arguments}: text: {c.text}" for c in result.content if CLI_OPTION.search(c.text)]  # type: ignore[union-attr]
-    Path("/tmp/s8/leaks.txt").write_text("\n".join(leaks))
     assert leaks == []
 
 
@@ -148,8 +209,9 @@ def test_every_input_a_refusal_names_is_a_handoff_argument() -> None:
 
     spec = next(s for s in tool_specs() if s.name == "handoff")
     assert set(handoff_names()) == set(HANDOFF_CLI_NAMES)
-    assert set(handoff_names().values()) - set(spec.schema["properties"]) == {"accepts_from"}  # `discover`'s
-    assert "accepts_from" in next(s for s in tool_specs() if s.name == "discover").schema["properties"]
+    discover_queries = {"accepts_from", "schema_version"}  # `discover`'s, suggested by hand-off refusals
+    assert set(handoff_names().values()) - set(spec.schema["properties"]) == discover_queries
+    assert discover_queries <= set(next(s for s in tool_specs() if s.name == "discover").schema["properties"])
 
 
 def test_an_override_refusal_says_which_override_in_neutral_terms(server: SwarmServer, tmp_path: Path) -> None:

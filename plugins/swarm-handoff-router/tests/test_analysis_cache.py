@@ -246,6 +246,12 @@ def test_forged_counts_and_lengths_are_analysed_again_never_a_nan_point(
         forged(state, "lengths", ("m", {**lengths, "body": ("v", -5)})),
         forged(state, "lengths", ("m", {**lengths, "body": ("v", lengths["body"][1] + 1)})),
         forged(state, "lengths", ("m", {**lengths, "body": ("v", float("nan"))})),
+        # Counts that cancel out to a length of 0: the total matches, a count is still negative.
+        {
+            **state,
+            "fields": ("m", {**fields, "body": ("c", {"a": 5, "b": -5})}),
+            "lengths": ("m", {**lengths, "body": ("v", 0)}),
+        },
     ]
     for number, lie in enumerate(lies):
         path = str(skills[number].path)

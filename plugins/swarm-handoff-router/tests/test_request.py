@@ -104,6 +104,38 @@ def test_a_ranking_reads_the_request_once_not_once_per_skill(monkeypatch: pytest
     assert len(calls) == 1
 
 
+def test_each_request_field_goes_through_the_exclusion_pattern_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terms and the phrases of a field read the same text with its exclusions gone, stripped once."""
+    passes: list[str] = []
+    pattern = request_module._REQUEST_NEGATION
+
+    class Counting:
+        def sub(self, replacement: str, text: str) -> str:
+            passes.append(text)
+            return pattern.sub(replacement, text)
+
+        def finditer(self, text: str) -> object:
+            passes.append(text)
+            return pattern.finditer(text)
+
+    monkeypatch.setattr(request_module, "_REQUEST_NEGATION", Counting())
+    read = Request.of(
+        parse_synthesis(
+            {
+                "original_prompt": "poke holes in the plan, not the budget; the migration is done",
+                "reframed_challenge": "critique the plan",
+                "synthesis_summary": "a plan to review",
+                "problem_type": "research",
+            }
+        )
+    )
+    assert len(passes) == 3  # one per request field
+    assert stem("budget") not in read.terms  # ruled out
+    assert stem("migration") not in read.terms  # finished
+    assert stem("plan") in read.terms
+    assert read.origins.get("adversari") == "poke holes"  # the phrase was read from the kept text
+
+
 @pytest.mark.parametrize(
     ("text", "verifies"),
     [
@@ -130,6 +162,22 @@ def test_asking_whether_work_is_done_reads_as_verification(text: str, verifies: 
         ("kafka consumer lag goes over 1M", "queue"),
         ("is a t-test okay here", "statistics"),
         ("chrome says 'your connection is not private'", "certificate"),
+        ("port the aws lambda handler to rust crate style", "cloud"),
+        ("the lambda handler times out", "cloud"),
+        ("spring boot app behind an ALB", "framework"),
+        ("express app behind nginx", "framework"),
+        ("a rails 7 app", "framework"),
+        ("ruby on rails upgrade", "framework"),
+        ("this swift code crashes", "programming"),
+        ("we are rewriting the backend in Rust", "programming"),
+        ("a java class with 40 fields", "programming"),
+        ("the oracle database is slow", "database"),
+        ("celery executor tasks sit queued", "queue"),
+        ("the consumer on Kafka falls behind", "queue"),
+        ("convert 200 pounds sterling", "currency"),
+        ("translate the menu into Polish", "translate"),
+        ("stripe webhook fails", "payment"),
+        ("poetry add fails on my laptop", "package"),
     ],
 )
 def test_named_tools_and_messages_stand_for_their_kind_of_work(text: str, word: str) -> None:
@@ -201,6 +249,35 @@ def test_a_name_cannot_run_from_one_request_field_into_the_next() -> None:
         "pods of whales",
         "said in jest",
         "the outlook for next year",
+        # Ordinary nouns are things of every kind of work, not signs of one.
+        "nudge a client about an invoice two weeks late",
+        "a year of receipts in a folder",
+        "my calendar is full",
+        "my inbox is full",
+        # Tool and language names that are everyday English.
+        "lambda calculus homework",
+        "plans for spring",
+        "express my thanks to the team",
+        "the train rails were icy",
+        "a swift answer from the bank",
+        "rust on my bike",
+        "a cup of java",
+        "the oracle at Delphi",
+        "I lost ten pounds",
+        "polish the prose of this draft",
+        "write poetry for a wedding",
+        "a cargo ship",
+        "celery sticks for lunch",
+        "an essay on Kafka",
+        "a red stripe",
+        "how should I react to this",
+        "she wants to excel at sales",
+        "a latex allergy",
+        "the myth of Prometheus",
+        "a conical flask",
+        "a playwright's first draft",
+        "improve the airflow in my bedroom",
+        "pandas at the zoo",
     ],
 )
 def test_everyday_words_are_not_taken_for_tools(text: str) -> None:
@@ -236,6 +313,28 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     assert any(c.factor.startswith("not-for:") for c in looked_whole[0])  # negative words are in reach
     assert any("as synonym" in c.reason for c in looked_whole[1])  # so are synonyms of the skill's words
     assert len(strengths) < 3 * 40  # not 3 skills x 600+ request words
+
+
+def test_a_skills_reach_is_built_once_for_every_long_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bench of many long requests over the same analysed skills builds each skill's reach once."""
+    from swarm_handoff_router import analysis_cache, router
+
+    built: list[str] = []
+    original = router.reach_of
+
+    def counting(doc: router.Document) -> frozenset[str]:
+        built.append(doc.name)
+        return original(doc)
+
+    monkeypatch.setattr(router, "reach_of", counting)
+    skills = tuple(skill(f"kind-{i}", f"Kind {i} of work, with logs and charts.") for i in range(3))
+    documents = router.analyse(skills)
+    for n in range(3):
+        noise = " ".join(f"word{n}x{i}" for i in range(200))
+        route(skills, synthesis(f"read the logs {noise}"), documents)
+    assert sorted(built) == ["kind-0", "kind-1", "kind-2"]
+    # The cached reach is no field of the document: what the memo stores keeps its shape.
+    assert "reach" not in analysis_cache.to_state(documents[0])
 
 
 def test_a_name_whose_every_word_the_request_repeats_is_one_search_not_a_look_per_word() -> None:

@@ -29,7 +29,7 @@ import attrs
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
 from swarm_handoff.payload.canonical import seal
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, switched_on
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
 from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
 from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
@@ -133,7 +133,13 @@ class Hop:
     approved: bool | None = None
 
 
-def next_payload(received: Received, hop: Hop, version: str, synthesis: Synthesis | None) -> Built:
+def next_payload(
+    received: Received,
+    hop: Hop,
+    version: str,
+    synthesis: Synthesis | None,
+    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
+) -> Built:
     """Build the next payload of the chain in `version` (2.0 only from a 2.0 payload; else 3.0)."""
     if version == "2.0" and received.version != "3.0":
         return Built(payload=_carry_v2(received, hop, synthesis))
@@ -141,7 +147,7 @@ def next_payload(received: Received, hop: Hop, version: str, synthesis: Synthesi
         payload = _carry_v3(received, hop)
     else:
         payload = draft_v3(
-            synthesis or _synthesis_of_v2(received),
+            synthesis or _synthesis_of_v2(received, names),
             hop.record,
             hop.session,
             source=hop.source,
@@ -268,7 +274,7 @@ def _synthesis_v2(synthesis: Synthesis, hop: Hop) -> dict[str, Any]:
     return {**handoff, "meta": meta}
 
 
-def _synthesis_of_v2(received: Received) -> Synthesis:
+def _synthesis_of_v2(received: Received, names: Mapping[str, str] = HANDOFF_CLI_NAMES) -> Synthesis:
     """The synthesis a v2.0 payload was built from, to rebuild its content as v3.0 for a 3.0 target."""
     handoff = received.handoff
     context, insights = _section(handoff, "context"), _section(handoff, "insights")
@@ -293,5 +299,5 @@ def _synthesis_of_v2(received: Received) -> Synthesis:
             RECEIVED_INVALID,
             received.path,
             f"its content cannot be carried into v3.0: {exc.message}",
-            "hand off with --schema 2.0, or give the content with --synthesis",
+            f"hand off with {given(names['schema'], '2.0')}, or give the content with {names['synthesis']}",
         ) from None

@@ -167,6 +167,7 @@ def _hand_off(
         source_is_v3=received.version == "3.0" if received is not None else source != SOURCE_SKILL,
         problem_type=synthesis.problem_type if synthesis is not None else received.problem_type if received else "",
         synthesis_path=synthesis.source_path if synthesis is not None else str(options.received),
+        names=names,
     )
     if received is not None and received.version == "3.0" and choice.version == "2.0":
         choice = attrs.evolve(choice, downconvert=True)  # a forced 2.0 from a 3.0 chain: built, then converted
@@ -199,7 +200,7 @@ def _hand_off(
                 feedback=options.feedback,
                 approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
             )
-            built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis)
+            built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis, names)
             run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
         elif synthesis is None:
             raise UsageError(f"{names['synthesis']} is required without {names['received']}")

@@ -23,6 +23,7 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
     "reason": "--reason",
     "health_check": "--health-check",
     "accepts_from": "--accepts-from",  # `discover`'s query, suggested when a source is not accepted
+    "schema_version": "--schema-version",  # `discover`'s query, suggested when no writable schema suits
     "override_accepts_from": "--override-accepts-from",
     "allow_undeclared": UNDECLARED_OPTION,
     "confirm": "--yes",
@@ -31,19 +32,40 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
 OVERRIDES = ("override_accepts_from", "allow_undeclared", "confirm")
 
 
+def is_cli_option(name: str) -> bool:
+    """Whether `name` is the CLI's spelling of an input, so a hint writes it as a command line would.
+
+    Told by the spelling itself, the one rule every helper here follows: a CLI option always begins
+    with "-" and a tool's argument (a JSON property the tool's schema declares) never does. Hints
+    name inputs outside this table too (`--param`, `--strict-spec`, `--category`), so the rule is
+    one of spelling, not a field of any one table.
+    """
+    return name.startswith("-")
+
+
 def given(name: str, value: str) -> str:
     """An input with a value as the interface writes it: `--schema 2.0` for the CLI, `schema=2.0` for a tool."""
-    return f"{name} {value}" if name.startswith("-") else f"{name}={value}"
+    return f"{name} {value}" if is_cli_option(name) else f"{name}={value}"
 
 
 def switched_on(name: str) -> str:
     """A yes/no input turned on: the CLI's flag as it is (`--yes`), a tool's argument `=true`."""
-    return name if name.startswith("-") else f"{name}=true"
+    return name if is_cli_option(name) else f"{name}=true"
+
+
+def entry(name: str, key: str) -> str:
+    """One entry of a key=value input: `--param mode=VALUE` for the CLI, `mode in params` for a tool."""
+    return f"{name} {key}=VALUE" if is_cli_option(name) else f"{key} in {name}"
+
+
+def finding(names: Mapping[str, str], query: str, value: str) -> str:
+    """How to list the targets `discover` keeps for a query: the CLI's command, or the tool's argument."""
+    option = names[query]
+    if is_cli_option(option):
+        return f"swarm-handoff discover {option} {value}"
+    return f"the discover tool with {given(option, value)}"
 
 
 def finding_accepting(names: Mapping[str, str], source: str) -> str:
-    """How to list the targets that accept `source`: the CLI's command, or the `discover` tool's argument."""
-    option = names["accepts_from"]
-    if option.startswith("-"):
-        return f"swarm-handoff discover {option} {source}"
-    return f"the discover tool with {given(option, source)}"
+    """How to list the targets that accept `source`."""
+    return finding(names, "accepts_from", source)

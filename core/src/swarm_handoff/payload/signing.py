@@ -58,7 +58,8 @@ def _unsafe(path: Path, why: str) -> SwarmError:
     return SwarmError(
         SIGNING_KEY_UNSAFE,
         f"the signing key {path} {why}",
-        hint=f"remove it (a new one is made on the next --sign) or fix it: chmod 600 {path}",
+        # Said the same way on every interface: it tells when a key is made, not an input to give.
+        hint=f"remove it (a new one is made the next time a payload is signed) or fix it: chmod 600 {path}",
         recoverable=True,
     )
 

@@ -24,7 +24,7 @@ from swarm_handoff.eligibility import (
     target_version,
 )
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, finding_accepting, switched_on
+from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, finding, finding_accepting, given, switched_on
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import PROBLEM_TYPES
 
@@ -79,52 +79,64 @@ class VersionChoice:
 
 
 def choose_version(
-    record: SkillRecord, *, forced: str | None, source_is_v3: bool, problem_type: str, synthesis_path: str | None
+    record: SkillRecord,
+    *,
+    forced: str | None,
+    source_is_v3: bool,
+    problem_type: str,
+    synthesis_path: str | None,
+    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> VersionChoice:
-    """Pick the payload version for `record`: the forced one, else the version the target reads."""
+    """Pick the payload version for `record`: the forced one, else the version the target reads.
+
+    Refusals name the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    """
     wanted = target_version(record)
     if forced is not None:
         status, note = compatibility(forced, wanted)
         if status == NO or wanted not in WRITABLE:
-            _incompatible(record, forced, wanted, note)
+            _incompatible(record, forced, wanted, note, names)
         warnings: tuple[Problem, ...] = ()
         if status == PARTIAL:
             warnings = (
                 Problem(
                     SCHEMA_PARTIAL,
                     f"{record.name} reads schema {wanted}; a {forced} payload is only partially compatible: {note}",
-                    hint=f"drop --schema to let the target's version ({wanted}) decide",
+                    hint=f"drop {names['schema']} to let the target's version ({wanted}) decide",
                     severity=Severity.WARNING,
                 ),
             )
         if forced == "2.0":
-            _check_v2_problem_type(record, problem_type, synthesis_path, forced=True)
+            _check_v2_problem_type(record, problem_type, synthesis_path, forced=True, names=names)
         return VersionChoice(version=forced, warnings=warnings)
     if wanted not in WRITABLE:
-        _incompatible(record, "3.0", wanted, compatibility("3.0", wanted)[1])
+        _incompatible(record, "3.0", wanted, compatibility("3.0", wanted)[1], names)
     if wanted == "3.0":
         return VersionChoice(version="3.0")
-    _check_v2_problem_type(record, problem_type, synthesis_path, forced=False)
+    _check_v2_problem_type(record, problem_type, synthesis_path, forced=False, names=names)
     return VersionChoice(version="2.0", downconvert=source_is_v3)
 
 
-def _incompatible(record: SkillRecord, version: str, wanted: str, note: str) -> None:
+def _incompatible(record: SkillRecord, version: str, wanted: str, note: str, names: Mapping[str, str]) -> None:
     raise SwarmError(
         SCHEMA_INCOMPATIBLE,
         f"{record.name} reads schema {wanted}: a {version} payload is not compatible ({note})",
         details={"target_skill": record.name, "target_version": wanted, "payload_version": version},
-        hint="choose a target that reads 2.0 or 3.0 (swarm-handoff discover --schema-version 3.0); "
+        hint=f"choose a target that reads 2.0 or 3.0 ({finding(names, 'schema_version', '3.0')}); "
         "no adapter to its schema exists yet",
         recoverable=False,
     )
 
 
-def _check_v2_problem_type(record: SkillRecord, problem_type: str, synthesis_path: str | None, *, forced: bool) -> None:
+def _check_v2_problem_type(
+    record: SkillRecord, problem_type: str, synthesis_path: str | None, *, forced: bool, names: Mapping[str, str]
+) -> None:
     if problem_type in PROBLEM_TYPES:
         return
     where = synthesis_path or "the synthesis"
-    why = "--schema 2.0 was given" if forced else f"{record.name} reads only schema 2.0"
-    fix = "drop --schema 2.0 (or pass --schema 3.0)" if forced else "hand off to a skill that reads v3.0"
+    v2, v3 = given(names["schema"], "2.0"), given(names["schema"], "3.0")
+    why = f"{v2} was given" if forced else f"{record.name} reads only schema 2.0"
+    fix = f"drop {v2} (or pass {v3})" if forced else "hand off to a skill that reads v3.0"
     raise SwarmError(
         PROBLEM_TYPE_NOT_IN_V2,
         f"problem_type {problem_type!r} cannot be carried by a v2.0 payload, and {why}",

@@ -14,9 +14,13 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.payload.names import entry
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import Param, check_state
 from swarm_handoff.workflow.types import MISSING, Outcome, StepContext, StepDef
+
+# The input a workflow's parameters come in by, as the CLI spells it.
+PARAM_OPTION = "--param"
 
 
 @attrs.frozen
@@ -92,8 +96,12 @@ def transitions(
     state: Mapping[str, Any] | None = None,
     *,
     resources: Any = None,
+    param_option: str = PARAM_OPTION,
 ) -> list[Transition]:
-    """Return every way out of `step_id`: one per combination of reported values not yet given."""
+    """Return every way out of `step_id`: one per combination of reported values not yet given.
+
+    `param_option` names the parameters' input as the caller's interface does (`--param`, `params`).
+    """
     step = workflow.step(step_id)
     params, reported = resolve_params(workflow, step.id, dict(given or {}))
     gate = workflow.gated_out(step.id, params)
@@ -106,7 +114,9 @@ def transitions(
     result = []
     for combo in combos:
         values = {**reported, **{p.name: v for p, v in zip(open_params, combo, strict=True)}}
-        result.append(evaluate(workflow, step, params, dict(state or {}), values, resources=resources))
+        result.append(
+            evaluate(workflow, step, params, dict(state or {}), values, resources=resources, param_option=param_option)
+        )
     return result
 
 
@@ -118,6 +128,7 @@ def evaluate(
     reported: Mapping[str, Any],
     *,
     resources: Any = None,
+    param_option: str = PARAM_OPTION,
 ) -> Transition:
     """Call the step's handler once and follow `next` (with the `_default` fallback)."""
     handler = step.handler
@@ -138,7 +149,7 @@ def evaluate(
                 f"step {step.id!r} needs the parameter {name!r} ({param.domain_text()})",
                 param=name,
                 step=step.id,
-                hint=f"add --param {name}=VALUE",
+                hint=f"add {entry(param_option, name)}",
             )
     try:
         returned = handler(ctx, **kwargs)

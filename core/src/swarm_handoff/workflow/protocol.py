@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError, working_directory
-from swarm_handoff.workflow.engine import Transition, resolve_params, transitions
+from swarm_handoff.workflow.engine import PARAM_OPTION, Transition, resolve_params, transitions
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
 from swarm_handoff.workflow.relay import QUESTION_RELAY_HANDLER
@@ -253,14 +253,18 @@ def render_step(
     *,
     resources: ResourceProvider | None = None,
     fmt: str | None = None,
+    param_option: str = PARAM_OPTION,
 ) -> StepDocument:
-    """Build the document for one step; unknown steps and bad parameters raise structured errors."""
+    """Build the document for one step; unknown steps and bad parameters raise structured errors.
+
+    `param_option` names the parameters' input as the caller's interface does, for a missing one.
+    """
     step = workflow.step(step_id)
     if resources is None:  # cheap: the provider reads nothing until a step asks it for something
         resources = SessionResources(Path(working_directory()))
     given = dict(params or {})
     carried = dict(state or {})
-    options = transitions(workflow, step.id, given, carried, resources=resources)
+    options = transitions(workflow, step.id, given, carried, resources=resources, param_option=param_option)
     reported_names = {n for n, p in workflow.step_params[step.id].items() if p.arg.reported}
     carry_params = {k: v for k, v in given.items() if k not in reported_names}
     # Dynamic text sees typed values with defaults filled in, exactly as the handler does.

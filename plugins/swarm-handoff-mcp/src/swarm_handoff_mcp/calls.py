@@ -39,6 +39,10 @@ def installed_scopes(host: PluginHost) -> list[str]:
     return [s.value for s in Scope]
 
 
+# `discover`'s two filters as this tool's arguments, for the note on what a filter left out.
+FILTER_ARGUMENTS = {"category": "category", "scope": "scope"}
+
+
 def discover_tool(call: Call) -> Document:
     """Discover as `discover --format json` does; a scope is checked once the sources declared theirs."""
     from swarm_handoff.api import DiscoveryQuery, Scope, discover, make_context
@@ -55,7 +59,8 @@ def discover_tool(call: Call) -> Document:
         schema_version=call.args.get("schema_version"),
         inputs=tuple(call.args.get("input", [])),
     )
-    return result.filtered(tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))).queried(query)
+    chosen = tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))
+    return result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
 
 
 def why_tool(call: Call) -> Document:
@@ -70,7 +75,8 @@ def lint_tool(call: Call) -> Document:
     from swarm_handoff.api import lint
 
     paths = call.args["path"]
-    return lint([paths] if isinstance(paths, str) else paths)
+    strict = bool(call.args.get("strict_spec", False))
+    return lint([paths] if isinstance(paths, str) else paths, strict_spec=strict, strict_option="strict_spec")
 
 
 class _Synthesis:
@@ -133,6 +139,7 @@ def rank_tool(call: Call) -> Document:
         explain=bool(call.args.get("explain", False)),
         host=call.host,
         problems=found.problems,
+        scorer_option="scorer",
     )
 
 
@@ -242,4 +249,6 @@ def workflow_step_tool(call: Call) -> Document:
     state = {str(k): coerce_state(str(v)) for k, v in call.args.get("state", {}).items()}
     params = {str(k): str(v) for k, v in call.args.get("params", {}).items()}
     provider = SessionResources(Path(call.args.get("project") or "."), find_workflow=registry.get)
-    return render_step(workflow, call.args["step"], params, state, resources=provider, fmt="json")
+    return render_step(
+        workflow, call.args["step"], params, state, resources=provider, fmt="json", param_option="params"
+    )

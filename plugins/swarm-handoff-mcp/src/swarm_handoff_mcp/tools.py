@@ -109,7 +109,11 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
                         "maxLength": MAX_TEXT,
                         "maxItems": MAX_LIST,
                         "description": "A SKILL.md file or skill folder, or a list of them.",
-                    }
+                    },
+                    "strict_spec": {
+                        "type": "boolean",
+                        "description": "Make Agent Skills spec findings errors (as `lint --strict-spec`).",
+                    },
                 },
                 ("path",),
             ),

@@ -167,7 +167,7 @@ def _consistent(document: object) -> bool:
         total = sum(counts.values())  # a TypeError for a count that is not a number
         if type(total) is not int or type(lengths[name]) is not int or total != lengths[name]:
             return False
-        if total and min(counts.values()) < 1:
+        if counts and min(counts.values()) < 1:  # not only when the total is non-zero: {a: 5, b: -5} sums to 0
             return False
     return True
 

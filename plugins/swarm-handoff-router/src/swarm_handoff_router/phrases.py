@@ -6,6 +6,22 @@ from __future__ import annotations
 
 import re
 
+# Tool and language names that are also everyday English ("spring", "rust", "express", "celery")
+# stand for their technical sense only beside a technical word: "spring boot", "rust crate", "a
+# rails 7 app", not "in spring", "rust on the bike", "express my thanks", "celery sticks".
+_TECH_NEIGHBOUR = (
+    r"(?:apps?|apis?|endpoints?|routes?|servers?|backend|frontend|projects?|services?|components?|hooks?"
+    r"|handlers?|code|codebase|class(?:es)?|functions?|methods?|modules?|packages?|librar(?:y|ies)|scripts?"
+    r"|programs?|versions?|upgrades?|migrations?|sdk|compiler|toolchain|crates?|rewrites?|ports?|builds?|bundles?"
+    r"|binar(?:y|ies)|login|pods?|containers?|heap|threads?|\d[\w.]*)"
+)
+
+
+def _beside(names: str, after: str = _TECH_NEIGHBOUR) -> str:
+    """`names` only when a technical word follows, so an everyday word is not taken for a tool."""
+    return rf"\b(?:{names})[^\S\n]*[-/]?[^\S\n]*{after}\b"
+
+
 # Everyday phrasings of common kinds of work, and the words a skill would use for that work: "poke
 # holes in" is a critique, "figure out why" a diagnosis, "ballpark" an estimate. General English,
 # written as a list of idioms for tasks, not for any particular skill.
@@ -128,21 +144,44 @@ IDIOMS: tuple[tuple[str, str], ...] = (
     ),
     # Names of things stand for their kind.
     (
-        r"\b(?:python|javascript|typescript|java|golang|rust|ruby|php|matlab|julia|kotlin|swift|scala|perl|c\+\+|c#)\b",
+        r"\b(?:python|javascript|typescript|golang|php|matlab|kotlin|scala|perl|c\+\+|c#)\b|"
+        + _beside("java|rust|swift|ruby|julia")
+        + r"|\b(?:written|rewrit(?:e|es|ing|ten)|port(?:ed|ing)?|implement(?:ed|ing)?|coding|programming)\s+"
+        r"(?:[\w'-]+\s+){0,3}(?:in|to|into)\s+(?:java|rust|swift|ruby|julia)\b",
         "code programming language",
     ),
     (
         r"\b(?:english|spanish|portuguese|french|german|japanese|chinese|mandarin|korean|italian|russian|arabic|hindi"
-        r"|dutch|polish|turkish|swedish)\b",
+        r"|dutch|turkish|swedish)\b"
+        # "polish the prose" is an edit: Polish the language is one spoken, translated into or from.
+        r"|\b(?:in|into|to|from)\s+polish\b|\bpolish\s+(?:translat\w*|speakers?|users|customers|version|locale)\b",
         "language translate",
     ),
     (
-        r"\b(?:django|flask|react|vue|angular|rails|spring|numpy|pandas|fastapi|express|next\.js|laravel)\b",
+        r"\b(?:django|vue|numpy|fastapi|next\.js|laravel|react\s*native|(?:react|express)\.?js)\b|\bruby\s+on\s+rails\b|"
+        + _beside("flask|react|angular|rails|express|pandas")
+        + r"|\bspring\s+(?:boot|framework|mvc|security|data|cloud|beans?|webflux|batch)\b"
+        r"|\b(?:dataframe|import|using|in)\s+pandas\b|\bpandas\s+(?:dataframes?|df|series|groupby|import)\b",
         "framework library",
     ),
-    (r"\b(?:postgres(?:ql)?|mysql|sqlite|mongo(?:db)?|dynamo(?:db)?|redis|cassandra|oracle|mariadb)\b", "database"),
-    (r"\b(?:pip|npm|yarn|cargo|poetry|maven|gradle|composer|bundler)\b", "package dependency"),
-    (r"\b(?:aws|gcp|azure|s3|lambda|ec2|cloudformation)\b", "cloud infrastructure"),
+    (
+        r"\b(?:postgres(?:ql)?|mysql|sqlite|mongo(?:db)?|dynamo\s*db|redis|mariadb)\b"
+        r"|\b(?:oracle|cassandra)\s+(?:db|databases?|sql|cloud|clusters?|tables?|keyspaces?|nodes?|\d+[a-z]?)\b"
+        r"|\bapache\s+cassandra\b",
+        "database",
+    ),
+    (
+        # "poetry", "cargo", "composer", "maven" and "yarn" are everyday nouns; their commands and files are not.
+        r"\b(?:pip|npm|gradle|bundler|mvn|(?:cargo|composer|pyproject|package)\.(?:toml|json|lock)|poetry\.lock|yarn\.lock)\b"
+        r"|\b(?:cargo|poetry|composer|yarn)\s+(?:add|install|require|update|lock|run|build|test|publish|workspaces?)\b"
+        r"|\bmaven\s+(?:builds?|central|repo(?:sitory)?|dependenc(?:y|ies)|plugins?|projects?)\b",
+        "package dependency",
+    ),
+    (
+        r"\b(?:aws|gcp|azure|s3|ec2|cloudformation)\b"
+        r"|\blambdas?\s+(?:handlers?|layers?|cold[- ]starts?|timeouts?|invocations?|deploy\w*)\b",
+        "cloud infrastructure",
+    ),
     # Tools, services and formats people name instead of saying what kind of work it is.
     (
         r"(?-i:\b[A-Za-z]*(?:Error|Exception)\b)|\b\w+_error\b|\btraceback\b|stack\s*trace|segfault"
@@ -160,35 +199,79 @@ IDIOMS: tuple[tuple[str, str], ...] = (
         r"|handshake\s+fail",
         "tls certificate",
     ),
-    (r"\b(?:github\s+actions|gitlab\s+ci|jenkins|circleci|travis|buildkite|azure\s+pipelines)\b", "ci pipeline build"),
+    (
+        r"\b(?:github\s+actions|gitlab\s+ci|jenkinsfile|circleci|travis[\s-]*ci|buildkite|azure\s+pipelines)\b"
+        r"|\.travis\.yml\b|\bjenkins\s+(?:jobs?|pipelines?|builds?|server|agents?|nodes?|plugins?)\b",
+        "ci pipeline build",
+    ),
     (r"\b(?:docker|dockerfile|podman)\b", "container image"),
     (r"\b(?:k8s|helm\s+charts?|kubectl|kustomize)\b", "kubernetes cluster"),
-    (r"\b(?:terraform|pulumi|ansible|cdk|bicep)\b", "infrastructure code"),
-    (r"\b(?:kafka|rabbitmq|sqs|pub/?sub|nats|celery|sidekiq|dead[- ]letter)\b", "queue message consumer"),
-    (r"\b(?:airflow|dagster|prefect|dbt)\b|\bdags?\b", "pipeline workflow orchestration"),
-    (r"\b(?:pytest|junit|rspec|unittest|vitest|cypress|playwright|selenium)\b", "test"),
-    (r"\b(?:excel|xlsx|google\s+sheets|vlookup|xlookup|pivot\s+tables?)\b", "spreadsheet"),
-    (r"\b(?:powerpoint|pptx|google\s+slides)\b", "slide presentation"),
-    (r"\b(?:latex|overleaf|bibtex|latexmk|pdflatex|xelatex)\b", "latex document"),
-    (r"\b(?:stripe|paypal|braintree|adyen|shopify)\b", "payment"),
+    (r"\b(?:terraform|pulumi|ansible|cdk)\b|\bbicep\s+(?:files?|templates?|modules?)\b", "infrastructure code"),
     (
-        r"\b(?:grafana|prometheus|datadog|new\s*relic|opentelemetry|otel|jaeger|honeycomb|sentry|pagerduty)\b",
+        r"\b(?:rabbitmq|sqs|pub/?sub|sidekiq|dead[- ]letter|jetstream|apache\s+kafka)\b"
+        r"|\b(?:kafka|nats)\s+(?:topics?|consumers?|producers?|brokers?|clusters?|streams?|connect|lag|partitions?"
+        r"|offsets?|messages?|events?|server)\b|\b(?:consumers?|producers?|topics?)\s+(?:on|from|in)\s+kafka\b"
+        r"|\bcelery\s+(?:workers?|tasks?|beat|queues?|broker|executor|\d[\w.]*)\b",
+        "queue message consumer",
+    ),
+    (
+        r"\b(?:dagster|prefect|apache\s+airflow)\b|\bdags?\b"
+        r"|\bairflow\s+(?:\d[\w.]*|tasks?|scheduler|operators?|workers?|jobs?|pipelines?|ui|webserver|executor)\b"
+        r"|\bdbt\s+(?:models?|run|tests?|projects?|cloud|core|macros?|seeds?|snapshots?|build)\b",
+        "pipeline workflow orchestration",
+    ),
+    (
+        r"\b(?:pytest|junit|rspec|unittest|vitest|webdriver)\b"
+        r"|\b(?:cypress|playwright|selenium)\s+(?:tests?|specs?|scripts?|runs?|config|browsers?|locators?|e2e|grid)\b",
+        "test",
+    ),
+    (
+        # "to excel at", "excel in school" are the verb.
+        r"(?<!\bto\s)\bexcel\b(?!\s+(?:at|in)\b)|\b(?:xlsx|google\s+sheets|vlookup|xlookup|pivot\s+tables?)\b",
+        "spreadsheet",
+    ),
+    (r"\b(?:powerpoint|pptx|google\s+slides)\b", "slide presentation"),
+    (
+        r"\blatex\b(?![\s-]+(?:gloves?|allerg\w*|paint|balloons?|mattress\w*|pillows?|foam|free|condoms?)\b)"
+        r"|\b(?:overleaf|bibtex|latexmk|pdflatex|xelatex)\b",
+        "latex document",
+    ),
+    (
+        r"(?-i:\bStripe\b)|\b(?:paypal|braintree|adyen|shopify)\b"
+        r"|\bstripe\s+(?:api|checkout|webhooks?|payments?|accounts?|subscriptions?|dashboard|keys?|secret|live|test"
+        r"|customers?|charges?|integration|events?|signatures?|connect|elements|cli)\b",
+        "payment",
+    ),
+    (
+        r"\b(?:grafana|datadog|new\s*relic|opentelemetry|otel|pagerduty|promql|alertmanager|sentry\.io|honeycomb\.io)\b"
+        r"|(?-i:\bSentry\b)|\b(?:prometheus|jaeger|honeycomb|sentry)\s+(?:metrics?|alerts?|alerting|rules?|quer(?:y|ies)"
+        r"|exporters?|scrape|traces?|tracing|ui|agent|collector|errors?|issues?|events?|dsn|sdk|dashboards?)\b",
         "monitoring observability metrics",
     ),
     (r"\b(?:syslog|journalctl|splunk|kibana|logstash|cloudwatch)\b", "log"),
-    (r"\b(?:ios|android|xcode|testflight|play\s+store|swiftui|react\s+native|flutter)\b", "mobile app"),
+    (
+        r"\b(?:ios|android|xcode|testflight|play\s+store|swiftui|react\s+native)\b"
+        r"|\bflutter\s+(?:apps?|widgets?|builds?|projects?|code|sdk|doctor|run)\b",
+        "mobile app",
+    ),
     (r"\b(?:pytorch|tensorflow|keras|sklearn|scikit-learn|xgboost|hugging\s*face)\b", "machine learning model"),
     (
         r"\b(?:anova|t-?tests?|chi-?squared?|mann-whitney|wilcoxon|p-?values?|spss|stata)\b",
         "statistics statistical test",
     ),
-    (r"\b(?:quickbooks|xero|bookkeeping|receipts?|ledger|invoices?|vat|irs|hmrc)\b", "accounting finance"),
-    (r"\b(?:gmail|inbox)\b", "email"),
-    (r"\b(?:gcal|calendly|calendar)\b", "schedule calendar"),
+    # Tools and authorities only: an invoice, a receipt, an inbox or a calendar is a thing of every
+    # kind of work ("nudge a client about an invoice" is an email), not a sign of one.
+    (r"\b(?:quickbooks|xero|bookkeeping|ledger|vat|irs|hmrc)\b", "accounting finance"),
+    (r"\bgmail\b", "email"),
+    (r"\b(?:gcal|calendly)\b", "schedule calendar"),
     (r"\b(?:cve-\d+|dependabot|snyk|owasp|xss|csrf|sql\s+injection)\b", "vulnerability security"),
     (r"\b(?:gdpr|ccpa|hipaa|dsar)\b", "privacy compliance personal data"),
     (r"majors?\s+behind|versions?\s+behind|(?<![\d.])v?\d+(?:\.\d+)+\s+to\s+v?\d+", "upgrade version"),
-    (r"\b(?:currency|currencies|dollars?|euros?|yen|pounds?)\b", "currency"),
+    (
+        # "pounds" is a weight as often as money: money when sterling, British, or beside another currency.
+        r"\b(?:currency|currencies|dollars?|euros?|yen)\b|\b(?:british|uk|gb)\s+pounds?\b|\bpounds?\s+sterling\b",
+        "currency",
+    ),
     (
         r"(?:write|reply|respond)\s+(?:back\s+)?to\s+(?:a|the|this|my|our|an?)\s+(?:\w+\s+)?(?:client|customer|boss|manager"
         r"|teacher|landlord|colleague|email|message)|(?:tell|answer)\s+(?:a|the|this|my|our)\s+(?:\w+\s+){0,2}(?:client"

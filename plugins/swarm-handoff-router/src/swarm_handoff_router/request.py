@@ -88,23 +88,33 @@ def split_request_negation(text: str) -> tuple[str, str]:
     asks about something finished.
     """
     ruled_out = [m.group(1) for m in _REQUEST_NEGATION.finditer(text)]
-    asked = without_exclusions(text)
-
-    def finished(match: re.Match[str]) -> str:
-        said = {w.lower() for w in _WORD.findall(match.group(1))}
-        before = [w.lower() for w in _WORD.findall(asked[max(0, match.start() - 60) : match.start()])]
-        previous = next((w for w in reversed(before) if w not in _DETERMINERS), "")
-        if said & _CONDITIONS or previous in _CONDITIONS:
-            return match.group(0)  # "when the build is done, deploy it", "make sure the migration is complete"
-        ruled_out.append(match.group(1))
-        return " "
-
-    return _REQUEST_FINISHED.sub(finished, asked), " ".join(ruled_out)
+    asked, finished = strip_finished(without_exclusions(text))
+    return asked, " ".join(ruled_out + finished)
 
 
 def without_exclusions(text: str) -> str:
     """The request minus what it rules out, finished things kept: "says it's done" is a phrase to read."""
     return _REQUEST_NEGATION.sub(" ", text)
+
+
+def strip_finished(kept: str) -> tuple[str, list[str]]:
+    """The finished things of a request taken out (and returned), once its exclusions are gone.
+
+    A step of its own so `Request.of` can read the phrases of the text between the two steps
+    without running the exclusion pattern over each field a second time.
+    """
+    finished_things: list[str] = []
+
+    def finished(match: re.Match[str]) -> str:
+        said = {w.lower() for w in _WORD.findall(match.group(1))}
+        before = [w.lower() for w in _WORD.findall(kept[max(0, match.start() - 60) : match.start()])]
+        previous = next((w for w in reversed(before) if w not in _DETERMINERS), "")
+        if said & _CONDITIONS or previous in _CONDITIONS:
+            return match.group(0)  # "when the build is done, deploy it", "make sure the migration is complete"
+        finished_things.append(match.group(1))
+        return " "
+
+    return _REQUEST_FINISHED.sub(finished, kept), finished_things
 
 
 # Calling on a skill by name: its words in order, joined by '-', '_', ':' or spaces ("hand it to
@@ -113,7 +123,10 @@ def without_exclusions(text: str) -> str:
 # followed by "skill".
 _NAME_CUES = frozenset({"use", "run", "ask", "invoke", "call", "try", "with", "via"})
 _ARTICLES = frozenset({"the", "our", "my", "a"})
-_JOIN = "\x01"  # a control character: never part of a token (they are words or punctuation)
+# A control character joins the tokens for the substring search. The name tokenizer keeps punctuation
+# as tokens, so this would be a token of its own if a request carried it: `Spelled.of` replaces it in
+# the request first, and only then is it a separator no token contains.
+_JOIN = "\x01"
 _FEW = 8  # anchors a name is checked at one by one; past that, one substring search
 _NAME_TOKEN = re.compile(r"[^\W_]+|[^\w\s:-]")  # words (any script), and punctuation as its own token
 
@@ -205,7 +218,8 @@ class Request:
         asked_texts: list[str] = []
         for field, weight in QUERY_WEIGHTS.items():
             text = str(getattr(synthesis, field, "") or "")
-            asked, _ruled_out = split_request_negation(text)
+            kept = without_exclusions(text)  # once per field: the phrases below read it too
+            asked, _finished = strip_finished(kept)
             asked_texts.append(asked)
             words = tokenize(asked)
             for term in words:
@@ -213,7 +227,7 @@ class Request:
                     terms[term] = (weight, "")
             for pair in sorted(pairs(words)):  # the same order every run: float sums depend on it
                 phrases[pair] = max(phrases.get(pair, 0.0), weight)
-            for phrase, stand_in in idioms(without_exclusions(text)):
+            for phrase, stand_in in idioms(kept):
                 for term in tokenize(stand_in):
                     if weight * IDIOM_WEIGHT > terms.get(term, (0.0, ""))[0]:
                         terms[term] = (weight * IDIOM_WEIGHT, phrase)

@@ -30,7 +30,7 @@ RERANK_DEPTH = 10
 DECIMALS = 4
 # Learned by bench/train_rerank.py over every request set in bench/routing (1,544 requests,
 # 192 skills); see docs/routing.md for the figures with each held-out set left out.
-WEIGHTS: Mapping[str, float] = {"share": 5.87, "coverage": 1.74, "claimed": 1.35, "dominance": -2.40}
+WEIGHTS: Mapping[str, float] = {"share": 5.87, "coverage": 1.73, "claimed": 1.35, "dominance": -2.40}
 
 
 @attrs.frozen

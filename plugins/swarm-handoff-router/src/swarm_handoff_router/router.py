@@ -76,7 +76,9 @@ PHRASE_WEIGHT = 1.0
 LONG_REQUEST = 64
 
 
-@attrs.frozen
+# Not slotted, so `reach` can be cached on the instance, outside the attrs fields the memo stores
+# (a cached property on a slotted class needs attrs 23.2; the core allows 23.1).
+@attrs.frozen(slots=False)
 class Document:
     """One skill as the router sees it: stem counts per field, and its negative clauses."""
 
@@ -112,6 +114,11 @@ class Document:
             frozenset(t for clause in negative for t in tokenize(clause)),
             frozenset(pairs(tokens["name"]) | pairs(tokens["description"])),
         )
+
+    @functools.cached_property
+    def reach(self) -> frozenset[str]:
+        """Every request word this skill can score at all: built once, not again for each long request."""
+        return reach_of(self)
 
 
 def read_body(path: str | None) -> str:
@@ -206,6 +213,16 @@ def _uses(doc: Document, term: str) -> bool:
     return bool(doc.fields["body"].get(term))
 
 
+def reach_of(doc: Document) -> frozenset[str]:
+    """The words a skill has, its negative words and the synonyms of the words it claims."""
+    reach: set[str] = set(doc.negative_terms)
+    for counts in doc.fields.values():
+        reach.update(counts)
+    for word in set(doc.fields["name"]) | set(doc.fields["description"]):
+        reach.update(SYNONYMS.get(word, ()))
+    return frozenset(reach)
+
+
 def _within_reach(
     doc: Document, request: Request
 ) -> tuple[Mapping[str, float], Iterable[tuple[tuple[str, str], float]]]:
@@ -217,12 +234,7 @@ def _within_reach(
     """
     if len(request.terms) <= LONG_REQUEST:
         return request.terms, request.phrases.items()
-    reach: set[str] = set(doc.negative_terms)
-    for counts in doc.fields.values():
-        reach.update(counts)
-    for word in set(doc.fields["name"]) | set(doc.fields["description"]):
-        reach.update(SYNONYMS.get(word, ()))
-    terms = {t: request.terms[t] for t in sorted(reach & request.terms.keys(), key=request.term_order.__getitem__)}
+    terms = {t: request.terms[t] for t in sorted(doc.reach & request.terms.keys(), key=request.term_order.__getitem__)}
     pairs = sorted(doc.pairs & request.phrases.keys(), key=request.phrase_order.__getitem__)
     return terms, [(pair, request.phrases[pair]) for pair in pairs]
 
