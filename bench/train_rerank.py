@@ -88,7 +88,12 @@ def train(names: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> dict[str, 
         w = [wk - d for wk, d in zip(w, step, strict=True)]
         if max(abs(d) for d in step) < TOLERANCE:
             break
-    return dict(zip(FEATURES, w, strict=True))
+    else:
+        raise SystemExit(f"train_rerank: no convergence in {STEPS} Newton steps; the weights would be arbitrary")
+    learned = dict(zip(FEATURES, w, strict=True))
+    if learned["share"] <= 0:
+        raise SystemExit(f"train_rerank: learned weight of 'share' {learned['share']:.3f}; the router needs it > 0")
+    return learned
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:

@@ -247,8 +247,7 @@ def score_document(doc: Document, request: Request, corpus: Corpus) -> list[Cont
 def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contribution], Match]:
     """The contributions of one skill and what they are made of (for the re-ranking of the best)."""
     found: list[Contribution] = []
-    matched = 0
-    claimed = strongest = 0.0
+    claimed = 0.0
     terms, phrases = _within_reach(doc, request)
     # A skill word already matched, exactly or as a synonym, is not credited again through a synonym:
     # "blog post" must not count "essay" twice.
@@ -287,8 +286,6 @@ def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contri
         points = round(idf * strength * query_weight, DECIMALS)
         reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
         found.append(Contribution(f"term:{term}", points, reason))
-        matched += 1
-        strongest = max(strongest, points)
         if any(place.startswith(("name ", "description ")) for place in where):
             claimed += points
     for (first, second), query_weight in phrases:
@@ -307,7 +304,7 @@ def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contri
         claimed += points  # the request used the skill's own name: the strongest claim there is
     if not found:
         return [Contribution("router", 0, "no request word appears in the skill's name, description or body")], Match(0)
-    return found, Match(sum(c.points for c in found), matched, claimed, strongest)
+    return found, Match.of(found, claimed)
 
 
 def analyse(records: Iterable[SkillRecord]) -> list[Document]:
@@ -330,7 +327,7 @@ def route(
     contributions, matches = score_all(docs, synthesis)
     if not second_look:
         return contributions
-    return rerank([doc.name for doc in docs], contributions, matches)
+    return rerank([doc.name for doc in docs], contributions, matches, priorities=[r.priority for r in records])
 
 
 def score_all(documents: Sequence[Document], synthesis: Any) -> tuple[list[list[Contribution]], list[Match]]:
