@@ -241,9 +241,7 @@ def _keep_backup(folder: int, path: Path, data: bytes, mode: int) -> Path:
 
 def _replace(folder: int, data: bytes, mode: int) -> None:
     """Replace SKILL.md in `folder` at once: a temporary in the same folder, then a rename inside it."""
-    from swarm_handoff.safefs import temp_name
-
-    tmp = temp_name("SKILL.md")
+    tmp = f".SKILL.md.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # the core's temporary pattern: recognisable if left
     if not _create(folder, tmp, data, mode):  # pragma: no cover - 48 random bits
         raise FileExistsError(errno.EEXIST, "temporary name taken", tmp)
     try:
