@@ -111,7 +111,8 @@ def test_a_symlink_to_a_fifo_is_written_through_as_a_stream(swarm_cli, swarm_hos
     finally:
         os.close(reader)
     assert b"version:" in received
-    assert link.is_symlink() and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert link.is_symlink()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_dash_is_standard_output_and_the_report_goes_to_stderr(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):

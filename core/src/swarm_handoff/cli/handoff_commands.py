@@ -192,7 +192,9 @@ def register(app: typer.Typer) -> None:
         output: Annotated[
             str | None,
             typer.Option(
-                "--output", "-o", help="Also write the converted payload here; - for stdout (the report goes to stderr)."
+                "--output",
+                "-o",
+                help="Also write the converted payload here; - for stdout (the report goes to stderr).",
             ),
         ] = None,
         fmt: str = format_option(),
@@ -203,8 +205,8 @@ def register(app: typer.Typer) -> None:
 
         from swarm_handoff.payload.convert import convert_payload
         from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
-        from swarm_handoff.safefs import create_new
         from swarm_handoff.payload.validate import load_payload
+        from swarm_handoff.safefs import create_new
 
         def action(host: PluginHost) -> Document:
             result = convert_payload(load_payload(payload), to, host)

@@ -317,7 +317,9 @@ def keep_earlier(path: Path) -> Path | None:
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(st.st_mode):  # a device, FIFO or link linked aside would be the node itself
-        raise _refused(str(path), f"{_kind(st.st_mode)}, not a regular file", "name a regular file, or - for standard output")
+        raise _refused(
+            str(path), f"{_kind(st.st_mode)}, not a regular file", "name a regular file, or - for standard output"
+        )
     for n in range(1, _MAX_TRIES + 1):
         kept = path.with_name(f"{path.stem}.{n}{path.suffix}")
         try:
