@@ -62,7 +62,8 @@ def test_a_v2_session_path_with_nul_is_a_coded_error(swarm_cli, swarm_host, tmp_
     result = swarm_cli("validate", str(path), "--format", "json")
     assert result.exit_code == 1
     assert "INTERNAL_ERROR" not in result.stdout
-    assert "handoff.source.session_path" in result.stdout and "NUL" in result.stdout
+    assert "handoff.source.session_path" in result.stdout
+    assert "NUL" in result.stdout
 
 
 def test_the_file_check_reports_a_nul_path_instead_of_raising():
