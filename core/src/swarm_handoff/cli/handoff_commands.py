@@ -190,22 +190,32 @@ def register(app: typer.Typer) -> None:
         payload: Annotated[Path, typer.Argument(help="The payload file.")],
         to: Annotated[str, typer.Option("--to", help="The version to convert to: 3.0 or 2.0.")],
         output: Annotated[
-            Path | None, typer.Option("--output", "-o", help="Also write the converted payload here.")
+            str | None,
+            typer.Option(
+                "--output",
+                "-o",
+                help="Also write the converted payload here; - for stdout (the report goes to stderr).",
+            ),
         ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Convert a payload between 2.0 and 3.0, listing every field the conversion drops."""
+        import contextlib
+        import errno
+
         from swarm_handoff.payload.convert import convert_payload
-        from swarm_handoff.payload.io import dump_payload, write_atomic, write_keeping_earlier
+        from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
         from swarm_handoff.payload.validate import load_payload
+        from swarm_handoff.safefs import create_new
 
         def action(host: PluginHost) -> Document:
             result = convert_payload(load_payload(payload), to, host)
             try:
-                for side_path, content in result.side_files:
-                    write_atomic(Path(side_path), dump_payload(content, Path(side_path)))
+                for side_path, content in result.side_files:  # a fresh name each: never replaces a file
+                    if not create_new(Path(side_path), dump_payload(content, Path(side_path)).encode("utf-8")):
+                        raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
                 if output is not None:
-                    write_keeping_earlier(output, dump_payload(result.payload, output))
+                    write_output(output, dump_payload(result.payload, Path(output)), stdout=payload_out)
             except OSError as exc:
                 raise SwarmError(
                     ErrorCode.VALIDATION_FAILED,
@@ -216,7 +226,13 @@ def register(app: typer.Typer) -> None:
                 warn(f"dropped {dropped}")
             return result
 
-        run(fmt, action)
+        payload_out = sys.stdout
+        if output is not None and standard_stream(output) == 1:
+            # stdout holds the payload alone, so that `convert -o - | other-tool` reads a payload
+            with contextlib.redirect_stdout(sys.stderr):
+                run(fmt, action)
+        else:
+            run(fmt, action)
 
     @app.command("ack")
     def ack(

@@ -147,15 +147,24 @@ def session_warnings(session: Path) -> tuple[Problem, ...]:
     )
 
 
-def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str | None:
-    """Keep a payload that could not be handed off, in the session folder or else the config folder."""
+def preserve(
+    payload: Any, session: Path, version: str, env_config: Path, failures: list[str] | None = None
+) -> str | None:
+    """Keep a payload that could not be handed off, in the session folder or else the config folder.
+
+    None when neither took it; `failures` (when given) then says, folder by folder, why.
+    """
     suffix = ".yaml" if version == "2.0" else ".json"
     name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
     for folder in (session, env_config / "swarm-handoff" / "preserved"):
         try:
             if folder == session and not folder.is_dir():
+                if failures is not None:
+                    failures.append(f"{folder}: not a folder")
                 continue
             return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
-        except OSError:
+        except OSError as exc:
+            if failures is not None:
+                failures.append(f"{folder}: {exc.strerror or exc}")
             continue
     return None

@@ -105,6 +105,9 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         if not isinstance(name, str) or not name:
             checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
             continue
+        if "\0" in name:  # the OS refuses it (ValueError): say so as the file's problem
+            checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
+            continue
         path = locate(name, payload, payload_path)
         try:
             computed: str | None = file_checksum(path)

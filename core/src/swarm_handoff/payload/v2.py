@@ -50,7 +50,7 @@ SCHEMA = Obj(
                         "workflow_id": Str(
                             pattern=WORKFLOW_ID_PATTERN, hint="use swarm-session-YYYYMMDD-HHMMSS-<8 hex digits>"
                         ),
-                        "session_path": Str(min_len=1),
+                        "session_path": Str(min_len=1, fmt="path"),
                     },
                 ),
                 "target": Obj(

@@ -28,6 +28,11 @@ import attrs
 from swarm_handoff.api import Scope, SkillRecord, SwarmError, atomic_write
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
+REGISTRY_TOO_LARGE = "REGISTRY_TOO_LARGE"
+# What every reader of the registry accepts (the core's document limit, `textfile.MAX_BYTES`, which
+# discovery's reader applies): sync reads with it and never writes more, so it never writes a
+# registry that discovery, `registry show` or the next sync would refuse.
+REGISTRY_MAX_BYTES = 4 * 1024 * 1024
 BACKUP_SUFFIX = ".bak"
 
 
@@ -147,7 +152,7 @@ def _read(path: Path) -> bytes | None:
     from swarm_handoff.api import LoadError, read_regular
 
     try:
-        return read_regular(path)
+        return read_regular(path, limit=REGISTRY_MAX_BYTES)
     except LoadError as exc:
         if not os.path.lexists(path):
             return None
@@ -160,6 +165,23 @@ def _unreadable(path: Path, why: object) -> SwarmError:
         f"cannot read {path}: {why}",
         hint="fix the file (or move it away) and sync again; it was not changed",
     )
+
+
+def _write(path: Path, previous: bytes | None, text: str) -> Path | None:
+    """Keep the previous file as `.bak`, then write `text`; a registry over the read limit is refused first."""
+    data = text.encode("utf-8")
+    if len(data) > REGISTRY_MAX_BYTES:
+        raise SwarmError(
+            REGISTRY_TOO_LARGE,
+            f"{path}: the new registry would be {len(data)} bytes, over the {REGISTRY_MAX_BYTES} bytes "
+            "every reader of it accepts; nothing was written",
+            details={"path": str(path), "size_bytes": len(data), "limit_bytes": REGISTRY_MAX_BYTES},
+            hint="run `swarm-handoff registry prune` to drop stale entries, or remove entries (long "
+            "descriptions) you no longer need, then sync again",
+        )
+    backup = _keep_backup(path, previous) if previous is not None else None
+    atomic_write(path, data)
+    return backup
 
 
 def _keep_backup(path: Path, previous: bytes) -> Path:
@@ -252,8 +274,7 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         meta.setdefault("discovery_mode", "hybrid")
     stream = io.StringIO()
     yaml.dump(document, stream)
-    backup = _keep_backup(path, previous) if previous is not None else None
-    atomic_write(path, stream.getvalue().encode("utf-8"))
+    backup = _write(path, previous, stream.getvalue())
     return SyncReport(
         path=str(path),
         backup=str(backup) if backup else None,
@@ -306,6 +327,5 @@ def prune(path: Path) -> PruneReport:
             meta["total_workflows"] = len(workflows)
         stream = io.StringIO()
         yaml.dump(document, stream)
-        backup = _keep_backup(path, previous)
-        atomic_write(path, stream.getvalue().encode("utf-8"))
+        backup = _write(path, previous, stream.getvalue())
         return PruneReport(path=str(path), backup=str(backup), removed=tuple(removed))
