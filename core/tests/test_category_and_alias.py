@@ -31,6 +31,15 @@ RECORDS = (
     _skill("planner-folder", ("analysis",), declared_name="Plan Maker"),
     _skill("twin-a", ("analysis",), declared_name="twin"),
     _skill("twin-b", ("analysis",), declared_name="twin"),
+    SkillRecord(
+        name="v3-folder",
+        scope="global",
+        source="test",
+        categories=("analysis",),
+        accepts_from=("*",),
+        protocol_version="3.0",
+        declared_name="Deep Reader",
+    ),
 )
 
 
@@ -98,3 +107,10 @@ def test_handoff_refuses_a_frontmatter_name_two_folders_share(world):
         hand_off(options, confirm=lambda _m: True)
     assert caught.value.code == "TARGET_NOT_FOUND"
     assert "twin-a" in str(caught.value) and "twin-b" in str(caught.value)
+
+
+def test_a_v3_handoff_by_frontmatter_name_keeps_the_note_beside_the_builders(world):
+    options = HandoffOptions(target="Deep Reader", synthesis=world["synthesis"], session=world["session"])
+    data = hand_off(options, confirm=lambda _m: True).to_data()
+    assert load_payload_file(Path(data["payload_path"]))["handoff"]["target"]["skill"] == "v3-folder"
+    assert data["notes"][0] == "'Deep Reader' is the frontmatter name of folder 'v3-folder'; handed off to v3-folder"

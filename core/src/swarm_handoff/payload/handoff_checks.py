@@ -104,6 +104,22 @@ def by_frontmatter_name(workflows: Sequence[SkillRecord], name: str) -> tuple[Sk
     return matches[0], f"{quoted(name)} is the frontmatter name of folder {quoted(folder)}; handed off to {folder}"
 
 
+def remote_host(record: SkillRecord) -> str | None:
+    """The machine a registry target lives on when it is a remote workflow (`host:` another machine), else None.
+
+    Only a record that stands as a registry entry counts: a local skill of the same name wins.
+    """
+    host = record.meta.get("remote_host")
+    return host if record.scope == "registry" and isinstance(host, str) and host else None
+
+
+def remote_note(record: SkillRecord, host: str) -> str:
+    """What the user does with a payload for a remote target: it is written here, its skill is there."""
+    where = record.meta.get("remote_skill_path")
+    skill = f" ({where})" if isinstance(where, str) else ""
+    return f"{record.name} is a remote workflow on {host}{skill}: carry the payload there and run its invocation"
+
+
 def gone_target(record: SkillRecord) -> SwarmError | None:
     """A registry target whose skill_path no longer exists: TARGET_NOT_FOUND, never a hand-off to nothing."""
     meta_file = record.meta.get("registry_file")

@@ -28,7 +28,7 @@ from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as S
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
-from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found
+from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found, remote_host, remote_note
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
@@ -188,7 +188,16 @@ def _hand_off(
     chain = options.chain or (source,)
     if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
         chain = (*chain, source)
-    notes: list[str] = [alias_note] if alias_note else []
+    notes: list[str] = [alias_note] if alias_note else []  # kept ahead of what the builder notes
+    remote = remote_host(record)
+    if remote is not None:
+        if options.health_check:  # asked for, but the check is a command on the other machine
+            raise UsageError(
+                f"{names['health_check']}: {target} is a remote workflow on {remote}; its health_check runs there",
+                hint=f"hand off without {names['health_check']}, and run the check on {remote}",
+                option=names["health_check"],
+            )
+        notes.append(remote_note(record, remote))
     side_files: tuple[tuple[Path, Any], ...] = ()
     dropped: tuple[str, ...] = ()
     try:
@@ -205,7 +214,7 @@ def _hand_off(
                 approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
             )
             built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis, names)
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
         elif synthesis is None:
             raise UsageError(f"{names['synthesis']} is required without {names['received']}")
         elif not build_v3_first:
@@ -233,7 +242,7 @@ def _hand_off(
                 feedback=options.feedback,
                 user_approved=approved,
             )
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
     except PayloadTooLarge as exc:
         run.payload = exc.payload
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
