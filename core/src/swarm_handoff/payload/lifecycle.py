@@ -248,8 +248,9 @@ def _hand_off(
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
-        run.payload, dropped = _downconvert(run.payload)
+        run.payload, dropped, rewritten = _downconvert(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
+        notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
     if override is not None:  # said in the payload, so the target and the history both see it
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
@@ -317,11 +318,9 @@ def _hand_off(
     return write_payload(run, record, warnings, notes, side_files, health, dropped)
 
 
-def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Turn the built v3.0 payload into v2.0 with the registered adapter, marked as converted."""
+def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """Turn the built v3.0 payload into v2.0 with the adapter (which marks it converted): payload, dropped, notes."""
     from swarm_handoff.payload.adapters import Downgrade
 
     result = Downgrade().convert(payload)
-    converted = result.payload
-    converted["handoff"].setdefault("meta", {})["converted_from"] = "3.0"
-    return seal(converted), result.dropped
+    return seal(result.payload), result.dropped, result.notes
