@@ -74,7 +74,7 @@ def test_category_key_ignores_case_and_surrounding_space():
 
 def test_discover_category_filter_ignores_case(swarm_cli, world):
     result = swarm_cli("discover", "--category", "IMPLEMENTATION", "--category", "Research", "--format", "json")
-    assert result.exit_code == 0, (result.stdout + result.stderr)
+    assert result.exit_code == 0, result.stdout + result.stderr
     names = sorted(w["skill"] for w in result.json()["workflows"])
     assert names == ["builder", "reader"]
 
@@ -97,7 +97,7 @@ def test_handoff_accepts_a_frontmatter_name_and_says_which_folder(world):
 def test_handoff_by_frontmatter_name_shows_the_note_in_text(swarm_cli, world):
     args = ["handoff", "Plan Maker", "--synthesis", str(world["synthesis"]), "--session", str(world["session"])]
     result = swarm_cli(*args, "--yes")
-    assert result.exit_code == 0, (result.stdout + result.stderr)
+    assert result.exit_code == 0, result.stdout + result.stderr
     assert "frontmatter name of folder 'planner-folder'" in (result.stdout + result.stderr)
 
 
@@ -106,7 +106,8 @@ def test_handoff_refuses_a_frontmatter_name_two_folders_share(world):
     with pytest.raises(SwarmError) as caught:
         hand_off(options, confirm=lambda _m: True)
     assert caught.value.code == "TARGET_NOT_FOUND"
-    assert "twin-a" in str(caught.value) and "twin-b" in str(caught.value)
+    assert "twin-a" in str(caught.value)
+    assert "twin-b" in str(caught.value)
 
 
 def test_a_v3_handoff_by_frontmatter_name_keeps_the_note_beside_the_builders(world):

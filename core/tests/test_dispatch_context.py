@@ -30,7 +30,8 @@ FLOW = Workflow(
 def test_the_step_document_carries_the_context_and_where_the_script_starts():
     document = render_step(FLOW, "explore", state={"scan_round": "2"})
     assert document.dispatch is not None
-    assert document.dispatch["step"] == 1 and document.dispatch["total_steps"] == 3
+    assert document.dispatch["step"] == 1
+    assert document.dispatch["total_steps"] == 3
     assert document.dispatch["context"] == {"dimension": "naming"}
     assert "starting at step 1 of 3 and its context (dimension=naming)" in document.actions[-1]
 

@@ -16,7 +16,8 @@ def test_every_convention_the_seed_names_is_packaged(tmp_path, name):
     assert found.source == "package"
     assert found.name == f"convention:{name}"
     lines = found.text.splitlines()
-    assert lines[0].startswith("# ") and len(lines) > 5  # a titled text, not a placeholder
+    assert lines[0].startswith("# ")
+    assert len(lines) > 5
 
 
 def test_a_project_copy_overrides_any_of_them(tmp_path):

@@ -139,7 +139,8 @@ def test_a_downgrade_from_another_source_passes_v2_rules_and_keeps_who_handed_of
     result = convert_payload(v3, "2.0", swarm_host)
     back = result.payload["handoff"]
     report = validate_payload(result.payload, swarm_host)
-    assert report.valid and not report.warnings, report.problems
+    assert report.valid, report.problems
+    assert not report.warnings, report.problems
     assert back["source"]["skill"] == "perspective-swarm"  # v2.0 knows one origin
     assert back["meta"]["handoff_chain"][-1] == "skill-editor"  # who handed off, where the seed records it
     assert back["meta"]["converted_from"] == "3.0"

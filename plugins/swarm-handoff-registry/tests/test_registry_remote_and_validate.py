@@ -86,14 +86,16 @@ def test_sync_clears_a_stale_mark_once_the_entry_says_its_host(world):
     assert sync(path, ()).stale[:1] == ("remote-review",)
     path.write_text(path.read_text().replace("  - name: remote-review", "  - name: remote-review\n    host: far-away"))
     report = sync(path, ())
-    assert "remote-review" not in report.stale and report.remote == ("remote-review",)
+    assert "remote-review" not in report.stale
+    assert report.remote == ("remote-review",)
     assert "stale" not in entries(world["config"])["remote-review"]
 
 
 def test_discovery_lists_a_remote_entry_as_a_target_without_reading_its_path(world):
     result = discover(make_context(world["tmp"]))
     remote = result.named("remote-review")
-    assert remote is not None and remote.eligible
+    assert remote is not None
+    assert remote.eligible
     assert remote.meta["remote_host"] == "build-server.example.org"
     assert remote.meta["remote_skill_path"] == "/srv/skills/remote-review/SKILL.md"
     assert remote.path == str(world["config"] / REGISTRY_FILE)  # nothing here reads the other machine's path
@@ -108,7 +110,8 @@ def test_handoff_to_a_remote_entry_writes_the_payload_and_says_where_it_goes(wor
     assert any("remote workflow on build-server.example.org" in note for note in data["notes"]), data["notes"]
     with pytest.raises(SwarmError) as caught:
         hand_off(attrs.evolve(options, health_check=True), confirm=lambda _m: True)
-    assert caught.value.code == "USAGE" and "runs there" in str(caught.value)
+    assert caught.value.code == "USAGE"
+    assert "runs there" in str(caught.value)
 
 
 def test_handoff_to_this_machines_entry_whose_skill_is_gone_is_still_refused(world):
@@ -117,13 +120,15 @@ def test_handoff_to_this_machines_entry_whose_skill_is_gone_is_still_refused(wor
     )
     with pytest.raises(SwarmError) as caught:
         hand_off(options, confirm=lambda _m: True)
-    assert caught.value.code == "TARGET_NOT_FOUND" and "which is gone" in str(caught.value)
+    assert caught.value.code == "TARGET_NOT_FOUND"
+    assert "which is gone" in str(caught.value)
 
 
 def test_a_url_skill_path_is_refused_with_the_way_to_say_remote():
     entry = {"name": "far", "skill_path": "https://example.org/skills/far/SKILL.md", "handoff": {"accepts_from": ["*"]}}
     why = entry_problem(entry)
-    assert why is not None and "host: MACHINE" in why
+    assert why is not None
+    assert "host: MACHINE" in why
     assert "not a machine name" in (entry_problem({"name": "x", "host": "a b/c"}) or "")
 
 
@@ -136,7 +141,8 @@ def test_sync_refuses_to_write_text_that_does_not_read_back_and_leaves_the_file(
     monkeypatch.setattr(sync_module, "_dump", lambda yaml, document: "workflows: [unclosed\n")
     with pytest.raises(SwarmError) as caught:
         sync(path, (mine("mine", tmp_path),))
-    assert caught.value.code == REGISTRY_SYNC_FAILED and "does not read back" in str(caught.value)
+    assert caught.value.code == REGISTRY_SYNC_FAILED
+    assert "does not read back" in str(caught.value)
     assert path.read_bytes() == before
     assert not (path.parent / (REGISTRY_FILE + ".bak")).exists()
 
@@ -173,3 +179,29 @@ def test_sync_reports_a_hand_written_entry_it_kept_but_discovery_skips(world):
     assert [p.code for p in report.problems] == ["REGISTRY_ENTRY_INVALID"]
     assert "../escape" in entries(world["config"])  # kept as written
     assert report.to_data()["problems"][0]["code"] == "REGISTRY_ENTRY_INVALID"
+
+
+# ---- what an entry cannot override -----------------------------------------------------------------
+
+
+def test_an_entry_cannot_change_a_skills_priority_or_its_own(world):
+    skills = world["config"] / "skills" / "mine"
+    skills.mkdir(parents=True)
+    (skills / "SKILL.md").write_text("---\nname: mine\ndescription: Local\nhandoff: {accepts_from: ['*']}\n---\n")
+    path = world["config"] / REGISTRY_FILE
+    path.write_text(
+        path.read_text()
+        + "  - name: mine\n    priority: 0\n    description: Registry text\n    output_types: [report]\n"
+        + "    handoff: {accepts_from: ['*']}\n"
+        + "  - name: first-please\n    priority: 0\n    handoff: {accepts_from: ['*']}\n    host: far-away\n"
+    )
+    result = discover(make_context(world["tmp"]))
+    mine = result.named("mine")
+    assert mine is not None
+    assert mine.scope == Scope.GLOBAL
+    assert mine.priority == Scope.GLOBAL.priority
+    assert mine.description == "Local"
+    assert mine.output_types == ("report",)  # an empty field is all the entry fills in
+    first = result.named("first-please")
+    assert first is not None
+    assert first.priority == Scope.REGISTRY.priority

@@ -26,9 +26,9 @@ from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
+from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found, remote_host, remote_note
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
-from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found, remote_host, remote_note
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings

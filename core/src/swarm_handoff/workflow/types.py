@@ -111,6 +111,10 @@ PASS = "pass"
 FAIL = "fail"
 
 
+def _read_only(value: Mapping[str, str]) -> Mapping[str, str]:
+    return types.MappingProxyType(dict(value))
+
+
 @attrs.frozen
 class Dispatch:
     """A step whose work is done by a sub-agent; the agent's PASS/FAIL verdict picks the branch.
@@ -130,7 +134,7 @@ class Dispatch:
     relay_questions: bool = False
     gate: str | None = None
     # What the sub-agent starts from (the seed's `context_vars`): names to text, shown with the dispatch.
-    context_vars: Mapping[str, str] = attrs.field(factory=dict, converter=lambda v: types.MappingProxyType(dict(v)))
+    context_vars: Mapping[str, str] = attrs.field(factory=dict, converter=_read_only)
     # A script's own length: the sub-agent runs it from step 1 of `total_steps` (script mode only).
     total_steps: int | None = None
 
