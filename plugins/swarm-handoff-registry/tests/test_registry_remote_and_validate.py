@@ -9,7 +9,7 @@ from ruamel.yaml import YAML
 from swarm_handoff.api import Scope, SkillRecord, SwarmError, discover, make_context
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
 from swarm_handoff_registry import sync as sync_module
-from swarm_handoff_registry.registry import REGISTRY_FILE, entry_problem, remote_host, this_host
+from swarm_handoff_registry.registry import REGISTRY_FILE, entry_problem, remote_host, show, this_host
 from swarm_handoff_registry.sync import REGISTRY_SYNC_FAILED, sync
 
 SYNTHESIS = "original_prompt: Expand?\nproblem_type: strategic\nsynthesis_summary: Risky.\n"
@@ -100,6 +100,8 @@ def test_discovery_lists_a_remote_entry_as_a_target_without_reading_its_path(wor
     assert remote.meta["remote_skill_path"] == "/srv/skills/remote-review/SKILL.md"
     assert remote.path == str(world["config"] / REGISTRY_FILE)  # nothing here reads the other machine's path
     assert result.named("here-but-gone") is not None  # this machine's, not yet synced: handoff checks the path
+    shown = show(world["config"] / REGISTRY_FILE).to_text()
+    assert "remote-review  (verification)  Review by the platform team  [remote: on build-server.example.org]" in shown
 
 
 def test_handoff_to_a_remote_entry_writes_the_payload_and_says_where_it_goes(world):
