@@ -19,7 +19,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult, category_key
 from swarm_handoff.scopes import OVERLAY
 
 if TYPE_CHECKING:
@@ -154,9 +154,11 @@ class DiscoveryResult:
         `names` spells the two filters as the caller's interface does, for the note on what they left out.
         """
 
+        wanted = {category_key(c) for c in categories}  # case ignored, as ranking and `rank --category` do
+
         def keep(record: SkillRecord) -> bool:
             in_scope = not scopes or record.scope.value in scopes
-            return in_scope and (not categories or bool(set(categories) & set(record.categories)))
+            return in_scope and (not wanted or bool(wanted & {category_key(c) for c in record.categories}))
 
         if not categories and not scopes:
             return self

@@ -30,6 +30,11 @@ def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return dict(value or {})
 
 
+def category_key(category: str) -> str:
+    """The form every category comparison uses (filters, ranking): case and surrounding space ignored."""
+    return category.strip().casefold()
+
+
 @attrs.frozen(kw_only=True)
 class SkillRecord:
     """One skill as a source saw it: identity, where it came from, and its hand-off metadata.

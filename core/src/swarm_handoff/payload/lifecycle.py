@@ -26,9 +26,9 @@ from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
+from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found, remote_host, remote_note
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
-from swarm_handoff.payload.handoff_checks import gone_target, not_found
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
@@ -142,6 +142,9 @@ def _hand_off(
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
+    alias_note = None
+    if record is None:  # a skill's frontmatter `name:` where it differs from its folder, as `why` takes it
+        record, alias_note = by_frontmatter_name(found.workflows, options.target)
     undeclared = named_undeclared(found, options.target) if record is None else None
     if record is None and undeclared is not None and options.allow_undeclared:
         record = undeclared
@@ -152,6 +155,7 @@ def _hand_off(
     gone = gone_target(record)
     if gone is not None:
         raise gone
+    target = record.name  # the folder name: what discovery, the payload and the history use
     if received is not None:
         source = continuation.continuing_source(received, options.source, names["source"])
         if not SAFE_NAME.match(source):
@@ -184,7 +188,16 @@ def _hand_off(
     chain = options.chain or (source,)
     if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
         chain = (*chain, source)
-    notes: list[str] = []
+    notes: list[str] = [alias_note] if alias_note else []  # kept ahead of what the builder notes
+    remote = remote_host(record)
+    if remote is not None:
+        if options.health_check:  # asked for, but the check is a command on the other machine
+            raise UsageError(
+                f"{names['health_check']}: {target} is a remote workflow on {remote}; its health_check runs there",
+                hint=f"hand off without {names['health_check']}, and run the check on {remote}",
+                option=names["health_check"],
+            )
+        notes.append(remote_note(record, remote))
     side_files: tuple[tuple[Path, Any], ...] = ()
     dropped: tuple[str, ...] = ()
     try:
@@ -201,7 +214,7 @@ def _hand_off(
                 approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
             )
             built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis, names)
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
         elif synthesis is None:
             raise UsageError(f"{names['synthesis']} is required without {names['received']}")
         elif not build_v3_first:
@@ -229,14 +242,15 @@ def _hand_off(
                 feedback=options.feedback,
                 user_approved=approved,
             )
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
     except PayloadTooLarge as exc:
         run.payload = exc.payload
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
-        run.payload, dropped = _downconvert(run.payload)
+        run.payload, dropped, rewritten = _downconvert(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
+        notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
     if override is not None:  # said in the payload, so the target and the history both see it
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
@@ -269,7 +283,7 @@ def _hand_off(
         )
     report = validate_payload(run.payload, host)
     if not report.valid:
-        error = report.to_error(target=options.target)
+        error = report.to_error(target=target)
         if [p.code for p in report.errors] == [REENTRY_NEEDS_REASON]:  # the input, as the caller spells it
             error.hint = f"say why the work goes back to it ({names['reason']})"
         raise run.fail(error)
@@ -277,15 +291,15 @@ def _hand_off(
     if missing:
         raise run.fail(targeting.requirements_error(record, missing, version))
     notes.extend(optional)
-    if options.target in chain and not ask(loop_message(options.target, chain)):
+    if target in chain and not ask(loop_message(target, chain)):
         raise run.fail(
             SwarmError(
                 ErrorCode.VALIDATION_FAILED,
-                f"hand-off to {options.target} refused: it is already in the chain and was not confirmed",
+                f"hand-off to {target} refused: it is already in the chain and was not confirmed",
                 details={
                     "missing_fields": [],
-                    "validation_errors": [f"handoff.target.skill: {options.target} is already in the chain"],
-                    "target_skill": options.target,
+                    "validation_errors": [f"handoff.target.skill: {target} is already in the chain"],
+                    "target_skill": target,
                     "override": "confirm",
                 },
                 hint=f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
@@ -297,18 +311,16 @@ def _hand_off(
             folder = Path(record.path).parent if record.path else None
             health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
-                raise run.fail(health_error(options.target, health, None, names["health_check"]))
+                raise run.fail(health_error(target, health, None, names["health_check"]))
         else:
-            notes.append(f"{options.target} declares no health_check; nothing to run")
+            notes.append(f"{target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)
     return write_payload(run, record, warnings, notes, side_files, health, dropped)
 
 
-def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Turn the built v3.0 payload into v2.0 with the registered adapter, marked as converted."""
+def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """Turn the built v3.0 payload into v2.0 with the adapter (which marks it converted): payload, dropped, notes."""
     from swarm_handoff.payload.adapters import Downgrade
 
     result = Downgrade().convert(payload)
-    converted = result.payload
-    converted["handoff"].setdefault("meta", {})["converted_from"] = "3.0"
-    return seal(converted), result.dropped
+    return seal(result.payload), result.dropped, result.notes
