@@ -151,3 +151,17 @@ def test_a_read_that_would_block_is_one_coded_problem(tmp_path, monkeypatch):
     front = load_skill_md(str(path))
     assert [p.code for p in front.problems] == [UNREADABLE]
     assert "would block" in front.problems[0].message
+
+
+@posix_only
+def test_under_sudo_the_invoking_user_s_folders_are_trusted(tmp_path, monkeypatch):
+    write_skill(tmp_path, "helper")
+    if os.stat(tmp_path).st_uid == 0:
+        try:
+            os.chown(tmp_path, 12345, 12345)
+        except PermissionError:
+            pytest.skip("cannot give a folder away")
+    owner = os.stat(tmp_path).st_uid
+    monkeypatch.setattr(skillwalk, "current_uid", lambda: 0)
+    assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"helper": [SKILLS_OWNER_UNTRUSTED]}
+    assert codes(walk_skills([place(tmp_path)], source="t", env={"SUDO_UID": str(owner)})) == {"helper": []}

@@ -88,3 +88,24 @@ def test_the_bound_is_configurable_and_a_bad_value_says_so():
     assert bound == 60.0
     assert problem is not None
     assert problem.code == SOURCE_TIMEOUT
+
+
+def test_a_timer_someone_else_set_still_fires(stuck, tmp_path):
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no interval timers here")
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda *args: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 3600)  # an hour: it must still be armed afterwards
+        project = tmp_path / "project"
+        write_skill(project / ".claude" / "skills", "mine")
+        _check(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert remaining > 0
+        assert signal.getsignal(signal.SIGALRM) is not None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert fired == []

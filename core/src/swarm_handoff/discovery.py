@@ -285,13 +285,18 @@ def bounded(call: Any, seconds: float | None) -> Any:
         def alarm(signum: int, frame: Any) -> None:
             raise SourceLate()
 
+        import time
+
         previous = signal.signal(signal.SIGALRM, alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        earlier, _ = signal.setitimer(signal.ITIMER_REAL, seconds)  # someone else's timer: re-armed below
+        started = time.monotonic()
         try:
             return call()
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if earlier > 0:  # what was left of it, at least a moment, so it still fires
+                signal.setitimer(signal.ITIMER_REAL, max(earlier - (time.monotonic() - started), 0.001))
     import contextvars
 
     box: list[Any] = []

@@ -53,6 +53,12 @@ def current_uid() -> int | None:
     return geteuid() if geteuid is not None else None
 
 
+def _sudo_uid(uid: int, env: Mapping[str, str]) -> int | None:
+    """Under `sudo` (root with SUDO_UID set), the user who ran it also owns what is theirs, as git allows."""
+    raw = env.get("SUDO_UID", "")
+    return int(raw) if uid == 0 and raw.isdigit() else None
+
+
 def trusted_entries(env: Mapping[str, str]) -> tuple[str, ...]:
     """The folders `SWARM_HANDOFF_TRUSTED_FOLDERS` lists (os.pathsep-separated), resolved; `*` trusts all."""
     out: list[str] = []
@@ -86,7 +92,7 @@ def owner_problem(
         st = os.stat(text) if follow else os.lstat(text)
     except (OSError, ValueError):
         return None  # absent or unreadable: nothing is read from it, so nothing to trust
-    if st.st_uid in (0, uid) or _listed(text, env):
+    if st.st_uid in (0, uid) or st.st_uid == _sudo_uid(uid, env) or _listed(text, env):
         return None
     return Problem(
         SKILLS_OWNER_UNTRUSTED,

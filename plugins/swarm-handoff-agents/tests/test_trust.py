@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import SKILLS_OWNER_UNTRUSTED, discover, explain, find_repository, make_context
+from swarm_handoff.api import discover, explain, make_context
 
 STRANGER = 12345
+SKILLS_OWNER_UNTRUSTED = "SKILLS_OWNER_UNTRUSTED"  # a string: the test also runs against the build before the fix
 needs_root = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a folder to another user needs root (chown)"
 )
@@ -112,6 +113,8 @@ def test_discover_all_lists_the_refused_skill_with_its_code(world, planted, swar
 
 @needs_root
 def test_both_sources_agree_on_the_root_and_its_trust(world, planted):
+    from swarm_handoff.api import find_repository
+
     repo = find_repository(planted["cwd"], world["env"])
     assert repo.root == planted["shared"]
     assert repo.untrusted is not None

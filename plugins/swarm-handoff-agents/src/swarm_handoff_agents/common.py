@@ -26,8 +26,9 @@ def enabled(name: str, env: Mapping[str, str]) -> bool:
 
 
 def switch_key(env: Mapping[str, str]) -> str:
-    """The part of every cache key the off switch contributes."""
-    return f"{ENV_SOURCES}={env.get(ENV_SOURCES, '')}"
+    """The part of every cache key the off switch and the trust settings (which folders are read) contribute."""
+    trust = "|".join(f"{key}={env.get(key, '')}" for key in ("SWARM_HANDOFF_TRUSTED_FOLDERS", "SUDO_UID"))
+    return f"{ENV_SOURCES}={env.get(ENV_SOURCES, '')}|{trust}"
 
 
 def read_json(path: Path, code: str, what: str, problems: list[Problem]) -> object | None:

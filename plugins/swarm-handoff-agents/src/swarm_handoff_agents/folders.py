@@ -44,7 +44,6 @@ def _key(context: DiscoveryContext) -> str:
         switch_key(env),
         f"HOME={env.get('HOME', '')}",
         f"CEIL={env.get('GIT_CEILING_DIRECTORIES', '')}",
-        f"TRUST={env.get('SWARM_HANDOFF_TRUSTED_FOLDERS', '')}",
     )
     return "|".join(parts)
 

@@ -35,7 +35,7 @@ SOURCE = "frontmatter"
 SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
 SKILLS_OWNER_UNTRUSTED = "SKILLS_OWNER_UNTRUSTED"
 # What decides which folders are read: the walk stops at git's ceiling; the trust list admits other users' folders.
-_KEY_ENV = ("GIT_CEILING_DIRECTORIES", "SWARM_HANDOFF_TRUSTED_FOLDERS")
+_KEY_ENV = ("GIT_CEILING_DIRECTORIES", "SWARM_HANDOFF_TRUSTED_FOLDERS", "SUDO_UID")
 
 
 @attrs.frozen
