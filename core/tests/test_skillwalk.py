@@ -165,3 +165,16 @@ def test_under_sudo_the_invoking_user_s_folders_are_trusted(tmp_path, monkeypatc
     monkeypatch.setattr(skillwalk, "current_uid", lambda: 0)
     assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"helper": [SKILLS_OWNER_UNTRUSTED]}
     assert codes(walk_skills([place(tmp_path)], source="t", env={"SUDO_UID": str(owner)})) == {"helper": []}
+
+
+def test_an_untrusted_root_is_said_once_however_many_of_its_folders_are_listed(tmp_path):
+    from swarm_handoff.errors import Problem
+
+    root = Problem(SKILLS_OWNER_UNTRUSTED, "the repository /x (its .git) is owned by user 12345", path="/x/.git")
+    places = []
+    for name in ("a", "b"):
+        write_skill(tmp_path / name, "helper")
+        places.append(SkillsPlace(tmp_path / name, Scope.PROJECT, untrusted=root))
+    walked = walk_skills(places, source="t", env={})
+    assert [p.code for p in walked.problems] == [SKILLS_OWNER_UNTRUSTED]
+    assert [p.code for r in walked.records for p in r.problems] == [SKILLS_OWNER_UNTRUSTED] * 2

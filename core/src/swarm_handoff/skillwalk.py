@@ -255,7 +255,7 @@ class _Walk:
         if len(entries) > self.limit:
             self.problems.append(too_many(place.folder, self.limit))
             entries = entries[: self.limit]
-        if untrusted is not None:
+        if untrusted is not None and untrusted not in self.problems:  # one untrusted root: said once
             self.problems.append(untrusted)
         for entry in entries:
             try:
