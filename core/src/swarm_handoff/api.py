@@ -117,6 +117,12 @@ if TYPE_CHECKING:
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
     from swarm_handoff.skillmd import plain as plain
     from swarm_handoff.skillmd import stat_problem as stat_problem
+    from swarm_handoff.skillwalk import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
+    from swarm_handoff.skillwalk import Repository as Repository
+    from swarm_handoff.skillwalk import SkillsPlace as SkillsPlace
+    from swarm_handoff.skillwalk import Walked as Walked
+    from swarm_handoff.skillwalk import find_repository as find_repository
+    from swarm_handoff.skillwalk import walk_skills as walk_skills
     from swarm_handoff.synthesis import load_synthesis as load_synthesis
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import UNSAFE_MULTI_LINE as UNSAFE_MULTI_LINE
@@ -203,6 +209,13 @@ _EXPORTS: dict[str, str] = {
     "watch": "swarm_handoff.cache",
     "not_cacheable": "swarm_handoff.cache",
     "read_skills": "swarm_handoff.cache",
+    # the one walker of skill folders: repository root, trust, one rule per entry (docs/plugin-guide-source.md)
+    "SkillsPlace": "swarm_handoff.skillwalk",
+    "walk_skills": "swarm_handoff.skillwalk",
+    "Walked": "swarm_handoff.skillwalk",
+    "find_repository": "swarm_handoff.skillwalk",
+    "Repository": "swarm_handoff.skillwalk",
+    "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skillwalk",
     # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
     "FileMemo": "swarm_handoff.filememo",
     # errors
