@@ -121,3 +121,17 @@ def test_the_rank_tool_reads_the_chain_through_the_same_function(host: Any) -> N
     with pytest.raises(SwarmError) as caught:
         rank_tool(Call(bad, host))
     assert caught.value.code == "USAGE"
+
+
+def test_expires_in_sets_the_expiry_as_the_clis_option_does(host: Any, tmp_path: Path) -> None:
+    import datetime as dt
+
+    result = handoff(host, tmp_path, source="planner", expires_in="3h")
+    made = load_payload(Path(result.to_data()["payload_path"]))["handoff"]
+    start, end = (dt.datetime.fromisoformat(made[k].replace("Z", "+00:00")) for k in ("timestamp", "expires_at"))
+    assert end - start == dt.timedelta(hours=3)
+    for bad in ("soon", "40d"):
+        with pytest.raises(SwarmError) as caught:
+            handoff(host, tmp_path, source="planner", expires_in=bad)
+        assert caught.value.code == "USAGE"
+        assert "expires_in" in caught.value.message

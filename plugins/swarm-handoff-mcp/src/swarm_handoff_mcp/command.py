@@ -55,7 +55,11 @@ def register(app: typer.Typer) -> None:
             typer.Option("--allow-remote", help=f"Allow a non-loopback --http address (needs ${TOKEN_ENV})."),
         ] = False,
         print_config: Annotated[
-            str | None, typer.Option("--print-config", help="Print the client's config file (claude, codex, vscode, cursor); where it goes is on stderr.")
+            str | None,
+            typer.Option(
+                "--print-config",
+                help="Print the client's config file (claude, codex, vscode, cursor); where it goes is on stderr.",
+            ),
         ] = None,
     ) -> None:
         """Serve swarm-handoff over the Model Context Protocol (stdio by default), or print a client's config."""
