@@ -37,7 +37,10 @@ def discovery_text(result: DiscoveryResult) -> str:
         if result.ineligible:
             lines += ["", "skipped:"]
             for r in result.ineligible:
-                reason = next((p for p in r.problems if p.severity.value != "warning"), None)
+                # the first error; else the warning a source gave as its reason (its last: the registry's stale mark)
+                reason = next((p for p in r.problems if p.severity.value != "warning"), None) or (
+                    r.problems[-1] if r.problems else None
+                )
                 code = f"{esc(reason.code)}: {esc(reason.message)}" if reason else "not eligible"
                 lines.append(f"  {esc(r.name)}  [{r.scope.value}]  {code}")
                 lines.append(f"    {esc(r.path or r.source)}")
