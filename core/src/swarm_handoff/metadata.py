@@ -182,6 +182,8 @@ def value_kind(value: Any) -> str:
         return "a mapping"
     if isinstance(value, (list, tuple)):
         return "a list"
+    if isinstance(value, str):
+        return "a string"
     return type(value).__name__
 
 
