@@ -144,7 +144,7 @@ def test_handoff_verifies_a_registry_target_still_exists(world, swarm_cli):
 
 
 def test_an_entry_whose_skill_is_gone_is_stale_in_discover_before_any_sync(world, swarm_cli, monkeypatch):
-    """Issue 26 point 7: `discover` no longer offers a target `handoff` refuses; it says why, as `registry show` does."""
+    """Issue 26 point 7: `discover` offers no target `handoff` refuses; it says why, as `registry show` does."""
     monkeypatch.delenv("SWARM_HANDOFF_NO_CACHE")  # the cached answer must notice the folder going too
     skill = add_skill(world["tmp"] / "elsewhere", "ghost")
     (world["config"]).mkdir(parents=True, exist_ok=True)
