@@ -155,3 +155,10 @@ def test_print_config_stdout_pastes_as_a_valid_file(swarm_cli: Any) -> None:
     codex = swarm_cli("mcp", "--print-config", "codex")
     assert codex.stdout.startswith("[mcp_servers.swarm-handoff]"), codex.stdout
     assert "config.toml" in codex.stderr
+
+
+def test_mcp_help_shows_examples_and_the_docs_page(swarm_cli: Any) -> None:
+    page = swarm_cli("mcp", "-h").stdout
+    assert "Examples:\n    swarm-handoff mcp\n" in page, page
+    assert "swarm-handoff mcp --print-config claude > .mcp.json" in page
+    assert "More: docs/mcp.md" in page
