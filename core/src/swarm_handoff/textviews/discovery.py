@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import Problem
 from swarm_handoff.termsafe import escape_controls as esc
+from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
@@ -29,7 +30,7 @@ def discovery_text(result: DiscoveryResult) -> str:
     lines: list[str] = []
     for r in result.workflows:
         cats = ", ".join(esc(c) for c in r.categories) or "-"
-        lines.append(f"{esc(r.name)}  [{r.scope.value}, {esc(r.priority)}]  ({cats})  {esc(r.description)}")
+        lines.append(f"{esc(r.name)}  [{r.scope.value}, {esc(r.priority)}]  ({cats})  {esc(one_line(r.description))}")
         lines.append(f"  {esc(r.path or r.source)}")
     if result.message:
         lines.append(esc(result.message, multiline=True))  # the tool's own advice, several lines
