@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from swarm_handoff.api import hookimpl
-from swarm_handoff.errors import SwarmError
 from swarm_handoff.cli import handoff_commands
+from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history, success_counts
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.health import run_health_check

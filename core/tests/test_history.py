@@ -270,7 +270,8 @@ def test_payload_paths_are_stored_absolute_so_history_resolves_from_anywhere(tmp
     with open_history(tmp_path / "config") as history:
         history.record("session/handoff-payload.yaml", payload("lit-pm"))
         history.connection.execute(
-            "INSERT INTO handoffs (created_at, payload_path, status, updated_at) VALUES ('t', 'old/rel.yaml', 'written', 't')"
+            "INSERT INTO handoffs (created_at, payload_path, status, updated_at)"
+            " VALUES ('t', 'old/rel.yaml', 'written', 't')"
         )
         history.connection.commit()
     monkeypatch.chdir(tmp_path)

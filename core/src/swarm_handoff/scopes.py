@@ -136,7 +136,7 @@ class ScopeSpec:
         """Say what is wrong with this declaration, or None when it is usable."""
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             return f"scope name {self.name!r} is not lower-case letters, digits, '-', '.' or '_'"
-        readers = self.read_by
+        readers: Any = self.read_by  # a plugin's declaration: any object until checked
         if isinstance(readers, str) or not isinstance(readers, (tuple, list)) or len(readers) > 16:
             return f"scope {self.name!r} has read_by {readers!r}, not a tuple of at most 16 agent names"
         bad = [r for r in readers if not isinstance(r, str) or not _NAME_RE.match(r) or len(r) > 64]

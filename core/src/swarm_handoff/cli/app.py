@@ -169,8 +169,9 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
         fmt = _format_from(args)
         if fmt == DEFAULT_FORMAT:
             raise
-        path = exc.ctx.command_path if exc.ctx is not None else "swarm-handoff"
-        raise typer.Exit(report(UsageError(exc.format_message(), hint=f"see `{path} -h`"), fmt)) from None
+        error: Any = exc  # click's UsageError (bundled or not): `ctx` and `format_message()`
+        path = error.ctx.command_path if error.ctx is not None else "swarm-handoff"
+        raise typer.Exit(report(UsageError(error.format_message(), hint=f"see `{path} -h`"), fmt)) from None
 
 
 def build_app() -> typer.Typer:
