@@ -258,3 +258,29 @@ def test_a_reader_that_went_away_ends_version_verbose_quietly():
         proc.stdout.close()  # before the interpreter has started: every write meets a closed pipe
         err = proc.stderr.read().decode()
     assert (proc.returncode, err) == (1, "")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("rank", "--format", "json", "--bogus"),  # an unknown option
+        ("verify", "--format", "json"),  # a missing argument
+        ("handoff", "x", "-f", "json"),  # a missing required option
+        ("history", "--format=json", "--limit", "many"),  # a bad value
+    ],
+)
+def test_a_usage_error_under_a_machine_format_is_a_usage_document(swarm_cli, args):
+    """`--format json` prints exactly one document on stdout for every failure, click's usage errors included."""
+    result = swarm_cli(*args)
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "USAGE"
+    assert error["message"]
+    assert f"swarm-handoff {args[0]} -h" in error["hint"]
+
+
+def test_a_usage_error_in_text_is_still_clicks_own(swarm_cli):
+    result = swarm_cli("verify")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "Missing argument" in result.stderr

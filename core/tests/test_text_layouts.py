@@ -283,3 +283,18 @@ def test_the_old_to_text_methods_of_api_documents_still_work_with_a_deprecation_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert old == textviews.text_of(document)
+
+
+def test_discover_and_demo_lists_cut_a_long_description_to_one_line():
+    """Issue 26: a 600-character description printed whole in `discover`; JSON keeps it whole."""
+    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.records import SkillRecord
+    from swarm_handoff.textviews.discovery import discovery_text
+
+    long = "Audits API changes for breaking shapes and missing docs. " * 10
+    record = SkillRecord(name="auditor", scope="project", source="t", description=long, path="a/SKILL.md")
+    result = DiscoveryResult(workflows=(record,), scanned=1)
+    [line] = [line for line in discovery_text(result).splitlines() if line.startswith("auditor")]
+    assert len(line) <= 160, line
+    assert line.endswith("...")
+    assert result.to_data()["workflows"][0]["description"] == long

@@ -109,6 +109,7 @@ if TYPE_CHECKING:
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
     from swarm_handoff.scopes import ScopeSpec as ScopeSpec
+    from swarm_handoff.session_life import parse_duration as parse_duration
     from swarm_handoff.skillmd import SKILL_NOT_A_FILE as SKILL_NOT_A_FILE
     from swarm_handoff.skillmd import SKILL_SYMLINK_LOOP as SKILL_SYMLINK_LOOP
     from swarm_handoff.skillmd import UNREADABLE as UNREADABLE
@@ -290,6 +291,7 @@ _EXPORTS: dict[str, str] = {
     "hand_off": "swarm_handoff.payload.lifecycle",
     "HandoffOptions": "swarm_handoff.payload.lifecycle",
     "check_session": "swarm_handoff.payload.lifecycle",
+    "parse_duration": "swarm_handoff.session_life",
     "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",

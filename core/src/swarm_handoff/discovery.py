@@ -23,6 +23,7 @@ from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult, c
 from swarm_handoff.scopes import OVERLAY
 
 if TYPE_CHECKING:
+    from swarm_handoff.agent_copies import AgentView
     from swarm_handoff.cache import Recorder
 
 SOURCE_FAILED = "SOURCE_FAILED"
@@ -125,9 +126,17 @@ class DiscoveryResult:
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form; the set-aside lists appear only with `show_all`, their counts always."""
+        view = self.agent_view()
         data: dict[str, Any] = {
             "scanned": self.scanned,
-            "workflows": [r.to_data() for r in self.workflows],
+            "workflows": [
+                {
+                    **r.to_data(),
+                    "agents": list(view.agents(r)),
+                    "agents_load_other": [o.to_data() for o in view.other_copies(r)],
+                }
+                for r in self.workflows
+            ],
             "problems": [p.to_data() for p in self.problems],
             "skipped_count": self.skipped_count,
             "shadowed_count": self.shadowed_count,
@@ -137,10 +146,16 @@ class DiscoveryResult:
         if self.message is not None:
             data["message"] = self.message
         if self.show_all:
-            data["ineligible"] = [r.to_data() for r in self.ineligible]
-            data["shadowed"] = [s.to_data() for s in self.shadowed]
+            data["ineligible"] = [{**r.to_data(), "agents": list(view.agents(r))} for r in self.ineligible]
+            data["shadowed"] = [{**s.to_data(), "agents": list(view.agents(s.record))} for s in self.shadowed]
             data["excluded"] = [e.to_data() for e in self.excluded]
         return data
+
+    def agent_view(self) -> AgentView:
+        """Which agent loads which copy of each listed skill (`agents`, `agents_load_other`)."""
+        from swarm_handoff.agent_copies import agent_view
+
+        return agent_view(self.workflows, self.ineligible, [s.record for s in self.shadowed])
 
     def to_text(self) -> str:
         """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""

@@ -9,8 +9,9 @@ up or listed. `--version`, answered while the root's own options are parsed, nee
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import typer
@@ -28,6 +29,7 @@ from swarm_handoff.cli import (
     workflow_commands,
 )
 from swarm_handoff.plugins import get_host, strict_requested
+from swarm_handoff.render import DEFAULT_FORMAT
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {
@@ -116,6 +118,17 @@ class LazyCommandsGroup(TyperGroup):
         self.commands[cmd_name] = command
         return command
 
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        """Parse the root's own options; a usage error under a machine format is a USAGE document."""
+        self._argv = list(args)
+        with _usage_as_document(self._argv):
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; its usage errors (options, arguments, values) as `make_context` reports them."""
+        with _usage_as_document(getattr(self, "_argv", [])):
+            return super().invoke(ctx)
+
     def list_commands(self, ctx: Any) -> list[str]:
         """List every command name, plugin commands included, in typer's order."""
         return list(self._entries())
@@ -124,6 +137,41 @@ class LazyCommandsGroup(TyperGroup):
         for name in self._entries():
             self.get_command(None, name)
         self.commands = {name: self.commands[name] for name in self._entries()}
+
+
+def _usage_errors() -> tuple[type[Exception], ...]:
+    """Click's UsageError: typer >= 0.26 bundles click as `typer._click`, older ones use click itself."""
+    bundled = getattr(typer, "_click", None)
+    if bundled is not None:
+        return (bundled.exceptions.UsageError,)
+    import click
+
+    return (click.UsageError,)
+
+
+_USAGE_ERRORS = _usage_errors()
+
+
+@contextlib.contextmanager
+def _usage_as_document(args: list[str]) -> Iterator[None]:
+    """Report click's usage errors as a USAGE error document when `--format` asks for a machine format.
+
+    Every other failure under `--format json` is one document on stdout; a mistyped option must be
+    too, or a program reading stdout gets nothing to parse. Text keeps click's own message.
+    """
+    try:
+        yield
+    except _USAGE_ERRORS as exc:
+        from swarm_handoff.cli import _format_from
+        from swarm_handoff.cli.printing import report
+        from swarm_handoff.errors import UsageError
+
+        fmt = _format_from(args)
+        if fmt == DEFAULT_FORMAT:
+            raise
+        error: Any = exc  # click's UsageError (bundled or not): `ctx` and `format_message()`
+        path = error.ctx.command_path if error.ctx is not None else "swarm-handoff"
+        raise typer.Exit(report(UsageError(error.format_message(), hint=f"see `{path} -h`"), fmt)) from None
 
 
 def build_app() -> typer.Typer:

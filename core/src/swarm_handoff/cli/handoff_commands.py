@@ -33,7 +33,8 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
 
     def confirm(message: str) -> bool:
-        message = escape_controls(message)  # it names skills, which come from other people's folders
+        # it names skills, which come from other people's folders: escaped, line by line (its own breaks stay)
+        message = "\n".join(escape_controls(line) for line in message.split("\n"))
         if yes:
             typer.echo(f"{message} yes (--yes)", err=True)
             return True
@@ -126,6 +127,13 @@ def register(app: typer.Typer) -> None:
                 help="Hand off to a skill that declares no hand-off metadata (recorded; rank --include-undeclared).",
             ),
         ] = False,
+        expires_in: Annotated[
+            str | None,
+            typer.Option(
+                "--expires-in",
+                help="How long the payload stays valid: 90m, 3h, 2d (at most 30d); default: 1h.",
+            ),
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -134,6 +142,8 @@ def register(app: typer.Typer) -> None:
         from swarm_handoff.ranking_options import chain_names
 
         def action(host: PluginHost) -> Document:
+            from swarm_handoff.session_life import parse_duration
+
             check_session(session)  # the text as given: Path("") would quietly mean "."
             options = HandoffOptions(
                 target=target,
@@ -149,6 +159,7 @@ def register(app: typer.Typer) -> None:
                 override_accepts_from=override_accepts_from,
                 received=received,
                 allow_undeclared=allow_undeclared,
+                expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)

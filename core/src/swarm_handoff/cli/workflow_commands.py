@@ -238,7 +238,7 @@ def register(app: typer.Typer) -> None:
     @group.command("step")
     def step(
         name: str = typer.Argument(..., help="The workflow's name."),
-        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N)."),
+        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N); default: the first."),
         param: list[str] | None = _PARAM_OPTION,
         state: list[str] | None = _STATE_OPTION,
         project: Path = _PROJECT_OPTION,

@@ -149,6 +149,22 @@ class Findings:
         return "ok" if not self.problems else "mismatch"
 
 
+def untrusted_hint(findings: Findings, then: str) -> str:
+    """The hint for a payload that fails its checks; a signature by another key is not a change.
+
+    An intact payload (hash, size and side files match) signed with a key other than the user's, or
+    checked where there is no key, says nothing about tampering: it was signed elsewhere.
+    """
+    others = [*findings.integrity.mismatches(), *(f.problem for f in findings.files if f.problem)]
+    if not others and findings.signature.status == INVALID and findings.signature.other_key:
+        return (
+            "the content matches its hash, but the signature was made with another key (another user or machine) "
+            "or there is no key here to check it: check it where the signing key is, or ask the sender to hand "
+            "off again unsigned or with a key you share"
+        )
+    return f"a changed payload cannot be trusted: {then}"
+
+
 def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
     """Check everything that says `payload` is what was written; never raises for a bad payload."""
     return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
@@ -159,12 +175,13 @@ def require_intact(path: Path, data: Any, config: Path) -> None:
     from swarm_handoff.errors import SwarmError
     from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
 
-    problems = examine(data, path, config).problems
+    findings = examine(data, path, config)
+    problems = findings.problems
     if problems:
         raise SwarmError(
             INTEGRITY_MISMATCH,
             f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
             details={"missing_fields": [], "validation_errors": problems},
-            hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
+            hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
             recoverable=False,
         )

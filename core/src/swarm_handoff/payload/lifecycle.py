@@ -38,7 +38,7 @@ from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
-from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
+from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
@@ -70,6 +70,11 @@ class HandoffOptions:
     override_accepts_from: bool = False  # hand off although the target does not accept the source
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
+    expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
+
+
+# How long a payload may stay valid: a hand-off is short-lived work, but a review may wait out a holiday.
+MAX_EXPIRES_IN = dt.timedelta(days=30)
 
 
 # The inputs as the CLI spells them (`payload/names.py`): what refusals name and what a payload and the
@@ -110,6 +115,18 @@ def hand_off(
         raise
 
 
+def _check_expires_in(expires_in: dt.timedelta | None, option: str) -> None:
+    """Refuse an expiry that is not in the future or is longer than MAX_EXPIRES_IN."""
+    if expires_in is None:
+        return
+    if expires_in < dt.timedelta(seconds=1) or expires_in > MAX_EXPIRES_IN:
+        raise UsageError(
+            f"{option} must be between 1 second and {MAX_EXPIRES_IN.days} days, not {expires_in}",
+            hint=f"for example {given(option, '3h')} or {given(option, '2d')}",
+            option=option,
+        )
+
+
 def _hand_off(
     run: HandoffRun,
     options: HandoffOptions,
@@ -130,6 +147,7 @@ def _hand_off(
     if options.source is not None:
         check_name(options.source, names["source"])  # it becomes part of the v3.0 file name
     check_session(options.session, names["session"])
+    _check_expires_in(options.expires_in, names["expires_in"])
     if options.synthesis is None and options.received is None:
         raise UsageError(
             f"give {given(names['synthesis'], 'FILE')}, or {given(names['received'], 'PAYLOAD')} to continue the chain "
@@ -252,6 +270,9 @@ def _hand_off(
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
         notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
+    if options.expires_in is not None:  # the caller's expiry instead of the one-hour default
+        run.payload["handoff"]["expires_at"] = stamp(moment + options.expires_in)
+        run.payload = seal(run.payload)
     if override is not None:  # said in the payload, so the target and the history both see it
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
         run.payload = seal(run.payload)

@@ -75,7 +75,7 @@ def refuse(code: str, path: Path, why: str, hint: str, problems: list[str] | Non
 
 def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) -> Received:
     """Load and check the received payload (limits, validators, integrity); refuse it with a coded error."""
-    from swarm_handoff.payload.integrity import examine
+    from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.validate import load_payload, validate_payload
 
@@ -103,7 +103,7 @@ def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) 
             RECEIVED_TAMPERED,
             path,
             "it fails its integrity check: " + "; ".join(findings.problems),
-            f"a changed payload cannot be trusted: run `swarm-handoff verify {path}` and ask for it again",
+            untrusted_hint(findings, f"run `swarm-handoff verify {path}` and ask for it again"),
             findings.problems,
         )
     handoff = payload["handoff"]

@@ -23,6 +23,23 @@ from swarm_handoff.termsafe import escape_controls, escape_data
 if TYPE_CHECKING:
     from swarm_handoff.components import Document
 
+MENU_DESCRIPTION = 100  # characters of a description a menu line shows (whole in --explain and machine formats)
+
+
+def one_line(text: str, limit: int = MENU_DESCRIPTION) -> str:
+    """A description cut to its first line and `limit` characters, so a menu entry stays one line.
+
+    Works on raw or escaped text: a line break, or its escaped form `\\n`, ends the first line.
+    The cut falls on a word boundary where one is near, and says so with "...".
+    """
+    first = text.split("\n", 1)[0].split("\\n", 1)[0].rstrip()
+    cut = first != text.rstrip()
+    if len(first) > limit:
+        space = first.rfind(" ", limit // 2, limit)
+        first, cut = first[: space if space > 0 else limit].rstrip(" ,;:"), True
+    return f"{first} ..." if cut else first
+
+
 DATA = "data"  # the layout takes `escape_data(document.to_data())`
 DOCUMENT = "document"  # the layout takes the document and escapes each field itself
 

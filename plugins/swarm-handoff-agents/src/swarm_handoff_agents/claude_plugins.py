@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from swarm_handoff.api import Location
 
 SOURCE = "claude-plugins"
-PLUGINS_SCOPE = ScopeSpec("claude-plugins", 3.7)
+PLUGINS_SCOPE = ScopeSpec("claude-plugins", 3.7, read_by=("claude-code",))
 INSTALLED_FILE = "installed_plugins.json"
 SETTINGS_FILE = "settings.json"
 PLUGINS_JSON_INVALID = "CLAUDE_PLUGINS_JSON_INVALID"

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 AGENTS = "agents-skills"
 NESTED = "claude-nested"
-AGENTS_PROJECT = ScopeSpec("agents-project", 1.5)
-NESTED_PROJECT = ScopeSpec("claude-nested", 1.7)
-AGENTS_GLOBAL = ScopeSpec("agents-global", 3.5)
+AGENTS_PROJECT = ScopeSpec("agents-project", 1.5, read_by=("codex", "agent-skills"))
+NESTED_PROJECT = ScopeSpec("claude-nested", 1.7, read_by=("claude-code",))
+AGENTS_GLOBAL = ScopeSpec("agents-global", 3.5, read_by=("codex", "agent-skills"))
 
 
 def _home(context: DiscoveryContext) -> Path:

@@ -183,8 +183,13 @@ def unusable(entry: Mapping[str, Any], path: Path) -> Problem | None:
     name = entry.get("name")
     if remote_host(entry) is not None:  # its skill is on another machine: never stale here
         return None
-    if entry.get("stale") is True:
-        reason = entry.get("stale_reason") or "its skill is gone"
+    stale = entry.get("stale") is True
+    reason = entry.get("stale_reason") or "its skill is gone"
+    skill_path = entry.get("skill_path")
+    if not stale and isinstance(skill_path, str) and not os.path.exists(os.path.expanduser(skill_path)):
+        # gone since the last `registry sync`: `handoff` refuses it, so the listing must not offer it
+        stale, reason = True, f"{skill_path} is gone"
+    if stale:
         return _warn(
             REGISTRY_ENTRY_STALE,
             f"registry entry {name} is stale: {reason}",
@@ -213,6 +218,10 @@ class RegistrySource:
         path = context.config_dir / REGISTRY_FILE
         watch(path)  # before reading: the core then knows the answer rests on this file (absent or not)
         entries, problems = read_entries(path)
+        for entry in entries:  # a skill folder removed since is seen by the next run, cached or not
+            skill_path = entry.get("skill_path")
+            if isinstance(skill_path, str):
+                watch(Path(os.path.expanduser(skill_path)))
         records = tuple(entry_record(e, path) for e in entries)
         return SourceResult(records=records, problems=tuple(problems))
 
