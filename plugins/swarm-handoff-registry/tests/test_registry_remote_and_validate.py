@@ -99,7 +99,10 @@ def test_discovery_lists_a_remote_entry_as_a_target_without_reading_its_path(wor
     assert remote.meta["remote_host"] == "build-server.example.org"
     assert remote.meta["remote_skill_path"] == "/srv/skills/remote-review/SKILL.md"
     assert remote.path == str(world["config"] / REGISTRY_FILE)  # nothing here reads the other machine's path
-    assert result.named("here-but-gone") is not None  # this machine's, not yet synced: handoff checks the path
+    # this machine's entry whose skill is gone is stale at once, before any sync: never offered as a target
+    assert result.named("here-but-gone") is None
+    stale = [r for r in result.ineligible if r.name == "here-but-gone"]
+    assert stale and stale[0].problems[-1].code == "REGISTRY_ENTRY_STALE"
     shown = show(world["config"] / REGISTRY_FILE).to_text()
     assert "remote-review  (verification)  Review by the platform team  [remote: on build-server.example.org]" in shown
 
@@ -123,7 +126,7 @@ def test_handoff_to_this_machines_entry_whose_skill_is_gone_is_still_refused(wor
     with pytest.raises(SwarmError) as caught:
         hand_off(options, confirm=lambda _m: True)
     assert caught.value.code == "TARGET_NOT_FOUND"
-    assert "which is gone" in str(caught.value)
+    assert "SKILL.md is gone" in str(caught.value)
 
 
 def test_a_url_skill_path_is_refused_with_the_way_to_say_remote():
