@@ -182,7 +182,9 @@ def test_a_distribution_installed_on_the_path_is_seen_by_the_next_run(run, tmp_p
     assert after == run("discover", "--format", "json", fresh=True, **packs)
 
 
-def install(site: Path, command: str = "greet", help_text: str = "Greet whoever runs it.", module: str = "greet_plugin"):
+def install(
+    site: Path, command: str = "greet", help_text: str = "Greet whoever runs it.", module: str = "greet_plugin"
+):
     """Install a plugin distribution `greet` into `site` the way pip lays one out."""
     (site / f"{module}.py").write_text(PLUGIN.format(command=command, help=help_text))
     info = site / "greet-1.0.dist-info"
