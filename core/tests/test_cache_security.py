@@ -127,7 +127,7 @@ def test_a_forged_answer_in_a_shared_folder_is_never_served(list_source, swarm_h
     root = folder_of(home)
     [stored] = (root / "results").iterdir()
     inputs, state = filecache.load(stored, "result")
-    state["workflows"] = [state["workflows"][0][:1] + ("forged",) + state["workflows"][0][2:]]
+    state["workflows"] = [(*state["workflows"][0][:1], "forged", *state["workflows"][0][2:])]
     filecache.dump(stored, "result", (inputs, state))  # what another user could write, digest and all
     shared(root)
     assert [r.name for r in discover(ctx(tmp_path, home), swarm_host).workflows] == ["a"]
