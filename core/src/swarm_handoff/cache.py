@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff import filecache, parallel
-from swarm_handoff import records as _records
 from swarm_handoff._version import __version__
 from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.errors import Problem, Severity
@@ -106,8 +105,6 @@ def not_cacheable(reason: str) -> None:
     if run is not None:
         run.cacheable = False
 
-
-_records.LEGACY_UNCACHEABLE = not_cacheable  # the old `SourceResult(cacheable=False)` reaches this layer
 
 
 def read_skills(

@@ -136,7 +136,7 @@ def read_session(
 def write_session(
     folder: Path,
     result: DiscoveryResult,
-    inputs: list[tuple[str, int, int]] | None,
+    inputs: list[tuple[str, int, int, int, int, int]] | None,
     context: DiscoveryContext,
     host: PluginHost,
     now: datetime.datetime | None = None,
