@@ -106,7 +106,6 @@ def not_cacheable(reason: str) -> None:
         run.cacheable = False
 
 
-
 def read_skills(
     files: Sequence[tuple[str, str, Scope]],
     *,
