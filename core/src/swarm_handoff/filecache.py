@@ -43,6 +43,9 @@ DIGEST_SIZE = 16  # bytes of BLAKE2b over a file's body
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = getattr(os, "O_DIRECTORY", 0)
 _READ_FLAGS = getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+# Folders opened as descriptors, and names resolved relative to them: POSIX. Elsewhere (Windows) a
+# folder cannot be opened that way; the folders are then made and used by path, unchecked.
+_DIR_FDS = os.name == "posix" and os.open in os.supports_dir_fd and os.scandir in os.supports_fd
 _BLAKE2B_HEX = 40  # the length of `digest`: cache files are named `{digest}.bin`, and pruning removes nothing else
 
 
@@ -54,6 +57,8 @@ def cache_folder(env: Mapping[str, str]) -> str | None:
     folder = os.path.join(base, "swarm-handoff")
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not _DIR_FDS:
+            return folder
         fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
     except (OSError, ValueError):
         return None  # no folder can be made (a read-only home): no cache, as a full disk costs only speed
@@ -69,6 +74,12 @@ def subfolder(env: Mapping[str, str], name: str) -> str | None:
     if root is None:
         return None
     path = os.path.join(root, name)
+    if not _DIR_FDS:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError:
+            return None
+        return path
     try:
         root_fd = os.open(root, os.O_RDONLY | _DIR_FLAGS)
     except OSError:
@@ -278,14 +289,14 @@ def prune(folder: str | os.PathLike[str], *, max_files: int, max_bytes: int) -> 
 
     removed: list[str] = []
     try:
-        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW)
+        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW) if _DIR_FDS else None
     except OSError:
         return removed
     try:
         with safefs.locked(folder):
             safefs.clean_stale_temps(folder)
             files = []
-            for entry in os.scandir(fd):
+            for entry in os.scandir(folder if fd is None else fd):
                 if not cache_file_name(entry.name):
                     continue  # not a name a cache writes: left to its owner
                 st = entry.stat(follow_symlinks=False)
@@ -298,14 +309,18 @@ def prune(folder: str | os.PathLike[str], *, max_files: int, max_bytes: int) -> 
                 if count == 0 or (count < max_files and total <= max_bytes):
                     continue
                 try:
-                    os.unlink(name, dir_fd=fd)
+                    if fd is None:
+                        os.unlink(os.path.join(folder, name))
+                    else:
+                        os.unlink(name, dir_fd=fd)
                     removed.append(name)
                 except OSError:
                     pass  # already removed by another process
     except OSError:
         pass
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
     return removed
 
 
