@@ -243,3 +243,18 @@ def test_a_reader_that_went_away_ends_version_verbose_quietly():
         proc.stdout.close()  # before the interpreter has started: every write meets a closed pipe
         err = proc.stderr.read().decode()
     assert (proc.returncode, err) == (1, "")
+
+
+def test_an_interrupt_ends_a_command_quietly_with_130(tmp_path, monkeypatch, capsys):
+    """Ctrl-C while a command prints: exit status 130 and no traceback, as a shell expects."""
+    from swarm_handoff.cli import printing
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    monkeypatch.setattr(printing, "emit", interrupted)
+    with pytest.raises(SystemExit) as exit_:
+        main(["discover", "--cwd", str(tmp_path), "--format", "json"])
+    assert exit_.value.code == 130
+    assert "Traceback" not in capsys.readouterr().err
