@@ -120,7 +120,7 @@ def test_importing_the_package_is_light():
         [sys.executable, "-X", "importtime", "-c", "import swarm_handoff"], capture_output=True, text=True, check=True
     ).stderr
     imported = {line.split("|")[-1].strip().split(".")[0] for line in out.splitlines() if "|" in line}
-    # Not even pluggy or attrs: a replayed `discover` (cli/answers.py) must not pay for them.
+    # Not even pluggy or attrs: `--version` must not pay for them.
     assert not imported & {"typer", "click", "rich", "ruamel", "pydantic", "importlib_metadata", "pluggy", "attr"}
     assert "swarm_handoff" in imported
 
