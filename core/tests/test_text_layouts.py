@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -276,13 +275,11 @@ def test_a_host_without_the_builtins_prints_the_same_layouts():
 
 
 @pytest.mark.parametrize("kind", ["discovery", "lint", "why"])
-def test_the_old_to_text_methods_of_api_documents_still_work_with_a_deprecation_warning(kind):
+def test_the_core_documents_have_no_to_text_of_their_own(kind):
+    """Their layouts live in `textviews` only: the one-release `to_text()` shims are gone."""
     document = SAMPLES[kind]()
-    with pytest.warns(DeprecationWarning, match="to_text\\(\\) is deprecated"):
-        old = document.to_text()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert old == textviews.text_of(document)
+    assert not hasattr(document, "to_text")
+    assert render(document, "text") == textviews.TextFormatter().render(document)
 
 
 def test_discover_and_demo_lists_cut_a_long_description_to_one_line():

@@ -157,12 +157,6 @@ class DiscoveryResult:
 
         return agent_view(self.workflows, self.ineligible, [s.record for s in self.shadowed])
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
-
-        return deprecated_to_text(self)
-
     def filtered(
         self,
         categories: tuple[str, ...] = (),
@@ -428,7 +422,7 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
 
 def discover_detailed(
     context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
-) -> tuple[DiscoveryResult, list[tuple[str, int, int]] | None]:
+) -> tuple[DiscoveryResult, list[tuple[str, int, int, int, int, int]] | None]:
     """Discover, and say which inputs the answer rests on (None when it must not be reused).
 
     All caching happens in `swarm_handoff.cache`, around running the sources; this module only

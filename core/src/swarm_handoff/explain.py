@@ -72,12 +72,6 @@ class WhyReport:
             data["frontmatter_name_of"] = list(self.frontmatter_name_of)
         return data
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
-
-        return deprecated_to_text(self)
-
 
 def _status(record: SkillRecord, result: DiscoveryResult) -> tuple[str, str | None]:
     if any(w is record for w in result.workflows):

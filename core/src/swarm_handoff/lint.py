@@ -68,12 +68,6 @@ class LintReport:
         ]
         return {"files": files, "errors": self.errors, "warnings": self.warnings}
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
-
-        return deprecated_to_text(self)
-
 
 def _failed(path: Path, code: str, message: str, hint: str) -> SkillRecord:
     return _record(path, Problem(code, message, path=str(path), hint=hint))

@@ -28,18 +28,6 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.model import Workflow
 
 
-_DOCUMENTS = ("WorkflowCheckDocument", "WorkflowGraphDocument", "WorkflowListDocument", "WorkflowShowDocument")
-
-
-def __getattr__(name: str) -> Any:
-    """The document classes, importable from here as before, built on first use (PEP 562)."""
-    if name in _DOCUMENTS:
-        from swarm_handoff.cli import workflow_documents
-
-        return getattr(workflow_documents, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # Shared option declarations (module-level so each is declared once).
 _PROJECT_OPTION: Any = typer.Option(Path("."), "--project", help="Project whose .claude/conventions override.")
 _PARAM_OPTION: Any = typer.Option(None, "--param", help="A workflow parameter, key=value (repeat).")

@@ -115,16 +115,3 @@ class TextFormatter:
         covers any `to_text()` a plugin wrote that forgot a field.
         """
         return escape_controls(text_of(document), multiline=True)
-
-
-def deprecated_to_text(document: Document) -> str:
-    """What the `to_text()` methods core documents used to have return, with a warning for one release."""
-    import warnings
-
-    warnings.warn(
-        f"{type(document).__name__}.to_text() is deprecated; the text layouts live in swarm_handoff.textviews: "
-        'use swarm_handoff.api.render(document, "text")',
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return text_of(document)
