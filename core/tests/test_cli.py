@@ -270,6 +270,7 @@ def test_a_usage_error_in_text_is_still_clicks_own(swarm_cli):
     assert result.stdout == ""
     assert "Missing argument" in result.stderr
 
+
 def test_an_interrupt_ends_a_command_quietly_with_130(tmp_path, monkeypatch, capsys):
     """Ctrl-C while a command prints: exit status 130 and no traceback, as a shell expects."""
     from swarm_handoff.cli import printing

@@ -102,7 +102,8 @@ def test_discovery_lists_a_remote_entry_as_a_target_without_reading_its_path(wor
     # this machine's entry whose skill is gone is stale at once, before any sync: never offered as a target
     assert result.named("here-but-gone") is None
     stale = [r for r in result.ineligible if r.name == "here-but-gone"]
-    assert stale and stale[0].problems[-1].code == "REGISTRY_ENTRY_STALE"
+    assert stale
+    assert stale[0].problems[-1].code == "REGISTRY_ENTRY_STALE"
     shown = show(world["config"] / REGISTRY_FILE).to_text()
     assert "remote-review  (verification)  Review by the platform team  [remote: on build-server.example.org]" in shown
 
