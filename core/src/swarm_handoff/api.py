@@ -131,6 +131,7 @@ if TYPE_CHECKING:
     from swarm_handoff.termsafe import escape_data as escape_data
     from swarm_handoff.termsafe import escape_undecodable as escape_undecodable
     from swarm_handoff.termsafe import quoted as quoted
+    from swarm_handoff.textfile import DOCUMENT_MAX_BYTES as DOCUMENT_MAX_BYTES
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
     from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
@@ -233,6 +234,7 @@ _EXPORTS: dict[str, str] = {
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",
     "UNREADABLE": "swarm_handoff.skillmd",
+    "DOCUMENT_MAX_BYTES": "swarm_handoff.textfile",
     "NOT_A_REGULAR_FILE": "swarm_handoff.textfile",
     "NOT_UTF8": "swarm_handoff.textfile",
     "YAML_TOO_LARGE": "swarm_handoff.textfile",

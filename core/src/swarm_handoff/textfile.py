@@ -18,6 +18,8 @@ from pathlib import Path
 from swarm_handoff.errors import Problem
 
 MAX_BYTES = 4 * 1024 * 1024
+# The same limit under the name plugins import from the API (a registry, a manifest never written larger).
+DOCUMENT_MAX_BYTES = MAX_BYTES
 # The code of a file over MAX_BYTES: named after YAML because it was first a YAML limit; codes never change.
 YAML_TOO_LARGE = "YAML_TOO_LARGE"
 NOT_UTF8 = "NOT_UTF8"

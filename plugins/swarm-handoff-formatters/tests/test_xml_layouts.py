@@ -279,7 +279,7 @@ def test_a_lone_surrogate_is_written_as_escape_text():
 
 
 def test_a_dispatch_shows_the_scripts_start_and_its_context_vars():
-    from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
+    from swarm_handoff.api import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 
     flow = Workflow(
         "explore-dims",

@@ -6,8 +6,7 @@ import attrs
 import pytest
 from ruamel.yaml import YAML
 
-from swarm_handoff.api import Scope, SkillRecord, SwarmError, discover, make_context
-from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+from swarm_handoff.api import HandoffOptions, Scope, SkillRecord, SwarmError, discover, hand_off, make_context
 from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_FILE, entry_problem, remote_host, show, this_host
 from swarm_handoff_registry.sync import REGISTRY_SYNC_FAILED, sync

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from swarm_handoff.api import DOCUMENT_MAX_BYTES as MAX_BYTES
 from swarm_handoff.api import Scope, SkillRecord, SwarmError, discover, make_context
-from swarm_handoff.textfile import MAX_BYTES
 from swarm_handoff_registry.registry import REGISTRY_FILE
 from swarm_handoff_registry.sync import prune, sync
 

@@ -25,14 +25,14 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write
+from swarm_handoff.api import DOCUMENT_MAX_BYTES, Problem, Scope, SkillRecord, SwarmError, atomic_write
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
 REGISTRY_TOO_LARGE = "REGISTRY_TOO_LARGE"
 # What every reader of the registry accepts (the core's document limit, `textfile.MAX_BYTES`, which
 # discovery's reader applies): sync reads with it and never writes more, so it never writes a
 # registry that discovery, `registry show` or the next sync would refuse.
-REGISTRY_MAX_BYTES = 4 * 1024 * 1024
+REGISTRY_MAX_BYTES = DOCUMENT_MAX_BYTES
 BACKUP_SUFFIX = ".bak"
 
 
