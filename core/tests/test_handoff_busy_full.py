@@ -180,3 +180,34 @@ def test_a_busy_session_with_nowhere_to_keep_the_payload_is_preserved_once(swarm
     assert len(error["details"]["preserve_failures"]) == 2
     assert "locked" in error["details"]["preserve_failures"][0]
     assert parse_payload_text(error["details"]["payload_text"])["handoff"]["target"]["skill"] == "lit-pm"
+
+
+def _full_disk(monkeypatch):
+    def full(folder, name, data, *, mode, durable):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.path.join(folder, name))
+
+    monkeypatch.setattr(safefs, "write_temp", full)
+
+
+def test_in_text_output_a_payload_kept_nowhere_is_printed_on_stderr_between_markers(swarm_cli, world, monkeypatch):
+    _full_disk(monkeypatch)
+    args = ["handoff", "lit-pm", "--synthesis", str(world["synthesis"]), "--session", str(world["session"])]
+    result = swarm_cli(*args)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    err = result.stderr
+    start, end = "----- BEGIN UNSAVED PAYLOAD", "----- END UNSAVED PAYLOAD -----"
+    assert err.count(start) == 1
+    assert err.count(end) == 1
+    body = err.split(start, 1)[1].split("\n", 1)[1].split(end, 1)[0]
+    assert parse_payload_text(body)["handoff"]["target"]["skill"] == "lit-pm"
+    assert "printed below" in err.split(start, 1)[0]
+
+
+def test_in_json_output_a_payload_kept_nowhere_is_in_the_details_only(swarm_cli, world, monkeypatch):
+    _full_disk(monkeypatch)
+    result = _handoff(swarm_cli, world)
+    error = result.json()["error"]
+    assert "BEGIN UNSAVED PAYLOAD" not in result.stdout + result.stderr
+    assert "details.payload_text" in error["message"]
+    assert parse_payload_text(error["details"]["payload_text"])["handoff"]["target"]["skill"] == "lit-pm"

@@ -150,10 +150,25 @@ def report(error: SwarmError, fmt: str) -> int:
         for problem in error.problems:
             where = f"{problem.location()}: " if problem.location() else ""
             lines.append(f"  {escape_controls(f'{where}{problem.code}: {problem.message}')}")
+        lines.extend(_unsaved_payload(error))
         for line in lines:
             echo_err(line)
         answers.printed("".join(f"{line}\n" for line in lines), err=True)
     return error.exit_code
+
+
+UNSAVED_BEGIN = "----- BEGIN UNSAVED PAYLOAD (save the lines between the markers as a file) -----"
+UNSAVED_END = "----- END UNSAVED PAYLOAD -----"
+
+
+def _unsaved_payload(error: SwarmError) -> list[str]:
+    """The lines printing a payload nowhere on disk could keep: text output has no details, so it shows it."""
+    text = error.details.get("payload_text")
+    if not isinstance(text, str) or not text:
+        return []
+    # The payload's own serialiser already escapes what its strings hold; escaping again guards the terminal.
+    body = escape_controls(text.rstrip("\n"), multiline=True).split("\n")
+    return [UNSAVED_BEGIN, *body, UNSAVED_END]
 
 
 def run_document(

@@ -99,7 +99,8 @@ class HandoffRun:
                 error.details["preserve_failures"] = failures
                 error.message += (
                     f" (the payload could not be kept on disk: {'; '.join(failures) or 'no folder to keep it in'}; "
-                    "its full text is in this error's details.payload_text)"
+                    "its full text travels with this error: printed below it in text output, "
+                    "details.payload_text in json and yaml; save it as a file and hand that over)"
                 )
         return error
 
