@@ -165,3 +165,40 @@ def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
         io.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
     assert caught.value.code == "OUTPUT_REFUSED"
     assert not (tmp_path / "out.1.yaml").exists()
+
+
+# -- a folder another writer holds (review of issue 25's fixes, #4) ----------------------------------
+
+
+def test_an_output_folder_another_writer_holds_is_folder_busy(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    import threading
+
+    from swarm_handoff import safefs
+
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "p.yaml").write_text("earlier\n")
+    results: list = []
+    with safefs.locked(out_dir):
+        worker = threading.Thread(target=lambda: results.append(_convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json")))
+        worker.start()
+        worker.join(120)
+    assert results, "it waited forever"
+    error = results[0].json()["error"]
+    assert error["code"] == "FOLDER_BUSY"
+    assert str(out_dir) in error["message"]
+    assert safefs.LOCK_TIMEOUT_ENV in error["hint"]
+    assert (out_dir / "p.yaml").read_text() == "earlier\n"
+
+
+def test_a_folder_busy_no_command_expected_is_still_folder_busy_not_internal_error():
+    from swarm_handoff import safefs
+    from swarm_handoff.cli.printing import internal_error
+
+    error = internal_error(safefs.FolderBusy("/some/folder", (4242,), 2.0))
+    assert error.code == "FOLDER_BUSY"
+    assert "/some/folder" in error.message
+    assert "process 4242" in error.message
+    assert error.details["holder_pids"] == [4242]
+    assert error.recoverable

@@ -105,6 +105,8 @@ if TYPE_CHECKING:
     from swarm_handoff.records import SourceResult as SourceResult
     from swarm_handoff.render import render as render
     from swarm_handoff.safefs import atomic_write as atomic_write
+    from swarm_handoff.safefs import FolderBusy as FolderBusy
+    from swarm_handoff.safefs import lock_descriptor as lock_descriptor
     from swarm_handoff.safefs import locked as locked
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
@@ -256,6 +258,8 @@ _EXPORTS: dict[str, str] = {
     # writing files safely and printing untrusted text
     "atomic_write": "swarm_handoff.safefs",
     "locked": "swarm_handoff.safefs",
+    "lock_descriptor": "swarm_handoff.safefs",
+    "FolderBusy": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
     "escape_undecodable": "swarm_handoff.termsafe",

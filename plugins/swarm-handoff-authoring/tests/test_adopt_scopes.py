@@ -115,3 +115,29 @@ def test_a_backup_name_held_by_a_link_is_not_written_through(tree, tmp_path):
     assert victim.read_text() == "untouched\n"
     assert (path.parent / "SKILL.md.bak").is_symlink()
     assert report.backup == str(path.parent / "SKILL.md.bak.1")
+
+
+def test_a_skill_folder_another_writer_holds_is_waited_for_a_bounded_time(tree, monkeypatch):
+    import threading
+
+    from swarm_handoff.api import FolderBusy, locked
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "0")
+    path = tree.add("plain", raw=PLAIN)
+    outcome: list = []
+
+    def run():
+        try:
+            outcome.append(adopt(path))
+        except FolderBusy as busy:
+            outcome.append(busy)
+
+    with locked(path.parent):  # another writer: its own open file description of the folder
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(120)  # only a safety net: before the fix adopt's flock never returned
+    assert outcome, "it waited forever"
+    assert isinstance(outcome[0], FolderBusy)  # the CLI reports it as FOLDER_BUSY
+    assert outcome[0].folder == str(path.parent)
+    assert path.read_text() == PLAIN
+    assert not (path.parent / "SKILL.md.bak").exists()

@@ -151,3 +151,22 @@ def test_why_mentions_the_registry(world, tmp_path, swarm_cli):
     data = swarm_cli("why", "remote-review", "--cwd", str(tmp_path), "-f", "json", env=env).json()
     assert data["looked"][-1]["scope"] == "registry"
     assert data["looked"][-1]["status"] == "chosen"
+
+
+def test_sync_into_a_config_folder_another_writer_holds_is_folder_busy(world, swarm_cli):
+    import threading
+
+    from swarm_handoff.api import locked
+
+    _host, config, env = world
+    env = {**env, "SWARM_HANDOFF_LOCK_TIMEOUT": "0", "SWARM_HANDOFF_NO_CACHE": "1"}
+    results: list = []
+    with locked(config):
+        worker = threading.Thread(target=lambda: results.append(swarm_cli("registry", "sync", "-f", "json", env=env)))
+        worker.start()
+        worker.join(120)
+    assert results, "it waited forever"
+    error = results[0].json()["error"]
+    assert error["code"] == "FOLDER_BUSY"  # not INTERNAL_ERROR "unexpected FolderBusy"
+    assert str(config) in error["message"]
+    assert (config / REGISTRY_FILE).read_text() == REGISTRY

@@ -11,7 +11,7 @@ import os
 import sys
 
 from swarm_handoff.cli import answers
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable, folder_busy
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 from swarm_handoff.termsafe import escape_controls
@@ -64,6 +64,10 @@ def quit_answer() -> None:
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
     answers.rest_on(None)  # never replayed: a bug's report is no answer, and a replay drops the traceback
+    from swarm_handoff.safefs import FolderBusy  # light: errno, os, stat, sys
+
+    if isinstance(exc, FolderBusy):  # any command's folder lock (sync, link, adopt, session gc...): one code
+        return folder_busy(exc)
     if isinstance(exc, OSError) and cwd_gone():
         # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
         # the user's shell, not a bug, wherever in the core or a plugin it surfaced.

@@ -251,12 +251,11 @@ def _replace(folder: int, data: bytes, mode: int) -> None:
         raise
 
 
-def _lock(folder: int) -> None:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    fcntl.flock(folder, fcntl.LOCK_EX)  # released when the descriptor is closed
+def _lock(folder: int, where: Path) -> None:
+    """The core's bounded folder lock on the descriptor (FOLDER_BUSY past the wait); released on close."""
+    from swarm_handoff.api import lock_descriptor
+
+    lock_descriptor(folder, str(where))
 
 
 def _diff_name(side: str, path: Path) -> str:
@@ -291,7 +290,7 @@ def adopt(
     name = Path(os.path.abspath(path)).parent.name
     folder = _open_chain(path)
     try:
-        _lock(folder)
+        _lock(folder, Path(os.path.abspath(path)).parent)
         return _adopt_in(folder, path, name, form, accepts_from, categories, dry_run)
     finally:
         os.close(folder)
