@@ -202,3 +202,79 @@ def test_a_folder_busy_no_command_expected_is_still_folder_busy_not_internal_err
     assert "process 4242" in error.message
     assert error.details["holder_pids"] == [4242]
     assert error.recoverable
+
+
+# -- FIFOs and devices: whose, and whether anyone reads (review of issue 25's fixes, #3) -------------
+
+
+def _make_foreign(path, monkeypatch, *, link=False):
+    """Make `path` (or the link itself) another user's: chown as root, else pretend to be someone else."""
+    if os.geteuid() == 0:
+        (os.lchown if link else os.chown)(path, 54321, 54321)
+    else:  # not root: the file stays ours, and we become a user who is neither its owner nor root
+        other = os.geteuid() + 1
+        monkeypatch.setattr(os, "geteuid", lambda: other)
+
+
+def _in_thread(function):
+    import threading
+
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
+    worker.start()
+    worker.join(120)  # only a safety net: a hang fails the test instead of stopping the run
+    assert out, "it waited forever"
+    return out[0]
+
+
+def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    result = _in_thread(lambda: _convert(swarm_cli, v2_file, fifo, "--format", "json"))
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "no reader" in error["message"]
+    assert str(fifo) in error["message"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_another_users_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo, 0o666)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # someone reads: only the owner rule refuses it
+    try:
+        _make_foreign(fifo, monkeypatch)
+        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "another user" in error["message"]
+    assert received == b""  # not one byte of the payload reached them
+
+
+def test_a_link_another_user_owns_to_a_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.yaml"
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        _make_foreign(link, monkeypatch, link=True)
+        result = _convert(swarm_cli, v2_file, link, "--format", "json")
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "another user" in error["message"]
+    assert received == b""
+
+
+def test_a_root_owned_character_device_is_still_written(swarm_cli, swarm_host, v2_file, tmp_path):
+    if os.stat(os.devnull).st_uid != 0:
+        pytest.skip(f"{os.devnull} is not root's here")
+    link = tmp_path / "out.yaml"
+    link.symlink_to(os.devnull)
+    assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0

@@ -217,7 +217,8 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
 
     * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N` spellings): that standard stream;
     * nothing there, or a regular file: `write_keeping_earlier` (the earlier file kept as `stem.N.ext`);
-    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced;
+    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced, when
+      the user or root owns it (and the link leading to it); a FIFO nobody reads is refused at once;
     * a symbolic link: written through only when it ends at a character device or a FIFO; a link
       to a file (or to nothing) is refused, since following it would replace a file elsewhere;
     * anything else (a folder, a block device, a socket): refused.
@@ -252,10 +253,12 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
                 f"a symbolic link to {target} ({_kind(final)}); not followed, so no file elsewhere is replaced",
                 f"write the link's target explicitly: --output {target}",
             )
+        _check_owner(name, st, "a symbolic link")
         _write_to(name, text.encode("utf-8"), follow=True)
         return None
     if not _streamable(st.st_mode):
         raise _refused(name, f"{_kind(st.st_mode)}, not a file", "name a regular file, or - for standard output")
+    _check_owner(name, st, _kind(st.st_mode))
     _write_to(name, text.encode("utf-8"), follow=False)
     return None
 
@@ -272,18 +275,51 @@ def _write_to(name: str, data: bytes, *, follow: bool) -> None:
     The opened descriptor is checked again (`fstat`): a name swapped for a regular file meanwhile is
     refused before a byte is written, and without O_TRUNC it has not been changed.
     """
-    flags = _WRITE_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    # O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of holding the command forever.
+    flags = _WRITE_FLAGS | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(name, flags)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise _refused(
+                name,
+                "a FIFO with no reader (nothing is reading from it, so the payload would wait forever)",
+                "start the reader first, or name a regular file",
+            ) from None
         raise _refused(name, f"cannot open it for writing: {exc.strerror or exc}", "check the path") from None
     try:
         st = os.fstat(fd)
         if not _streamable(st.st_mode):
             raise _refused(name, f"changed into {_kind(st.st_mode)} while being opened", "run the command again")
+        _check_owner(name, st, _kind(st.st_mode))  # the node reached, after any link: the same rule
+        _blocking(fd)  # a reader that is slower than us is waited for, as a shell's `>` would
         _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _check_owner(name: str, st: os.stat_result, what: str) -> None:
+    """Refuse a stream node (or a link to one) that neither the user nor root owns: it may be someone's trap.
+
+    Another user's FIFO in a shared folder (/tmp) would hand them the payload; root's devices
+    (/dev/null, /dev/tty) and the user's own nodes are what `--output` is meant for.
+    """
+    if st.st_uid in (0, os.geteuid()):
+        return
+    raise _refused(
+        name,
+        f"{what} owned by another user (uid {st.st_uid}); the payload is not sent to it",
+        "name a file or FIFO of your own, or - for standard output",
+    )
+
+
+def _blocking(fd: int) -> None:
+    """Clear O_NONBLOCK once the open succeeded: the writes themselves may wait for the reader."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: there was no O_NONBLOCK either
+        return
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
 
 
 def _write_stream(stream: int, data: bytes, stdout: TextIO | None) -> None:
