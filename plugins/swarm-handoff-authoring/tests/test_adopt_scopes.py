@@ -141,3 +141,54 @@ def test_a_skill_folder_another_writer_holds_is_waited_for_a_bounded_time(tree, 
     assert outcome[0].folder == str(path.parent)
     assert path.read_text() == PLAIN
     assert not (path.parent / "SKILL.md.bak").exists()
+
+
+# -- the user's own config folder may be a link; installed copies are never theirs (review, #5 #6) ---
+
+
+def test_a_global_skill_under_a_symlinked_config_folder_is_adopted(tmp_path, make_swarm_host, monkeypatch):
+    make_swarm_host(["frontmatter", "authoring"])
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    real = _skill(dotfiles / "skills" / "plain")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude").symlink_to(dotfiles, target_is_directory=True)  # dotfiles managed by stow & co
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    report = adopt(home / ".claude" / "skills" / "plain" / "SKILL.md")
+    assert report.changed
+    assert "accepts-from" in real.read_text()
+    assert (real.parent / "SKILL.md.bak").read_text() == PLAIN
+
+
+def test_a_link_below_the_config_folder_is_still_refused(tmp_path, make_swarm_host, monkeypatch):
+    make_swarm_host(["frontmatter", "authoring"])
+    config = tmp_path / "config-link"
+    (tmp_path / "real-config" / "skills").mkdir(parents=True)
+    config.symlink_to(tmp_path / "real-config", target_is_directory=True)
+    elsewhere = _skill(tmp_path / "elsewhere" / "plain")
+    (tmp_path / "real-config" / "skills" / "plain").symlink_to(elsewhere.parent, target_is_directory=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    with pytest.raises(SwarmError) as caught:
+        adopt(config / "skills" / "plain" / "SKILL.md")
+    assert caught.value.code == "ADOPT_SYMLINK"
+    assert elsewhere.read_text() == PLAIN
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "venv/lib/python3.12/site-packages/acme_pack/.claude/skills/plain",  # a pack shipping a .claude folder
+        "usr/lib/python3/dist-packages/acme_pack/.claude/skills/plain",
+        "prefix/share/acme/.claude/skills/plain",  # anywhere under the interpreter's prefix
+        "config/plugins/cache/market/acme/1.0.0/.claude/skills/plain",  # a Claude Code plugin's cached copy
+    ],
+)
+def test_a_project_shaped_skill_inside_an_installed_copy_is_refused(tree, tmp_path, monkeypatch, where):
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
+    path = _skill(tmp_path / where)
+    with pytest.raises(SwarmError) as caught:
+        adopt(path)
+    assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
+    assert str(path) in str(caught.value)
+    assert path.read_text() == PLAIN

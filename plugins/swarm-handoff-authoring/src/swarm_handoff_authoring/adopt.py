@@ -101,25 +101,55 @@ _MAX_BACKUPS = 1000  # SKILL.md.bak, .bak.1, ... .bak.999: a folder holding more
 def _scope_chain(path: Path) -> tuple[Path, tuple[str, ...]]:
     """The folder a skill scope hangs from, and the names from it down to the skill folder.
 
-    A project or git root: `ROOT/.claude/skills/NAME/SKILL.md`; the global scope: `~/.claude/...`
-    (the same shape) or `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md`. Anything else (a pip-installed
-    pack, a Claude Code plugin's cached copy, a registry entry elsewhere) is someone else's skill.
+    The global scope: `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md` (or `~/.claude/...`); the config
+    folder is the user's own choice, so its own links (dotfiles) are followed, once, to its real
+    path, and only the names below it are opened without following. A project or git root:
+    `ROOT/.claude/skills/NAME/SKILL.md`, unless ROOT lies in an installed copy (`installed_under`):
+    a pip-installed pack, a Claude Code plugin's cached copy, or a registry entry elsewhere is
+    someone else's skill.
     """
     from swarm_handoff.api import config_dir
 
     absolute = Path(os.path.abspath(path))  # never resolved: a link on the way must be seen, not followed
     skill, skills = absolute.parent, absolute.parent.parent
-    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude":
+    config = Path(os.path.abspath(config_dir()))
+    config_real = Path(os.path.realpath(config))
+    if absolute.name == "SKILL.md" and skills in (config / "skills", config_real / "skills"):
+        return config_real, ("skills", skill.name)
+    installed = installed_under(skill, config_real)
+    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude" and not installed:
         return skills.parent.parent, (".claude", "skills", skill.name)
-    if absolute.name == "SKILL.md" and skills == Path(os.path.abspath(config_dir())) / "skills":
-        return skills.parent, ("skills", skill.name)
+    where = f" (inside {installed})" if installed else ""
     raise SwarmError(
         ADOPT_NOT_OWN_SKILL,
-        f"{path}: not a skill of a project, git root or your global skills folder; adopt writes only those",
+        f"{path}: not a skill of a project, git root or your global skills folder{where}; adopt writes only those",
         details={"path": str(path)},
         hint="an installed pack or plugin's skill belongs to its publisher: copy the skill folder into "
         ".claude/skills/ of your project (or ~/.claude/skills/) and adopt the copy",
     )
+
+
+_INSTALL_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
+def installed_under(folder: Path, config_real: Path) -> str | None:
+    """The installed location `folder` lies in (a site-packages, the interpreter's prefix, the plugin cache), or None.
+
+    Compared by real path, so a link into one of them is caught too.
+    """
+    import sys
+
+    real = Path(os.path.realpath(folder))
+    for part in (folder, real):
+        hit = next((p for p in part.parents if p.name in _INSTALL_FOLDERS), None)
+        if hit is not None:
+            return str(hit)
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(config_real / "plugins")}
+    for prefix in sorted(prefixes):
+        root = Path(os.path.realpath(prefix))
+        if real == root or root in real.parents:
+            return str(prefix)
+    return None
 
 
 def _open_chain(path: Path) -> int:
