@@ -192,3 +192,50 @@ def test_a_project_shaped_skill_inside_an_installed_copy_is_refused(tree, tmp_pa
     assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
     assert str(path) in str(caught.value)
     assert path.read_text() == PLAIN
+
+
+# -- a disk that refuses the write (review, #7) -------------------------------------------------------
+
+
+def _failing_fsync(monkeypatch, fail_on: int, code: int):
+    """Let the first fail_on-1 fsyncs through, then fail with `code` (a full disk, a refused write)."""
+    import errno as _errno
+    import os as _os
+
+    calls: list[int] = []
+    real = _os.fsync
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) >= fail_on:
+            raise OSError(code, _os.strerror(code))
+        return real(fd)
+
+    monkeypatch.setattr(adopt_module.os, "fsync", fsync)
+    assert _errno.errorcode[code]
+    return calls
+
+
+@pytest.mark.parametrize(("fail_on", "culprit"), [(1, "SKILL.md.bak"), (2, "SKILL.md")])
+def test_a_write_the_disk_refuses_is_a_coded_error_and_leaves_nothing_half_made(tree, monkeypatch, fail_on, culprit):
+    import errno
+
+    path = tree.add("plain", raw=PLAIN)
+    _failing_fsync(monkeypatch, fail_on, errno.ENOSPC)
+    with pytest.raises(SwarmError) as caught:
+        adopt(path)
+    assert caught.value.code == "ADOPT_WRITE_FAILED"
+    assert str(path.parent / culprit) in caught.value.message
+    assert "No space left on device" in caught.value.message
+    assert path.read_text() == PLAIN
+    assert sorted(p.name for p in path.parent.iterdir()) == ["SKILL.md"]  # no backup, no temporary
+
+
+def test_a_refused_write_through_the_cli_is_not_internal_error(tree, monkeypatch, swarm_cli):
+    import errno
+
+    path = tree.add("plain", raw=PLAIN)
+    _failing_fsync(monkeypatch, 1, errno.EACCES)
+    result = swarm_cli("adopt", str(path), "-f", "json")
+    assert result.exit_code == 1
+    assert result.json()["error"]["code"] == "ADOPT_WRITE_FAILED"

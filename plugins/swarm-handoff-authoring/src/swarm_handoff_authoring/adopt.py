@@ -11,6 +11,7 @@ else, and a folder swapped for a link during the run is not written through.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import errno
 import os
@@ -41,6 +42,7 @@ ADOPT_NOT_A_FILE = "ADOPT_NOT_A_FILE"
 ADOPT_UNREADABLE = "ADOPT_UNREADABLE"
 ADOPT_NOT_UTF8 = "ADOPT_NOT_UTF8"
 ADOPT_STILL_INELIGIBLE = "ADOPT_STILL_INELIGIBLE"
+ADOPT_WRITE_FAILED = "ADOPT_WRITE_FAILED"  # the system refused a write (full disk, permissions)
 MAX_BYTES = 1024 * 1024  # a SKILL.md larger than this is not a skill file a person edits
 BACKUP_SUFFIX = ".bak"
 
@@ -247,11 +249,20 @@ def _create(folder: int, name: str, data: bytes, mode: int) -> bool:
         fd = os.open(name, flags, 0o600, dir_fd=folder)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-        os.fchmod(handle.fileno(), mode)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, name) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.fchmod(handle.fileno(), mode)
+    except BaseException as exc:  # a full disk half-way: the half-made file is ours, and goes
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=folder)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, name) from None
+        raise
     return True
 
 
@@ -376,6 +387,27 @@ def _adopt_in(
     if dry_run:
         return report(changed=False, diff=diff)
     mode = stat.S_IMODE(st.st_mode)
-    backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
-    _replace(folder, new_text.encode("utf-8"), mode)
+    try:
+        backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
+    except OSError as exc:
+        raise _write_failed(path, exc, "the backup") from None
+    try:
+        _replace(folder, new_text.encode("utf-8"), mode)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # SKILL.md is unchanged: a backup of no change would mislead
+            os.unlink(backup.name, dir_fd=folder)
+        raise _write_failed(path, exc, "the new SKILL.md") from None
     return report(changed=True, backup=str(backup), diff=diff)
+
+
+def _write_failed(path: Path, exc: OSError, what: str) -> SwarmError:
+    """ADOPT_WRITE_FAILED naming the file the system refused; SKILL.md is left as it was."""
+    culprit = path.parent / exc.filename if isinstance(exc.filename, str) else path
+    if isinstance(exc.filename, str) and exc.filename.endswith(".tmp"):
+        culprit = path  # the temporary stands for SKILL.md itself
+    return SwarmError(
+        ADOPT_WRITE_FAILED,
+        f"{culprit}: cannot write {what}: {exc.strerror or exc}; {path} is unchanged and nothing else was left",
+        details={"path": str(path), "file": str(culprit), "errno": exc.errno},
+        hint="free some space or fix the folder's permissions, then run adopt again",
+    )
