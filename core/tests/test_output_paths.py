@@ -278,3 +278,34 @@ def test_a_root_owned_character_device_is_still_written(swarm_cli, swarm_host, v
     link = tmp_path / "out.yaml"
     link.symlink_to(os.devnull)
     assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0
+
+
+# -- names: a trailing slash, other spellings of the streams, standard input (review, #9) -------------
+
+
+def test_a_trailing_slash_names_a_folder_and_is_refused(swarm_cli, swarm_host, v2_file, tmp_path):
+    result = swarm_cli("convert", str(v2_file), "--to", "3.0", "-o", f"{tmp_path / 'newdir'}/", "-f", "json")
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "folder" in error["message"]
+    assert not (tmp_path / "newdir").exists()  # no regular file named newdir
+
+
+@pytest.mark.parametrize("name", ["/dev//stdout", "/dev/./stdout", "/dev/../dev/stdout", "//dev/fd/1"])
+def test_other_spellings_of_standard_output_are_standard_output(name):
+    assert io.standard_stream(name) == 1
+
+
+def test_this_process_by_pid_is_self():
+    assert io.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
+    assert io.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
+    assert io.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
+
+
+@pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev//stdin", "{pid}"])
+def test_standard_input_is_refused_as_an_output(name, tmp_path):
+    name = f"/proc/{os.getpid()}/fd/0" if name == "{pid}" else name
+    with pytest.raises(SwarmError) as caught:
+        io.write_output(name, "payload\n")
+    assert caught.value.code == "OUTPUT_REFUSED"
+    assert "standard input" in caught.value.message

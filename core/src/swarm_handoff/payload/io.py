@@ -198,9 +198,31 @@ OUTPUT_REFUSED = "OUTPUT_REFUSED"
 _WRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
+_STDIN_NAMES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _stream_spelling(name: str) -> str:
+    """`name` as the stream tables spell it: `-` as is, an absolute path normalised, this process's pid as self.
+
+    A relative name is a file (`./-`, `dev/stdout`): it is never taken for a stream.
+    """
+    if name == "-" or not name.startswith("/"):
+        return name
+    norm = "/" + os.path.normpath(name).lstrip("/")  # `/dev//stdout`, `/dev/./stdout`, `//dev/fd/1`
+    parts = norm.split("/")  # ['', 'proc', PID, 'fd', N]
+    if len(parts) == 5 and parts[1] == "proc" and parts[3] == "fd" and parts[2] in (str(os.getpid()), "thread-self"):
+        norm = f"/proc/self/fd/{parts[4]}"
+    return norm
+
+
 def standard_stream(name: str) -> int | None:
     """1 or 2 when `name` means standard output or error (`-`, `/dev/stdout`, ...), else None."""
-    return _STREAM_NAMES.get(name)
+    return _STREAM_NAMES.get(_stream_spelling(name))
+
+
+def standard_input(name: str) -> bool:
+    """Whether `name` means standard input (`/dev/stdin`, `/dev/fd/0`, ...): never a place to write."""
+    return _stream_spelling(name) in _STDIN_NAMES
 
 
 def _refused(path: str, why: str, hint: str) -> SwarmError:
@@ -215,7 +237,9 @@ def _streamable(mode: int) -> bool:
 def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: TextIO | None = None) -> Path | None:
     """Write `text` where the user said (`--output`), never replacing anything but a regular file.
 
-    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N` spellings): that standard stream;
+    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`
+      spellings, normalised): that standard stream; standard input's names and a name ending in `/`
+      are refused;
     * nothing there, or a regular file: `write_keeping_earlier` (the earlier file kept as `stem.N.ext`);
     * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced, when
       the user or root owns it (and the link leading to it); a FIFO nobody reads is refused at once;
@@ -227,6 +251,14 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
     `stdout` is the standard output to use (the caller's, when it moved `sys.stdout` elsewhere).
     """
     name = os.fspath(path)
+    if standard_input(name):
+        raise _refused(name, "standard input, not a place to write", "name a file, or - for standard output")
+    if name.endswith("/") and name.rstrip("/"):
+        raise _refused(
+            name,
+            "ends in '/', so it names a folder; the payload is a file",
+            f"name the file inside it, e.g. --output {name}payload.yaml",
+        )
     stream = standard_stream(name)
     if stream is not None:
         _write_stream(stream, text.encode("utf-8"), stdout)
