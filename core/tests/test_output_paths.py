@@ -181,7 +181,9 @@ def test_an_output_folder_another_writer_holds_is_folder_busy(swarm_cli, swarm_h
     (out_dir / "p.yaml").write_text("earlier\n")
     results: list = []
     with safefs.locked(out_dir):
-        worker = threading.Thread(target=lambda: results.append(_convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json")))
+        worker = threading.Thread(
+            target=lambda: results.append(_convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json"))
+        )
         worker.start()
         worker.join(120)
     assert results, "it waited forever"
@@ -309,3 +311,14 @@ def test_standard_input_is_refused_as_an_output(name, tmp_path):
         io.write_output(name, "payload\n")
     assert caught.value.code == "OUTPUT_REFUSED"
     assert "standard input" in caught.value.message
+
+
+def test_a_regular_file_swapped_in_for_a_stream_after_the_check_is_left_unchanged(tmp_path):
+    """The stream writer's own check: opened without O_CREAT/O_TRUNC, fstat-ed before a byte is written."""
+    swapped = tmp_path / "out.yaml"
+    swapped.write_text("someone's file\n")
+    with pytest.raises(SwarmError) as caught:
+        io._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
+    assert caught.value.code == "OUTPUT_REFUSED"
+    assert "changed into a regular file" in caught.value.message
+    assert swapped.read_text() == "someone's file\n"

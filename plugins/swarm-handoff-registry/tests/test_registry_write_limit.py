@@ -73,7 +73,6 @@ def test_the_write_limit_is_the_read_limit():
     assert REGISTRY_MAX_BYTES == MAX_BYTES  # discovery reads the registry with the core's limit
 
 
-
 @pytest.mark.parametrize(
     ("code", "why"),
     [

@@ -203,10 +203,10 @@ def register(app: typer.Typer) -> None:
         import contextlib
         import errno
 
+        from swarm_handoff.errors import folder_busy
         from swarm_handoff.payload.convert import convert_payload
         from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
         from swarm_handoff.payload.validate import load_payload
-        from swarm_handoff.errors import folder_busy
         from swarm_handoff.safefs import FolderBusy, create_new
 
         def action(host: PluginHost) -> Document:
