@@ -184,3 +184,20 @@ def test_the_name_lookup_finds_what_shutil_which_finds(tmp_path, monkeypatch, pa
     else:
         monkeypatch.setenv("PATH", path.format(bin=script.parent, dir=tmp_path / "dir"))
     assert _which("swarm-handoff") == shutil.which("swarm-handoff")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_demo_dir_never_writes_through_a_dangling_link(tmp_path):
+    """`demo --dir` with links planted in the session: nothing is created at their targets (review, #8)."""
+    from swarm_handoff.demo import SYNTHESIS_FILE, prepare_session
+
+    session = tmp_path / "session"
+    session.mkdir()
+    victim = tmp_path / "victim"
+    (session / SYNTHESIS_FILE).symlink_to(victim / "synthesis.yaml")
+    victim.mkdir()
+    (session / "perspectives").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    prepare_session(session)
+    assert list(victim.iterdir()) == []  # the link's target was never created
+    assert not (tmp_path / "nowhere").exists()
+    assert (session / SYNTHESIS_FILE).is_symlink()

@@ -132,3 +132,82 @@ def test_when_the_session_and_the_config_folder_are_full_the_error_carries_the_p
     payload = parse_payload_text(error["details"]["payload_text"])
     assert payload["handoff"]["target"]["skill"] == "lit-pm"
     assert len(error["details"]["preserve_failures"]) == 2
+
+
+# -- one bounded wait, one preservation (review of issue 25's fixes) -------------------------------
+
+
+def _count_busy_waits(monkeypatch):
+    """Count the lock waits that ended in FolderBusy, folder by folder (no clock involved)."""
+    waits: list[str] = []
+    real = safefs._wait_for
+
+    def counting(flock, how, fd, folder):
+        try:
+            return real(flock, how, fd, folder)
+        except safefs.FolderBusy:
+            waits.append(folder)
+            raise
+
+    monkeypatch.setattr(safefs, "_wait_for", counting)
+    return waits
+
+
+def test_a_busy_session_is_waited_for_once_and_the_payload_goes_to_the_config_folder(swarm_cli, world, monkeypatch):
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0.01")
+    waits = _count_busy_waits(monkeypatch)
+    with safefs.locked(world["session"]):
+        result = _in_thread(lambda: _handoff(swarm_cli, world))
+    error = result.json()["error"]
+    assert error["code"] == "SESSION_BUSY"
+    assert waits == [str(world["session"])]  # preservation does not wait for the same lock again
+    assert error["payload_preserved"].startswith(str(world["config"]))
+    assert error["message"].count("payload preserved at") == 1
+
+
+def test_a_busy_session_with_nowhere_to_keep_the_payload_is_preserved_once(swarm_cli, world, monkeypatch):
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0.01")
+    (world["config"] / "swarm-handoff").mkdir(parents=True)
+    (world["config"] / "swarm-handoff" / "preserved").write_text("a file where the folder would be\n")
+    waits = _count_busy_waits(monkeypatch)
+    with safefs.locked(world["session"]):
+        result = _in_thread(lambda: _handoff(swarm_cli, world))
+    error = result.json()["error"]
+    assert error["code"] == "SESSION_BUSY"
+    assert waits == [str(world["session"])]  # one wait, not one per preservation attempt
+    assert error["payload_preserved"] is None
+    assert error["message"].count("could not be kept on disk") == 1
+    assert len(error["details"]["preserve_failures"]) == 2
+    assert "locked" in error["details"]["preserve_failures"][0]
+    assert parse_payload_text(error["details"]["payload_text"])["handoff"]["target"]["skill"] == "lit-pm"
+
+
+def _full_disk(monkeypatch):
+    def full(folder, name, data, *, mode, durable):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.path.join(folder, name))
+
+    monkeypatch.setattr(safefs, "write_temp", full)
+
+
+def test_in_text_output_a_payload_kept_nowhere_is_printed_on_stderr_between_markers(swarm_cli, world, monkeypatch):
+    _full_disk(monkeypatch)
+    args = ["handoff", "lit-pm", "--synthesis", str(world["synthesis"]), "--session", str(world["session"])]
+    result = swarm_cli(*args)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    err = result.stderr
+    start, end = "----- BEGIN UNSAVED PAYLOAD", "----- END UNSAVED PAYLOAD -----"
+    assert err.count(start) == 1
+    assert err.count(end) == 1
+    body = err.split(start, 1)[1].split("\n", 1)[1].split(end, 1)[0]
+    assert parse_payload_text(body)["handoff"]["target"]["skill"] == "lit-pm"
+    assert "printed below" in err.split(start, 1)[0]
+
+
+def test_in_json_output_a_payload_kept_nowhere_is_in_the_details_only(swarm_cli, world, monkeypatch):
+    _full_disk(monkeypatch)
+    result = _handoff(swarm_cli, world)
+    error = result.json()["error"]
+    assert "BEGIN UNSAVED PAYLOAD" not in result.stdout + result.stderr
+    assert "details.payload_text" in error["message"]
+    assert parse_payload_text(error["details"]["payload_text"])["handoff"]["target"]["skill"] == "lit-pm"

@@ -165,3 +165,160 @@ def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
         io.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
     assert caught.value.code == "OUTPUT_REFUSED"
     assert not (tmp_path / "out.1.yaml").exists()
+
+
+# -- a folder another writer holds (review of issue 25's fixes, #4) ----------------------------------
+
+
+def test_an_output_folder_another_writer_holds_is_folder_busy(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    import threading
+
+    from swarm_handoff import safefs
+
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "p.yaml").write_text("earlier\n")
+    results: list = []
+    with safefs.locked(out_dir):
+        worker = threading.Thread(
+            target=lambda: results.append(_convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json"))
+        )
+        worker.start()
+        worker.join(120)
+    assert results, "it waited forever"
+    error = results[0].json()["error"]
+    assert error["code"] == "FOLDER_BUSY"
+    assert str(out_dir) in error["message"]
+    assert safefs.LOCK_TIMEOUT_ENV in error["hint"]
+    assert (out_dir / "p.yaml").read_text() == "earlier\n"
+
+
+def test_a_folder_busy_no_command_expected_is_still_folder_busy_not_internal_error():
+    from swarm_handoff import safefs
+    from swarm_handoff.cli.printing import internal_error
+
+    error = internal_error(safefs.FolderBusy("/some/folder", (4242,), 2.0))
+    assert error.code == "FOLDER_BUSY"
+    assert "/some/folder" in error.message
+    assert "process 4242" in error.message
+    assert error.details["holder_pids"] == [4242]
+    assert error.recoverable
+
+
+# -- FIFOs and devices: whose, and whether anyone reads (review of issue 25's fixes, #3) -------------
+
+
+def _make_foreign(path, monkeypatch, *, link=False):
+    """Make `path` (or the link itself) another user's: chown as root, else pretend to be someone else."""
+    if os.geteuid() == 0:
+        (os.lchown if link else os.chown)(path, 54321, 54321)
+    else:  # not root: the file stays ours, and we become a user who is neither its owner nor root
+        other = os.geteuid() + 1
+        monkeypatch.setattr(os, "geteuid", lambda: other)
+
+
+def _in_thread(function):
+    import threading
+
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
+    worker.start()
+    worker.join(120)  # only a safety net: a hang fails the test instead of stopping the run
+    assert out, "it waited forever"
+    return out[0]
+
+
+def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    result = _in_thread(lambda: _convert(swarm_cli, v2_file, fifo, "--format", "json"))
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "no reader" in error["message"]
+    assert str(fifo) in error["message"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_another_users_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo, 0o666)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # someone reads: only the owner rule refuses it
+    try:
+        _make_foreign(fifo, monkeypatch)
+        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "another user" in error["message"]
+    assert received == b""  # not one byte of the payload reached them
+
+
+def test_a_link_another_user_owns_to_a_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.yaml"
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        _make_foreign(link, monkeypatch, link=True)
+        result = _convert(swarm_cli, v2_file, link, "--format", "json")
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "another user" in error["message"]
+    assert received == b""
+
+
+def test_a_root_owned_character_device_is_still_written(swarm_cli, swarm_host, v2_file, tmp_path):
+    if os.stat(os.devnull).st_uid != 0:
+        pytest.skip(f"{os.devnull} is not root's here")
+    link = tmp_path / "out.yaml"
+    link.symlink_to(os.devnull)
+    assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0
+
+
+# -- names: a trailing slash, other spellings of the streams, standard input (review, #9) -------------
+
+
+def test_a_trailing_slash_names_a_folder_and_is_refused(swarm_cli, swarm_host, v2_file, tmp_path):
+    result = swarm_cli("convert", str(v2_file), "--to", "3.0", "-o", f"{tmp_path / 'newdir'}/", "-f", "json")
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "folder" in error["message"]
+    assert not (tmp_path / "newdir").exists()  # no regular file named newdir
+
+
+@pytest.mark.parametrize("name", ["/dev//stdout", "/dev/./stdout", "/dev/../dev/stdout", "//dev/fd/1"])
+def test_other_spellings_of_standard_output_are_standard_output(name):
+    assert io.standard_stream(name) == 1
+
+
+def test_this_process_by_pid_is_self():
+    assert io.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
+    assert io.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
+    assert io.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
+
+
+@pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev//stdin", "{pid}"])
+def test_standard_input_is_refused_as_an_output(name, tmp_path):
+    name = f"/proc/{os.getpid()}/fd/0" if name == "{pid}" else name
+    with pytest.raises(SwarmError) as caught:
+        io.write_output(name, "payload\n")
+    assert caught.value.code == "OUTPUT_REFUSED"
+    assert "standard input" in caught.value.message
+
+
+def test_a_regular_file_swapped_in_for_a_stream_after_the_check_is_left_unchanged(tmp_path):
+    """The stream writer's own check: opened without O_CREAT/O_TRUNC, fstat-ed before a byte is written."""
+    swapped = tmp_path / "out.yaml"
+    swapped.write_text("someone's file\n")
+    with pytest.raises(SwarmError) as caught:
+        io._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
+    assert caught.value.code == "OUTPUT_REFUSED"
+    assert "changed into a regular file" in caught.value.message
+    assert swapped.read_text() == "someone's file\n"

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import UsageError as UsageError
     from swarm_handoff.errors import close_names as close_names
     from swarm_handoff.errors import did_you_mean as did_you_mean
+    from swarm_handoff.errors import folder_busy as folder_busy
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
@@ -104,7 +105,9 @@ if TYPE_CHECKING:
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
     from swarm_handoff.render import render as render
+    from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
+    from swarm_handoff.safefs import lock_descriptor as lock_descriptor
     from swarm_handoff.safefs import locked as locked
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
@@ -229,6 +232,7 @@ _EXPORTS: dict[str, str] = {
     "UsageError": "swarm_handoff.errors",
     "close_names": "swarm_handoff.errors",
     "did_you_mean": "swarm_handoff.errors",
+    "folder_busy": "swarm_handoff.errors",
     "working_directory": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
@@ -259,6 +263,8 @@ _EXPORTS: dict[str, str] = {
     # writing files safely and printing untrusted text
     "atomic_write": "swarm_handoff.safefs",
     "locked": "swarm_handoff.safefs",
+    "lock_descriptor": "swarm_handoff.safefs",
+    "FolderBusy": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",
     "escape_undecodable": "swarm_handoff.termsafe",

@@ -106,14 +106,17 @@ def prepare_session(folder: Path | None, parent: Path | None = None) -> Path:
         from swarm_handoff.session_life import mark_created
 
         mark_created(session)
-    synthesis = session / SYNTHESIS_FILE
-    if not synthesis.exists():  # never overwrite what a user put there
-        synthesis.write_bytes(files("swarm_handoff").joinpath("data/demo-synthesis.yaml").read_bytes())
+    from swarm_handoff import safefs
+
+    # Created exclusively, never through a link: anything already at a name (a user's file, a
+    # dangling link planted in a shared folder) is left as it is, and nothing is written elsewhere.
+    demo_synthesis = files("swarm_handoff").joinpath("data/demo-synthesis.yaml").read_bytes()
+    safefs.create_new(session / SYNTHESIS_FILE, demo_synthesis, mode=0o644, durable=False)
     perspectives = session / "perspectives"
-    if not perspectives.exists():
+    if not os.path.lexists(perspectives):
         perspectives.mkdir()
         for name, text in PERSPECTIVES.items():
-            (perspectives / name).write_text(text, encoding="utf-8")
+            safefs.create_new(perspectives / name, text.encode("utf-8"), mode=0o644, durable=False)
     return session
 
 

@@ -36,6 +36,7 @@ class ErrorCode(str, enum.Enum):
     COMMAND_NOT_INSTALLED = "COMMAND_NOT_INSTALLED"  # a plugin's command, and that plugin did not load
     OUTPUT_TOO_DEEP = "OUTPUT_TOO_DEEP"
     CWD_UNAVAILABLE = "CWD_UNAVAILABLE"  # the folder the command was run from was removed
+    FOLDER_BUSY = "FOLDER_BUSY"  # another process held a folder's lock past $SWARM_HANDOFF_LOCK_TIMEOUT
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # Hand-off errors named by the hand-off seed (error response format)
     INVALID_PAYLOAD = "INVALID_PAYLOAD"
@@ -92,6 +93,17 @@ def cwd_unavailable(cause: OSError | None = None) -> SwarmError:
         ErrorCode.CWD_UNAVAILABLE,
         f"the current working directory is no longer available{why}: it was removed or cannot be read",
         hint=CWD_HINT,
+    )
+
+
+def folder_busy(busy: Any) -> SwarmError:
+    """FOLDER_BUSY for a `safefs.FolderBusy`: a folder another writer kept locked past the wait, never a bug."""
+    return SwarmError(
+        ErrorCode.FOLDER_BUSY,
+        f"the folder {busy.folder} is locked by {busy.who} for more than {busy.waited:g} s; nothing was written there",
+        details={"folder": busy.folder, "holder_pids": list(busy.holders), "waited_s": busy.waited},
+        hint="let that process finish (or stop it if it hangs), then retry; $SWARM_HANDOFF_LOCK_TIMEOUT "
+        "sets the wait in seconds (30 by default)",
     )
 
 

@@ -327,6 +327,19 @@ def _wait_for(flock: Callable[[int, int], object], how: int, fd: int, folder: st
         pause = min(pause * 2, 0.25)
 
 
+def lock_descriptor(fd: int, folder: str) -> None:
+    """Lock the folder open at `fd` as `locked` does (bounded wait, then `FolderBusy` naming `folder`).
+
+    For a writer that opened the folder itself (without following links) and keeps working through
+    that descriptor; the lock is released when the descriptor is closed.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    _wait_for(fcntl.flock, fcntl.LOCK_EX | fcntl.LOCK_NB, fd, folder)
+
+
 def locked(folder: str | os.PathLike[str]) -> AbstractContextManager[None]:
     """Hold `folder` exclusively while a writer picks a name in it or moves a file aside.
 

@@ -115,3 +115,127 @@ def test_a_backup_name_held_by_a_link_is_not_written_through(tree, tmp_path):
     assert victim.read_text() == "untouched\n"
     assert (path.parent / "SKILL.md.bak").is_symlink()
     assert report.backup == str(path.parent / "SKILL.md.bak.1")
+
+
+def test_a_skill_folder_another_writer_holds_is_waited_for_a_bounded_time(tree, monkeypatch):
+    import threading
+
+    from swarm_handoff.api import FolderBusy, locked
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "0")
+    path = tree.add("plain", raw=PLAIN)
+    outcome: list = []
+
+    def run():
+        try:
+            outcome.append(adopt(path))
+        except FolderBusy as busy:
+            outcome.append(busy)
+
+    with locked(path.parent):  # another writer: its own open file description of the folder
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(120)  # only a safety net: before the fix adopt's flock never returned
+    assert outcome, "it waited forever"
+    assert isinstance(outcome[0], FolderBusy)  # the CLI reports it as FOLDER_BUSY
+    assert outcome[0].folder == str(path.parent)
+    assert path.read_text() == PLAIN
+    assert not (path.parent / "SKILL.md.bak").exists()
+
+
+# -- the user's own config folder may be a link; installed copies are never theirs (review, #5 #6) ---
+
+
+def test_a_global_skill_under_a_symlinked_config_folder_is_adopted(tmp_path, make_swarm_host, monkeypatch):
+    make_swarm_host(["frontmatter", "authoring"])
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    real = _skill(dotfiles / "skills" / "plain")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude").symlink_to(dotfiles, target_is_directory=True)  # dotfiles managed by stow & co
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    report = adopt(home / ".claude" / "skills" / "plain" / "SKILL.md")
+    assert report.changed
+    assert "accepts-from" in real.read_text()
+    assert (real.parent / "SKILL.md.bak").read_text() == PLAIN
+
+
+def test_a_link_below_the_config_folder_is_still_refused(tmp_path, make_swarm_host, monkeypatch):
+    make_swarm_host(["frontmatter", "authoring"])
+    config = tmp_path / "config-link"
+    (tmp_path / "real-config" / "skills").mkdir(parents=True)
+    config.symlink_to(tmp_path / "real-config", target_is_directory=True)
+    elsewhere = _skill(tmp_path / "elsewhere" / "plain")
+    (tmp_path / "real-config" / "skills" / "plain").symlink_to(elsewhere.parent, target_is_directory=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    with pytest.raises(SwarmError) as caught:
+        adopt(config / "skills" / "plain" / "SKILL.md")
+    assert caught.value.code == "ADOPT_SYMLINK"
+    assert elsewhere.read_text() == PLAIN
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "venv/lib/python3.12/site-packages/acme_pack/.claude/skills/plain",  # a pack shipping a .claude folder
+        "usr/lib/python3/dist-packages/acme_pack/.claude/skills/plain",
+        "prefix/share/acme/.claude/skills/plain",  # anywhere under the interpreter's prefix
+        "config/plugins/cache/market/acme/1.0.0/.claude/skills/plain",  # a Claude Code plugin's cached copy
+    ],
+)
+def test_a_project_shaped_skill_inside_an_installed_copy_is_refused(tree, tmp_path, monkeypatch, where):
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
+    path = _skill(tmp_path / where)
+    with pytest.raises(SwarmError) as caught:
+        adopt(path)
+    assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
+    assert str(path) in str(caught.value)
+    assert path.read_text() == PLAIN
+
+
+# -- a disk that refuses the write (review, #7) -------------------------------------------------------
+
+
+def _failing_fsync(monkeypatch, fail_on: int, code: int):
+    """Let the first fail_on-1 fsyncs through, then fail with `code` (a full disk, a refused write)."""
+    import errno as _errno
+    import os as _os
+
+    calls: list[int] = []
+    real = _os.fsync
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) >= fail_on:
+            raise OSError(code, _os.strerror(code))
+        return real(fd)
+
+    monkeypatch.setattr(adopt_module.os, "fsync", fsync)
+    assert _errno.errorcode[code]
+    return calls
+
+
+@pytest.mark.parametrize(("fail_on", "culprit"), [(1, "SKILL.md.bak"), (2, "SKILL.md")])
+def test_a_write_the_disk_refuses_is_a_coded_error_and_leaves_nothing_half_made(tree, monkeypatch, fail_on, culprit):
+    import errno
+
+    path = tree.add("plain", raw=PLAIN)
+    _failing_fsync(monkeypatch, fail_on, errno.ENOSPC)
+    with pytest.raises(SwarmError) as caught:
+        adopt(path)
+    assert caught.value.code == "ADOPT_WRITE_FAILED"
+    assert str(path.parent / culprit) in caught.value.message
+    assert "No space left on device" in caught.value.message
+    assert path.read_text() == PLAIN
+    assert sorted(p.name for p in path.parent.iterdir()) == ["SKILL.md"]  # no backup, no temporary
+
+
+def test_a_refused_write_through_the_cli_is_not_internal_error(tree, monkeypatch, swarm_cli):
+    import errno
+
+    path = tree.add("plain", raw=PLAIN)
+    _failing_fsync(monkeypatch, 1, errno.EACCES)
+    result = swarm_cli("adopt", str(path), "-f", "json")
+    assert result.exit_code == 1
+    assert result.json()["error"]["code"] == "ADOPT_WRITE_FAILED"

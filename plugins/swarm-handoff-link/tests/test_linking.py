@@ -408,3 +408,26 @@ def test_a_mistyped_name_fails_the_run_with_did_you_mean(packs, swarm_cli, tmp_p
     assert result.exit_code == 1
     assert result.json()["skipped"][0]["hint"] == "did you mean: plan?"
     assert swarm_cli("skills", "unlink", "plan", "--cwd", str(project)).exit_code == 0
+
+
+def test_link_into_a_folder_another_writer_holds_is_folder_busy(packs, tmp_path, swarm_cli, monkeypatch):
+    import threading
+
+    from swarm_handoff.api import locked
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "0")
+    project = tmp_path / "project"
+    skills = project / ".claude" / "skills"
+    skills.mkdir(parents=True)
+    results: list = []
+    with locked(skills):
+        worker = threading.Thread(
+            target=lambda: results.append(swarm_cli("skills", "link", "--cwd", str(project), "--format", "json"))
+        )
+        worker.start()
+        worker.join(120)
+    assert results, "it waited forever"
+    error = results[0].json()["error"]
+    assert error["code"] == "FOLDER_BUSY"
+    assert str(skills) in error["message"]
+    assert list(skills.iterdir()) == []

@@ -223,3 +223,14 @@ def test_an_override_refusal_says_which_override_in_neutral_terms(server: SwarmS
         error = (call(server, "handoff", arguments).structured_content or {})["error"]
         assert (error["details"]["override"], error["details"]["override_argument"]) == (override, argument)
         assert f"{argument}=true" in error["hint"]
+
+
+def test_a_folder_busy_in_a_tool_is_folder_busy_not_a_bug():
+    """A folder lock held past the wait is FOLDER_BUSY over MCP too, never MCP_TOOL_FAILED (review of issue 25, #4)."""
+    from swarm_handoff.api import FolderBusy
+    from swarm_handoff_mcp.server import unexpected
+
+    error = unexpected(FolderBusy("/some/folder", (4242,), 2.0), "handoff")
+    assert error.code == "FOLDER_BUSY"
+    assert "/some/folder" in error.message
+    assert error.recoverable

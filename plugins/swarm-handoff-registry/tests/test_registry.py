@@ -158,3 +158,22 @@ def test_every_registry_help_page_shows_examples_and_the_docs_page(world, swarm_
     page = swarm_cli("registry", command, "-h").stdout
     assert f"Examples:\n    swarm-handoff registry {command}" in page, page
     assert "More: docs/registry.md" in page
+
+
+def test_sync_into_a_config_folder_another_writer_holds_is_folder_busy(world, swarm_cli):
+    import threading
+
+    from swarm_handoff.api import locked
+
+    _host, config, env = world
+    env = {**env, "SWARM_HANDOFF_LOCK_TIMEOUT": "0", "SWARM_HANDOFF_NO_CACHE": "1"}
+    results: list = []
+    with locked(config):
+        worker = threading.Thread(target=lambda: results.append(swarm_cli("registry", "sync", "-f", "json", env=env)))
+        worker.start()
+        worker.join(120)
+    assert results, "it waited forever"
+    error = results[0].json()["error"]
+    assert error["code"] == "FOLDER_BUSY"  # not INTERNAL_ERROR "unexpected FolderBusy"
+    assert str(config) in error["message"]
+    assert (config / REGISTRY_FILE).read_text() == REGISTRY

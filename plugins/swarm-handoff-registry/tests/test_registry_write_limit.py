@@ -71,3 +71,38 @@ def test_the_write_limit_is_the_read_limit():
     from swarm_handoff_registry.sync import REGISTRY_MAX_BYTES
 
     assert REGISTRY_MAX_BYTES == MAX_BYTES  # discovery reads the registry with the core's limit
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        ("YAML_TOO_MANY_NODES", "the document expands to more than 200000 values (aliases included)"),
+        ("YAML_TOO_DEEP", "nesting deeper than 100 levels"),
+    ],
+)
+def test_a_sync_that_would_pass_a_reader_limit_is_registry_too_large_not_a_bug(tmp_path, monkeypatch, code, why):
+    """The review of issue 25 (#10): past the value limit sync said "a writer's bug, report this".
+
+    The reader's own refusal stands in for a registry of 200,000 values (parsing one for real takes
+    over a minute on the round-trip loader): the test is what sync does with that refusal.
+    """
+    from swarm_handoff.api import LoadError, Problem
+
+    def refuse(text, *, path=None, line_offset=0):
+        raise LoadError(Problem(code, why, path=path))
+
+    monkeypatch.setattr("swarm_handoff.api.parse_yaml", refuse)
+    path = tmp_path / REGISTRY_FILE
+    text = "version: '1.0'\nworkflows: []\n"
+    path.write_text(text)
+    with pytest.raises(SwarmError) as caught:
+        sync(path, (_record("one", tmp_path),))
+    error = caught.value
+    assert error.code == "REGISTRY_TOO_LARGE"
+    assert str(path) in error.message
+    assert why in error.message
+    assert "report this" not in str(error)
+    assert "prune" in (error.hint or "")
+    assert error.details["limit"] == code
+    assert path.read_text() == text
+    assert not (tmp_path / (REGISTRY_FILE + ".bak")).exists()

@@ -214,10 +214,11 @@ def register(app: typer.Typer) -> None:
         import contextlib
         import errno
 
+        from swarm_handoff.errors import folder_busy
         from swarm_handoff.payload.convert import convert_payload
         from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
         from swarm_handoff.payload.validate import load_payload
-        from swarm_handoff.safefs import create_new
+        from swarm_handoff.safefs import FolderBusy, create_new
 
         def action(host: PluginHost) -> Document:
             result = convert_payload(load_payload(payload), to, host)
@@ -227,6 +228,8 @@ def register(app: typer.Typer) -> None:
                         raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
                 if output is not None:
                     write_output(output, dump_payload(result.payload, Path(output)), stdout=payload_out)
+            except FolderBusy as busy:
+                raise folder_busy(busy) from None
             except OSError as exc:
                 raise SwarmError(
                     ErrorCode.VALIDATION_FAILED,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable, folder_busy
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 from swarm_handoff.termsafe import escape_controls
@@ -54,6 +54,10 @@ def warn(message: str) -> None:
 
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
+    from swarm_handoff.safefs import FolderBusy  # light: errno, os, stat, sys
+
+    if isinstance(exc, FolderBusy):  # any command's folder lock (sync, link, adopt, session gc...): one code
+        return folder_busy(exc)
     if isinstance(exc, OSError) and cwd_gone():
         # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
         # the user's shell, not a bug, wherever in the core or a plugin it surfaced.
@@ -138,9 +142,24 @@ def report(error: SwarmError, fmt: str) -> int:
         for problem in error.problems:
             where = f"{problem.location()}: " if problem.location() else ""
             lines.append(f"  {escape_controls(f'{where}{problem.code}: {problem.message}')}")
+        lines.extend(_unsaved_payload(error))
         for line in lines:
             echo_err(line)
     return error.exit_code
+
+
+UNSAVED_BEGIN = "----- BEGIN UNSAVED PAYLOAD (save the lines between the markers as a file) -----"
+UNSAVED_END = "----- END UNSAVED PAYLOAD -----"
+
+
+def _unsaved_payload(error: SwarmError) -> list[str]:
+    """The lines printing a payload nowhere on disk could keep: text output has no details, so it shows it."""
+    text = error.details.get("payload_text")
+    if not isinstance(text, str) or not text:
+        return []
+    # The payload's own serialiser already escapes what its strings hold; escaping again guards the terminal.
+    body = escape_controls(text.rstrip("\n"), multiline=True).split("\n")
+    return [UNSAVED_BEGIN, *body, UNSAVED_END]
 
 
 def run_document(

@@ -187,15 +187,25 @@ def session_warnings(session: Path) -> tuple[Problem, ...]:
 
 
 def preserve(
-    payload: Any, session: Path, version: str, env_config: Path, failures: list[str] | None = None
+    payload: Any,
+    session: Path,
+    version: str,
+    env_config: Path,
+    failures: list[str] | None = None,
+    skip: Mapping[Path, str] | None = None,
 ) -> str | None:
     """Keep a payload that could not be handed off, in the session folder or else the config folder.
 
-    None when neither took it; `failures` (when given) then says, folder by folder, why.
+    None when neither took it; `failures` (when given) then says, folder by folder, why. A folder in
+    `skip` (one already found locked past the wait, with why) is not tried: its lock is not waited for twice.
     """
     suffix = ".yaml" if version == "2.0" else ".json"
     name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
     for folder in (session, env_config / "swarm-handoff" / "preserved"):
+        if skip and folder in skip:
+            if failures is not None:
+                failures.append(f"{folder}: {skip[folder]}")
+            continue
         try:
             if folder == session and not folder.is_dir():
                 if failures is not None:

@@ -79,12 +79,15 @@ class HandoffRun:
         self.config = context.config_dir
         self.payload: Any = None
         self.version = options.schema or "3.0"  # until the target's version is known
+        self.preserving_done = False  # preservation runs once, whichever path reports the failure
+        self.busy: dict[Path, str] = {}  # folders found locked past the wait: never waited for again
 
     def fail(self, error: SwarmError) -> SwarmError:
-        """Preserve the payload (when there is one) and name it in `error`."""
-        if self.payload is not None and error.payload_preserved is None:
+        """Preserve the payload (when there is one, once per run) and name it in `error`."""
+        if self.payload is not None and error.payload_preserved is None and not self.preserving_done:
+            self.preserving_done = True
             failures: list[str] = []
-            kept = preserve(self.payload, self.session, self.version, self.config, failures)
+            kept = preserve(self.payload, self.session, self.version, self.config, failures, skip=self.busy)
             error.payload_preserved = kept
             if kept:
                 error.message += f" (payload preserved at {kept})"
@@ -96,7 +99,8 @@ class HandoffRun:
                 error.details["preserve_failures"] = failures
                 error.message += (
                     f" (the payload could not be kept on disk: {'; '.join(failures) or 'no folder to keep it in'}; "
-                    "its full text is in this error's details.payload_text)"
+                    "its full text travels with this error: printed below it in text output, "
+                    "details.payload_text in json and yaml; save it as a file and hand that over)"
                 )
         return error
 
@@ -152,6 +156,7 @@ def write_payload(
         # a path once reported is never moved or replaced, so the invocation printed stays true.
         path = write_new(wanted, dump_payload(payload, wanted))
     except safefs.FolderBusy as busy:
+        run.busy[Path(busy.folder)] = f"locked by {busy.who} for more than {busy.waited:g} s"
         raise run.fail(
             SwarmError(
                 SESSION_BUSY,

@@ -198,9 +198,31 @@ OUTPUT_REFUSED = "OUTPUT_REFUSED"
 _WRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
+_STDIN_NAMES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _stream_spelling(name: str) -> str:
+    """`name` as the stream tables spell it: `-` as is, an absolute path normalised, this process's pid as self.
+
+    A relative name is a file (`./-`, `dev/stdout`): it is never taken for a stream.
+    """
+    if name == "-" or not name.startswith("/"):
+        return name
+    norm = "/" + os.path.normpath(name).lstrip("/")  # `/dev//stdout`, `/dev/./stdout`, `//dev/fd/1`
+    parts = norm.split("/")  # ['', 'proc', PID, 'fd', N]
+    if len(parts) == 5 and parts[1] == "proc" and parts[3] == "fd" and parts[2] in (str(os.getpid()), "thread-self"):
+        norm = f"/proc/self/fd/{parts[4]}"
+    return norm
+
+
 def standard_stream(name: str) -> int | None:
     """1 or 2 when `name` means standard output or error (`-`, `/dev/stdout`, ...), else None."""
-    return _STREAM_NAMES.get(name)
+    return _STREAM_NAMES.get(_stream_spelling(name))
+
+
+def standard_input(name: str) -> bool:
+    """Whether `name` means standard input (`/dev/stdin`, `/dev/fd/0`, ...): never a place to write."""
+    return _stream_spelling(name) in _STDIN_NAMES
 
 
 def _refused(path: str, why: str, hint: str) -> SwarmError:
@@ -215,9 +237,12 @@ def _streamable(mode: int) -> bool:
 def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: TextIO | None = None) -> Path | None:
     """Write `text` where the user said (`--output`), never replacing anything but a regular file.
 
-    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N` spellings): that standard stream;
+    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`
+      spellings, normalised): that standard stream; standard input's names and a name ending in `/`
+      are refused;
     * nothing there, or a regular file: `write_keeping_earlier` (the earlier file kept as `stem.N.ext`);
-    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced;
+    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced, when
+      the user or root owns it (and the link leading to it); a FIFO nobody reads is refused at once;
     * a symbolic link: written through only when it ends at a character device or a FIFO; a link
       to a file (or to nothing) is refused, since following it would replace a file elsewhere;
     * anything else (a folder, a block device, a socket): refused.
@@ -226,6 +251,14 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
     `stdout` is the standard output to use (the caller's, when it moved `sys.stdout` elsewhere).
     """
     name = os.fspath(path)
+    if standard_input(name):
+        raise _refused(name, "standard input, not a place to write", "name a file, or - for standard output")
+    if name.endswith("/") and name.rstrip("/"):
+        raise _refused(
+            name,
+            "ends in '/', so it names a folder; the payload is a file",
+            f"name the file inside it, e.g. --output {name}payload.yaml",
+        )
     stream = standard_stream(name)
     if stream is not None:
         _write_stream(stream, text.encode("utf-8"), stdout)
@@ -252,10 +285,12 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
                 f"a symbolic link to {target} ({_kind(final)}); not followed, so no file elsewhere is replaced",
                 f"write the link's target explicitly: --output {target}",
             )
+        _check_owner(name, st, "a symbolic link")
         _write_to(name, text.encode("utf-8"), follow=True)
         return None
     if not _streamable(st.st_mode):
         raise _refused(name, f"{_kind(st.st_mode)}, not a file", "name a regular file, or - for standard output")
+    _check_owner(name, st, _kind(st.st_mode))
     _write_to(name, text.encode("utf-8"), follow=False)
     return None
 
@@ -272,18 +307,51 @@ def _write_to(name: str, data: bytes, *, follow: bool) -> None:
     The opened descriptor is checked again (`fstat`): a name swapped for a regular file meanwhile is
     refused before a byte is written, and without O_TRUNC it has not been changed.
     """
-    flags = _WRITE_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    # O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of holding the command forever.
+    flags = _WRITE_FLAGS | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(name, flags)
     except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise _refused(
+                name,
+                "a FIFO with no reader (nothing is reading from it, so the payload would wait forever)",
+                "start the reader first, or name a regular file",
+            ) from None
         raise _refused(name, f"cannot open it for writing: {exc.strerror or exc}", "check the path") from None
     try:
         st = os.fstat(fd)
         if not _streamable(st.st_mode):
             raise _refused(name, f"changed into {_kind(st.st_mode)} while being opened", "run the command again")
+        _check_owner(name, st, _kind(st.st_mode))  # the node reached, after any link: the same rule
+        _blocking(fd)  # a reader that is slower than us is waited for, as a shell's `>` would
         _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _check_owner(name: str, st: os.stat_result, what: str) -> None:
+    """Refuse a stream node (or a link to one) that neither the user nor root owns: it may be someone's trap.
+
+    Another user's FIFO in a shared folder (/tmp) would hand them the payload; root's devices
+    (/dev/null, /dev/tty) and the user's own nodes are what `--output` is meant for.
+    """
+    if st.st_uid in (0, os.geteuid()):
+        return
+    raise _refused(
+        name,
+        f"{what} owned by another user (uid {st.st_uid}); the payload is not sent to it",
+        "name a file or FIFO of your own, or - for standard output",
+    )
+
+
+def _blocking(fd: int) -> None:
+    """Clear O_NONBLOCK once the open succeeded: the writes themselves may wait for the reader."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: there was no O_NONBLOCK either
+        return
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
 
 
 def _write_stream(stream: int, data: bytes, stdout: TextIO | None) -> None:

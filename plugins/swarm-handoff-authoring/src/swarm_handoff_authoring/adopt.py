@@ -11,6 +11,7 @@ else, and a folder swapped for a link during the run is not written through.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import errno
 import os
@@ -41,6 +42,7 @@ ADOPT_NOT_A_FILE = "ADOPT_NOT_A_FILE"
 ADOPT_UNREADABLE = "ADOPT_UNREADABLE"
 ADOPT_NOT_UTF8 = "ADOPT_NOT_UTF8"
 ADOPT_STILL_INELIGIBLE = "ADOPT_STILL_INELIGIBLE"
+ADOPT_WRITE_FAILED = "ADOPT_WRITE_FAILED"  # the system refused a write (full disk, permissions)
 MAX_BYTES = 1024 * 1024  # a SKILL.md larger than this is not a skill file a person edits
 BACKUP_SUFFIX = ".bak"
 
@@ -101,25 +103,55 @@ _MAX_BACKUPS = 1000  # SKILL.md.bak, .bak.1, ... .bak.999: a folder holding more
 def _scope_chain(path: Path) -> tuple[Path, tuple[str, ...]]:
     """The folder a skill scope hangs from, and the names from it down to the skill folder.
 
-    A project or git root: `ROOT/.claude/skills/NAME/SKILL.md`; the global scope: `~/.claude/...`
-    (the same shape) or `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md`. Anything else (a pip-installed
-    pack, a Claude Code plugin's cached copy, a registry entry elsewhere) is someone else's skill.
+    The global scope: `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md` (or `~/.claude/...`); the config
+    folder is the user's own choice, so its own links (dotfiles) are followed, once, to its real
+    path, and only the names below it are opened without following. A project or git root:
+    `ROOT/.claude/skills/NAME/SKILL.md`, unless ROOT lies in an installed copy (`installed_under`):
+    a pip-installed pack, a Claude Code plugin's cached copy, or a registry entry elsewhere is
+    someone else's skill.
     """
     from swarm_handoff.api import config_dir
 
     absolute = Path(os.path.abspath(path))  # never resolved: a link on the way must be seen, not followed
     skill, skills = absolute.parent, absolute.parent.parent
-    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude":
+    config = Path(os.path.abspath(config_dir()))
+    config_real = Path(os.path.realpath(config))
+    if absolute.name == "SKILL.md" and skills in (config / "skills", config_real / "skills"):
+        return config_real, ("skills", skill.name)
+    installed = installed_under(skill, config_real)
+    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude" and not installed:
         return skills.parent.parent, (".claude", "skills", skill.name)
-    if absolute.name == "SKILL.md" and skills == Path(os.path.abspath(config_dir())) / "skills":
-        return skills.parent, ("skills", skill.name)
+    where = f" (inside {installed})" if installed else ""
     raise SwarmError(
         ADOPT_NOT_OWN_SKILL,
-        f"{path}: not a skill of a project, git root or your global skills folder; adopt writes only those",
+        f"{path}: not a skill of a project, git root or your global skills folder{where}; adopt writes only those",
         details={"path": str(path)},
         hint="an installed pack or plugin's skill belongs to its publisher: copy the skill folder into "
         ".claude/skills/ of your project (or ~/.claude/skills/) and adopt the copy",
     )
+
+
+_INSTALL_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
+def installed_under(folder: Path, config_real: Path) -> str | None:
+    """The installed location `folder` lies in (a site-packages, the interpreter's prefix, the plugin cache), or None.
+
+    Compared by real path, so a link into one of them is caught too.
+    """
+    import sys
+
+    real = Path(os.path.realpath(folder))
+    for part in (folder, real):
+        hit = next((p for p in part.parents if p.name in _INSTALL_FOLDERS), None)
+        if hit is not None:
+            return str(hit)
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(config_real / "plugins")}
+    for prefix in sorted(prefixes):
+        root = Path(os.path.realpath(prefix))
+        if real == root or root in real.parents:
+            return str(prefix)
+    return None
 
 
 def _open_chain(path: Path) -> int:
@@ -217,11 +249,20 @@ def _create(folder: int, name: str, data: bytes, mode: int) -> bool:
         fd = os.open(name, flags, 0o600, dir_fd=folder)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-        os.fchmod(handle.fileno(), mode)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, name) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.fchmod(handle.fileno(), mode)
+    except BaseException as exc:  # a full disk half-way: the half-made file is ours, and goes
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=folder)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, name) from None
+        raise
     return True
 
 
@@ -251,12 +292,11 @@ def _replace(folder: int, data: bytes, mode: int) -> None:
         raise
 
 
-def _lock(folder: int) -> None:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    fcntl.flock(folder, fcntl.LOCK_EX)  # released when the descriptor is closed
+def _lock(folder: int, where: Path) -> None:
+    """The core's bounded folder lock on the descriptor (FOLDER_BUSY past the wait); released on close."""
+    from swarm_handoff.api import lock_descriptor
+
+    lock_descriptor(folder, str(where))
 
 
 def _diff_name(side: str, path: Path) -> str:
@@ -291,7 +331,7 @@ def adopt(
     name = Path(os.path.abspath(path)).parent.name
     folder = _open_chain(path)
     try:
-        _lock(folder)
+        _lock(folder, Path(os.path.abspath(path)).parent)
         return _adopt_in(folder, path, name, form, accepts_from, categories, dry_run)
     finally:
         os.close(folder)
@@ -347,6 +387,27 @@ def _adopt_in(
     if dry_run:
         return report(changed=False, diff=diff)
     mode = stat.S_IMODE(st.st_mode)
-    backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
-    _replace(folder, new_text.encode("utf-8"), mode)
+    try:
+        backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
+    except OSError as exc:
+        raise _write_failed(path, exc, "the backup") from None
+    try:
+        _replace(folder, new_text.encode("utf-8"), mode)
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # SKILL.md is unchanged: a backup of no change would mislead
+            os.unlink(backup.name, dir_fd=folder)
+        raise _write_failed(path, exc, "the new SKILL.md") from None
     return report(changed=True, backup=str(backup), diff=diff)
+
+
+def _write_failed(path: Path, exc: OSError, what: str) -> SwarmError:
+    """ADOPT_WRITE_FAILED naming the file the system refused; SKILL.md is left as it was."""
+    culprit = path.parent / exc.filename if isinstance(exc.filename, str) else path
+    if isinstance(exc.filename, str) and exc.filename.endswith(".tmp"):
+        culprit = path  # the temporary stands for SKILL.md itself
+    return SwarmError(
+        ADOPT_WRITE_FAILED,
+        f"{culprit}: cannot write {what}: {exc.strerror or exc}; {path} is unchanged and nothing else was left",
+        details={"path": str(path), "file": str(culprit), "errno": exc.errno},
+        hint="free some space or fix the folder's permissions, then run adopt again",
+    )

@@ -62,7 +62,14 @@ def error_result(error: SwarmError, host: PluginHost) -> types.CallToolResult:
 
 
 def unexpected(exc: BaseException, tool: str) -> SwarmError:
-    """Turn a bug (ours or a plugin's) into a coded error; the traceback goes to stderr only."""
+    """Turn a bug (ours or a plugin's) into a coded error; the traceback goes to stderr only.
+
+    A folder another process kept locked past the wait is no bug: FOLDER_BUSY, as the CLI says it.
+    """
+    from swarm_handoff.api import FolderBusy, folder_busy
+
+    if isinstance(exc, FolderBusy):
+        return folder_busy(exc)
     traceback.print_exception(exc)
     return SwarmError(
         MCP_TOOL_FAILED,

@@ -354,8 +354,25 @@ def _validate(text: str, path: Path, synced: list[str]) -> None:
     try:
         data = parse_yaml(text, path=str(path))
     except LoadError as exc:
+        if exc.problem.code in _READER_LIMITS:  # the registry outgrew what readers accept: the user's to trim
+            raise _over_limit(path, exc.problem) from None
         raise _written_wrong(path, exc.problem.message) from None
     _check(data, path, synced)
+
+
+# The reader's refusals that mean "too big", not "written wrong": values (aliases expanded), nesting, bytes.
+_READER_LIMITS = frozenset({"YAML_TOO_MANY_NODES", "YAML_TOO_DEEP", "YAML_TOO_LARGE"})
+
+
+def _over_limit(path: Path, problem: Problem) -> SwarmError:
+    """REGISTRY_TOO_LARGE for a registry that would pass one of its readers' limits; nothing is written."""
+    return SwarmError(
+        REGISTRY_TOO_LARGE,
+        f"{path}: the new registry would be refused by every reader of it ({problem.message}); nothing was written",
+        details={"path": str(path), "limit": problem.code},
+        hint="run `swarm-handoff registry prune` to drop stale entries, or remove entries (long tag lists, "
+        "deep custom keys) you no longer need, then sync again",
+    )
 
 
 def _reread(path: Path, written: bytes, previous: bytes | None, synced: list[str]) -> tuple[Problem, ...]:
