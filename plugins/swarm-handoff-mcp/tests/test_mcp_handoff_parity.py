@@ -121,3 +121,29 @@ def test_the_rank_tool_reads_the_chain_through_the_same_function(host: Any) -> N
     with pytest.raises(SwarmError) as caught:
         rank_tool(Call(bad, host))
     assert caught.value.code == "USAGE"
+
+
+def test_a_stripped_signature_is_refused_by_handoff_and_ack_naming_the_tool_argument(host: Any, tmp_path: Path) -> None:
+    """Issue 25: with a signing key, `from_payload` and `ack` require a signature unless told otherwise."""
+    import json
+
+    from swarm_handoff.payload.canonical import seal
+    from swarm_handoff_mcp.calls import ack_tool
+
+    signed = Path(handoff(host, tmp_path, source="planner", sign=True).to_data()["payload_path"])
+    data = load_payload(signed)
+    data["handoff"]["context"]["summary"] = "Forged."
+    for key in ("signature", "payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key)
+    signed.write_text(json.dumps(seal(data)))
+    with pytest.raises(SwarmError) as caught:
+        handoff(host, tmp_path, from_payload=str(signed))
+    assert caught.value.code == "RECEIVED_PAYLOAD_UNSIGNED"
+    assert "require_signature=false" in (caught.value.hint or "")
+    spec = next(s for s in tool_specs() if s.name == "ack")
+    with pytest.raises(SwarmError) as caught:
+        ack_tool(Call(check_arguments(spec, {"path": str(signed), "status": "success"}), host))
+    assert caught.value.code == "SIGNATURE_INVALID"
+    assert "require_signature=false" in (caught.value.hint or "")
+    args = check_arguments(spec, {"path": str(signed), "status": "success", "require_signature": False})
+    assert ack_tool(Call(args, host)).to_data()["handoff"]["status"] == "success"

@@ -126,6 +126,14 @@ def register(app: typer.Typer) -> None:
                 help="Hand off to a skill that declares no hand-off metadata (recorded; rank --include-undeclared).",
             ),
         ] = False,
+        require_signature: Annotated[
+            bool | None,
+            typer.Option(
+                "--require-signature/--no-require-signature",
+                help="With --from: refuse an unsigned received payload, or one with an unsigned hop "
+                "(default: on when you have a signing key; --no-require-signature continues, recorded).",
+            ),
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -149,6 +157,7 @@ def register(app: typer.Typer) -> None:
                 override_accepts_from=override_accepts_from,
                 received=received,
                 allow_undeclared=allow_undeclared,
+                require_signature=require_signature,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)
@@ -222,6 +231,14 @@ def register(app: typer.Typer) -> None:
     def ack(
         payload: Annotated[Path, typer.Argument(help="The payload file being acknowledged.")],
         status: Annotated[str, typer.Option("--status", help="received, processed, success or failure.")],
+        require_signature: Annotated[
+            bool | None,
+            typer.Option(
+                "--require-signature/--no-require-signature",
+                help="Refuse an unsigned payload, or one with an unsigned hop "
+                "(default: on when you have a signing key).",
+            ),
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Record the target's acknowledgment of a hand-off in the history."""
@@ -238,7 +255,7 @@ def register(app: typer.Typer) -> None:
             data = load_payload(payload)
             if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
                 raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-            require_intact(payload, data, config_dir())
+            require_intact(payload, data, config_dir(), require_signature=require_signature)
             with open_history(config_dir()) as history:
                 row = history.acknowledge(payload.resolve(), data, status)
                 _warn(history.problems)

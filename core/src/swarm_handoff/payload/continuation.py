@@ -42,6 +42,7 @@ from swarm_handoff.payload.received import refuse
 from swarm_handoff.payload.received import section as _section
 from swarm_handoff.payload.received import span_id as span_id
 from swarm_handoff.payload.received import unsafe_source as unsafe_source
+from swarm_handoff.payload.unsigned import mark_unsigned
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
@@ -231,7 +232,12 @@ def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
             "timestamp": when,
             "event_type": "received",
             "workflow": hop.source,
-            "details": {"payload": received.path.name, "span_id": received.span, "from": str(received.chain[-1])},
+            "details": {
+                "payload": received.path.name,
+                "span_id": received.span,
+                "from": str(received.chain[-1]),
+                "signature": received.signature,
+            },
         },
         {"timestamp": when, "event_type": "processed", "workflow": hop.source},
         {"timestamp": when, "event_type": "created", "workflow": hop.source, "details": {"target": hop.record.name}},
@@ -239,6 +245,14 @@ def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
     handoff["tracing"] = {"events": events, "parent_span_id": received.span}
     if isinstance(tracing.get("tags"), Mapping):
         handoff["tracing"]["tags"] = dict(tracing["tags"])
+    mark_unsigned(payload, unsigned_of(received, hop))
+
+
+def unsigned_of(received: Received, hop: Hop) -> tuple[str, ...]:
+    """The unsigned hops the next payload records: the received ones, plus this one when it was unsigned."""
+    from swarm_handoff.payload.signing import ABSENT
+
+    return (*received.unsigned_hops, *((hop.source,) if received.signature == ABSENT else ()))
 
 
 def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict[str, Any]:
@@ -262,7 +276,9 @@ def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict
         meta["user_feedback"] = hop.feedback
     if hop.approved is not None:
         meta["user_approved"] = hop.approved  # v2.0 is open: the approval is kept as v3.0 would keep it
-    return seal({"handoff": handoff})
+    payload = {"handoff": handoff}
+    mark_unsigned(payload, unsigned_of(received, hop))
+    return seal(payload)
 
 
 def _synthesis_v2(synthesis: Synthesis, hop: Hop) -> dict[str, Any]:

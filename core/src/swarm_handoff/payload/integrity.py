@@ -151,17 +151,68 @@ def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path)
     return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
 
 
-def require_intact(path: Path, data: Any, config: Path) -> None:
-    """Refuse to record an acknowledgment for a payload that is not what was handed off."""
+ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
+
+
+def require_intact(
+    path: Path,
+    data: Any,
+    config: Path,
+    *,
+    require_signature: bool | None = None,
+    option: str = "--require-signature",
+) -> None:
+    """Refuse to record an acknowledgment for a payload that cannot be shown to be what was handed off.
+
+    An acknowledgment feeds the history that rankers score by, so only a payload that verifies
+    counts: one that fails a check, one that states no hash (nothing to verify), and, when a
+    signature is required (`require_signature`; None: whenever this user has a signing key), one
+    without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
+    """
     from swarm_handoff.errors import SwarmError
+    from swarm_handoff.payload.names import switched_off
+    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
+    from swarm_handoff.payload.unsigned import (
+        UNSIGNED_HOP_IN_CHAIN,
+        signature_required,
+        unsigned_hops,
+        unsigned_problem,
+    )
     from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
 
-    problems = examine(data, path, config).problems
+    findings = examine(data, path, config)
+    problems = findings.problems
     if problems:
         raise SwarmError(
             INTEGRITY_MISMATCH,
             f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
             details={"missing_fields": [], "validation_errors": problems},
             hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
+            recoverable=False,
+        )
+    if findings.status == "absent":
+        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
+        raise SwarmError(
+            ACK_UNVERIFIABLE,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": ["handoff.meta.payload_hash"], "validation_errors": [why]},
+            hint="acknowledge only payloads written by `swarm-handoff handoff`, which seals every payload",
+            recoverable=False,
+        )
+    if not signature_required(config, require_signature):
+        return
+    hops = unsigned_hops(data)
+    if findings.signature.status == ABSENT or hops:
+        code = SIGNATURE_INVALID if findings.signature.status == ABSENT else UNSIGNED_HOP_IN_CHAIN
+        why = (
+            "meta.signature is absent, and a signature is required"
+            if findings.signature.status == ABSENT
+            else unsigned_problem(hops, "it")
+        )
+        raise SwarmError(
+            code,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": [], "validation_errors": [why]},
+            hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
             recoverable=False,
         )

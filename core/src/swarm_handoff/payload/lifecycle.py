@@ -38,6 +38,7 @@ from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
+from swarm_handoff.payload.unsigned import mark_unsigned, signature_required, unsigned_hops
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
@@ -70,6 +71,8 @@ class HandoffOptions:
     override_accepts_from: bool = False  # hand off although the target does not accept the source
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
+    # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
+    require_signature: bool | None = None
 
 
 # The inputs as the CLI spells them (`payload/names.py`): what refusals name and what a payload and the
@@ -138,7 +141,15 @@ def _hand_off(
     moment = now or utc_now()
     received = None
     if options.received is not None:  # checked before anything else is read: it is someone else's file
-        received = continuation.load_received(options.received, host, context.config_dir, moment)
+        required = signature_required(context.config_dir, options.require_signature)
+        received = continuation.load_received(
+            options.received,
+            host,
+            context.config_dir,
+            moment,
+            require_signature=required,
+            option=names["require_signature"],
+        )
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
@@ -235,7 +246,11 @@ def _hand_off(
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
+        unsigned = unsigned_hops(run.payload)
         run.payload, dropped = _downconvert(run.payload)
+        if unsigned:  # v2.0 has no tracing: the record of unsigned hops moves to meta, never dropped
+            mark_unsigned(run.payload, unsigned)
+            run.payload = seal(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
         side_files = ()  # v2.0 carries no references, so no side file is written
     if override is not None:  # said in the payload, so the target and the history both see it

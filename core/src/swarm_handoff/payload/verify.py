@@ -44,6 +44,7 @@ class VerifyReport:
     mismatches: tuple[str, ...] = ()
     signature: str = "absent"
     files: tuple[Any, ...] = ()
+    unsigned_hops: tuple[str, ...] = ()  # skills that continued the chain from an unsigned payload (unsigned.py)
 
     @property
     def ok(self) -> bool:
@@ -53,7 +54,13 @@ class VerifyReport:
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
         data = attrs.asdict(self, recurse=False)
-        return {**data, "mismatches": list(self.mismatches), "files": [f.to_data() for f in self.files], "ok": self.ok}
+        return {
+            **data,
+            "mismatches": list(self.mismatches),
+            "files": [f.to_data() for f in self.files],
+            "unsigned_hops": list(self.unsigned_hops),
+            "ok": self.ok,
+        }
 
 
 def verify_file(
@@ -74,6 +81,7 @@ def verify_file(
     from swarm_handoff.payload.integrity import examine
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
+    from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
     from swarm_handoff.payload.validate import load_payload, version_of
 
     payload = load_payload(path)
@@ -98,6 +106,10 @@ def verify_file(
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
         mismatches.append(f"meta.signature is absent, and a signature is required ({option})")
+    hops = unsigned_hops(payload)
+    laundered = require_signature and bool(hops)
+    if laundered:
+        mismatches.append(unsigned_problem(hops, "the payload") + f" (a signature is required: {option})")
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
     report = VerifyReport(
@@ -114,6 +126,7 @@ def verify_file(
         mismatches=tuple(mismatches),
         signature=findings.signature.status,
         files=findings.files,
+        unsigned_hops=hops,
     )
     if report.ok:
         return report
@@ -121,10 +134,12 @@ def verify_file(
     if report.expired:
         how = " (no expires_at: timestamp + 1 h, the default)" if defaulted else ""
         problems.append(f"expired at {report.expires_at}{how} (checked at {report.checked_at})")
-    signature_only = (findings.signature.status == INVALID and mismatches == [findings.signature.reason]) or (
-        unsigned and len(mismatches) == 1
-    )
-    code = SIGNATURE_INVALID if signature_only else INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
+    bad_signature = findings.signature.status == INVALID and findings.signature.reason in mismatches
+    about_signature = int(bad_signature) + int(unsigned) + int(laundered)  # the signature's problems only
+    if mismatches and len(mismatches) == about_signature:
+        code = UNSIGNED_HOP_IN_CHAIN if about_signature == 1 and laundered else SIGNATURE_INVALID
+    else:
+        code = INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
     raise SwarmError(
         code,
         f"{path}: " + "; ".join(problems),

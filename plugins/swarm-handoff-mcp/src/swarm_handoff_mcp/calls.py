@@ -171,6 +171,7 @@ def handoff_tool(call: Call) -> Document:
             sign=bool(call.args.get("sign", False)),
             override_accepts_from=bool(call.args.get("override_accepts_from", False)),
             allow_undeclared=bool(call.args.get("allow_undeclared", False)),
+            require_signature=call.args.get("require_signature"),  # absent: required when a signing key exists
         )
         confirm = call.confirm
         if call.args.get("confirm_loop"):
@@ -220,7 +221,9 @@ def ack_tool(call: Call) -> Document:
     data = load_payload(payload)
     if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
         raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-    require_intact(payload, data, config_dir())
+    require_intact(
+        payload, data, config_dir(), require_signature=call.args.get("require_signature"), option="require_signature"
+    )
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, call.args["status"])
         return AckReport(handoff=row, problems=history.problems)
