@@ -192,7 +192,7 @@ def register(app: typer.Typer) -> None:
         """Check a payload's hash, size, files, signature and expiry; exit 1 when any fails."""
         from swarm_handoff.payload.verify import verify_file  # only `verify` pays for the checker
 
-        run(fmt, lambda host: verify_file(payload, require_signature=require_signature))
+        run(fmt, lambda host: verify_file(payload, require_signature=require_signature, host=host))
 
     @app.command("convert")
     def convert(
@@ -255,7 +255,7 @@ def register(app: typer.Typer) -> None:
             data = load_payload(payload)
             if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
                 raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-            require_intact(payload, data, config_dir(), require_signature=require_signature)
+            require_intact(payload, data, config_dir(), require_signature=require_signature, host=host)
             with open_history(config_dir()) as history:
                 row = history.acknowledge(payload.resolve(), data, status)
                 _warn(history.problems)

@@ -7,7 +7,8 @@ own; the others still run.
 
 Validity is about shape and rules. `validate_file` also checks integrity (hash and size, referenced
 files' checksums, any signature) and states the result in the report's `integrity` field: `ok`,
-`mismatch` or `absent` (no hash stated), with a warning for the last two. It never makes a payload
+`mismatch` or `absent` (no hash stated), with a warning for the last two; an invalid payload's
+files are never read (`not checked`). It never makes a payload
 invalid (a hand-written draft has no hash yet); `verify` is the integrity gate and `ack` refuses
 what fails it. `validate_payload` on data states `not checked`.
 """
@@ -198,8 +199,8 @@ def validate_file(path: Path, host: PluginHost | None = None, *, config: Path | 
 
     payload = load_payload(path)
     report = validate_payload(payload, host, path=str(path))
-    if not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
-        return report
+    if not report.valid or not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
+        return report  # an invalid payload's files are not read: validation comes before any hashing
     findings = examine(payload, path, config or config_dir())
     notes: list[Problem] = []
     if findings.status == "mismatch":

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
+
+if TYPE_CHECKING:
+    from swarm_handoff.plugins import PluginHost
 
 INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
 PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
@@ -70,6 +73,7 @@ def verify_file(
     config: Path | None = None,
     require_signature: bool = False,
     option: str = "--require-signature",
+    host: PluginHost | None = None,
 ) -> VerifyReport:
     """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
 
@@ -82,7 +86,7 @@ def verify_file(
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
     from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
-    from swarm_handoff.payload.validate import load_payload, version_of
+    from swarm_handoff.payload.validate import load_payload, validate_payload, version_of
 
     payload = load_payload(path)
     handoff = payload.get("handoff") if isinstance(payload, dict) else None
@@ -92,6 +96,9 @@ def verify_file(
             f"{path} is not a hand-off payload (no handoff: mapping)",
             details={"missing_fields": ["handoff"], "validation_errors": []},
         )
+    report = validate_payload(payload, host, path=str(path))  # before anything is hashed
+    if not report.valid:
+        raise report.to_error()
     findings = examine(payload, path, config or config_dir())
     integrity = findings.integrity
     moment = now or dt.datetime.now(dt.timezone.utc)
@@ -112,7 +119,7 @@ def verify_file(
         mismatches.append(unsigned_problem(hops, "the payload") + f" (a signature is required: {option})")
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
-    report = VerifyReport(
+    verdict = VerifyReport(
         path=str(path),
         version=version_of(payload),
         payload_hash=integrity.stated_hash,
@@ -128,12 +135,12 @@ def verify_file(
         files=findings.files,
         unsigned_hops=hops,
     )
-    if report.ok:
-        return report
+    if verdict.ok:
+        return verdict
     problems = [*mismatches]
-    if report.expired:
+    if verdict.expired:
         how = " (no expires_at: timestamp + 1 h, the default)" if defaulted else ""
-        problems.append(f"expired at {report.expires_at}{how} (checked at {report.checked_at})")
+        problems.append(f"expired at {verdict.expires_at}{how} (checked at {verdict.checked_at})")
     bad_signature = findings.signature.status == INVALID and findings.signature.reason in mismatches
     about_signature = int(bad_signature) + int(unsigned) + int(laundered)  # the signature's problems only
     if mismatches and len(mismatches) == about_signature:
@@ -143,7 +150,7 @@ def verify_file(
     raise SwarmError(
         code,
         f"{path}: " + "; ".join(problems),
-        details={"missing_fields": [], "validation_errors": problems, "verification": report.to_data()},
+        details={"missing_fields": [], "validation_errors": problems, "verification": verdict.to_data()},
         hint="a changed payload cannot be trusted: rebuild it with `swarm-handoff handoff`"
         if mismatches
         else "the payload is stale: hand off again to get a fresh one",
