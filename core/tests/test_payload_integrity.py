@@ -303,3 +303,28 @@ def test_check_files_itself_refuses_more_than_the_real_bound_unhashed(tmp_path, 
     assert f"more than the {MAX_CHECKED_REFERENCES}" in caught.value.message
     assert hashed == []
     assert len(check_files({**payload, "handoff": {**payload["handoff"], "version": "2.0"}}, tmp_path)) == 0
+
+
+def test_ack_refuses_a_payload_it_cannot_verify_and_records_nothing(tmp_path, swarm_cli, swarm_host, monkeypatch):
+    """Issue 25: an acknowledgment feeds the rankers (registry-v3 among them), so only a verifiable payload counts."""
+    config = tmp_path / "config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    (tmp_path / "perspectives").mkdir()
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    for key in ("payload_hash", "payload_size_bytes"):
+        payload["handoff"]["meta"].pop(key)
+    path = tmp_path / "unsealed.json"
+    path.write_text(json.dumps(payload))
+    result = swarm_cli("ack", str(path), "--status", "success", "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "ACK_UNVERIFIABLE"
+    assert str(path) in error["message"]
+    with open_history(config) as history:
+        assert history.list() == []
+        assert history.success_counts() == {}
+    invalid = tmp_path / "invalid.json"
+    payload["handoff"]["context"]["problem_type"] = "gossip"
+    invalid.write_text(json.dumps(seal(payload)))
+    refused = swarm_cli("ack", str(invalid), "--status", "success", "--format", "json").json()["error"]
+    assert refused["code"] == "VALIDATION_FAILED"  # verified first: the shape, then the hash

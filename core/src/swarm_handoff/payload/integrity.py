@@ -238,6 +238,7 @@ def require_intact(
     without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
     """
     from swarm_handoff.payload.names import switched_off
+    from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
     from swarm_handoff.payload.unsigned import (
         UNSIGNED_HOP_IN_CHAIN,
@@ -252,6 +253,21 @@ def require_intact(
     if not report.valid:
         raise report.to_error()
     findings = examine(data, path, config)
+    handoff = data.get("handoff") if isinstance(data, Mapping) else None
+    expires = handoff.get("expires_at") if isinstance(handoff, Mapping) else None
+    why = None
+    if findings.status == "absent":
+        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
+    elif expires is not None and parse_time(expires) is None:
+        why = f"its expires_at {str(expires)[:80]!r} is not an ISO 8601 time, so it cannot be verified"
+    if why is not None:
+        raise SwarmError(
+            ACK_UNVERIFIABLE,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": [], "validation_errors": [why]},
+            hint="acknowledge only a payload `swarm-handoff verify` accepts, as `swarm-handoff handoff` writes them",
+            recoverable=False,
+        )
     problems = findings.problems
     if problems:
         raise SwarmError(
@@ -259,15 +275,6 @@ def require_intact(
             f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
             details={"missing_fields": [], "validation_errors": problems},
             hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
-            recoverable=False,
-        )
-    if findings.status == "absent":
-        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
-        raise SwarmError(
-            ACK_UNVERIFIABLE,
-            f"{path}: not acknowledged: {why}",
-            details={"missing_fields": ["handoff.meta.payload_hash"], "validation_errors": [why]},
-            hint="acknowledge only payloads written by `swarm-handoff handoff`, which seals every payload",
             recoverable=False,
         )
     if not signature_required(config, require_signature):

@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import re
 import secrets
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -146,8 +147,12 @@ def count_perspectives(session: Path) -> int:
 
 
 def invocation_for(record: SkillRecord) -> str:
-    """The target's invocation with `{payload_path}` still in it: `/name` plus the skill's trigger."""
-    return f"/{record.name} {record.trigger}".strip()
+    """The target's invocation with `{payload_path}` still in it: `/name` plus the skill's trigger.
+
+    `/name` is shell-quoted (`'/lit pm'`): a v2.0 skill's name need not be safe as a file name, and
+    someone pastes this line into a shell. A plain name (`/lit-pm`) reads as it always did.
+    """
+    return f"{shlex.quote('/' + record.name)} {record.trigger}".strip()
 
 
 def build_v2(
