@@ -53,6 +53,7 @@ from swarm_handoff.payload.v3 import (
     SELF_HANDOFF,
 )
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.skill_keys import in_chain, same_skill
 from swarm_handoff.synthesis import Synthesis, parse_synthesis
 
 CONTINUED_PHASE = "Hand-off"  # source.phase when the received payload names no expected phase
@@ -61,7 +62,7 @@ Ask = Callable[[str], bool]
 
 def continued_chain(received: Received, source: str) -> tuple[str, ...]:
     """The received chain plus the continuing skill (once: a chain that already ends with it stays)."""
-    return received.chain if received.chain[-1] == source else (*received.chain, source)
+    return received.chain if same_skill(str(received.chain[-1]), source) else (*received.chain, source)
 
 
 def check_loop_rules(
@@ -86,7 +87,7 @@ def check_loop_rules(
             code, f"hand-off to {target} refused: {message}", details=details, hint=hint, recoverable=True
         )
 
-    if target == source:
+    if same_skill(target, source):  # `Next`, `next ` and its full-width form are one skill (skill_keys.py)
         raise refuse(SELF_HANDOFF, f"{source} cannot hand off to itself", "choose another target")
     if len(chain) > CHAIN_MAX:
         raise refuse(
@@ -95,7 +96,7 @@ def check_loop_rules(
             f"end the chain here, or start a new one from a synthesis ({names['synthesis']}, "
             f"without {names['received']})",
         )
-    if target in chain and not reason.strip():
+    if in_chain(target, chain) and not reason.strip():
         raise refuse(
             REENTRY_NEEDS_REASON,
             f"{target} is already in the chain ({' -> '.join(chain)}) and no reason was given",

@@ -45,6 +45,7 @@ from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
+from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
@@ -292,7 +293,7 @@ def _hand_off(
     if missing:
         raise run.fail(targeting.requirements_error(record, missing, version))
     notes.extend(optional)
-    if options.target in chain and not ask(loop_message(options.target, chain)):
+    if in_chain(options.target, chain) and not ask(loop_message(options.target, chain)):
         raise run.fail(
             SwarmError(
                 ErrorCode.VALIDATION_FAILED,

@@ -22,6 +22,7 @@ from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import Arr, Num, Obj, Str, check, problem
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import CONVERGENCE_LEVELS, PROBLEM_TYPES, Synthesis
 
 SOURCE_SKILL = "perspective-swarm"
@@ -251,7 +252,7 @@ def _get(data: Any, *keys: str) -> Any:
 
 def loop_warning(target: Any, chain: Any) -> Problem | None:
     """Warn (never fail) when the target already took part in this session's chain."""
-    if not isinstance(target, str) or not isinstance(chain, list) or target not in chain:
+    if not isinstance(target, str) or not isinstance(chain, list) or not in_chain(target, chain):
         return None
     path = " -> ".join([*(str(s) for s in chain), target])
     return Problem(

@@ -20,6 +20,7 @@ from swarm_handoff.errors import Problem
 from swarm_handoff.payload.canonical import strip_integrity
 from swarm_handoff.payload.schema import Arr, Bool, Num, Obj, Str, check, parse_time, problem
 from swarm_handoff.payload.v2 import HASH_PATTERN, loop_warning
+from swarm_handoff.skill_keys import in_chain, same_skill
 
 TOKEN_CAP = 2000
 SUMMARY_CAP = 500
@@ -234,9 +235,9 @@ class RulesValidator:
                     "move session content to payload.references and drop optional fields",
                 )
             )
-        if isinstance(source, str) and source == target:
+        if isinstance(source, str) and isinstance(target, str) and same_skill(source, target):
             found.append(problem(SELF_HANDOFF, "handoff.target.skill", f"{target} cannot hand off to itself"))
-        if chain is not None and isinstance(target, str) and target in chain:
+        if chain is not None and isinstance(target, str) and in_chain(target, chain):
             reason = meta.get("handoff_reason")
             if not isinstance(reason, str) or not reason.strip():
                 found.append(
