@@ -25,6 +25,7 @@ import attrs
 from swarm_handoff.errors import SwarmError, working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
 from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
+from swarm_handoff.termsafe import shown
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
@@ -182,7 +183,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
             continue
         problem = None
         if stated != outcome:
-            problem = f"{field}.checksum is {stated!r} but {path} hashes to {outcome!r}"
+            problem = f"{field}.checksum is {shown(stated)} but {path} hashes to {outcome!r}"
         checks.append(FileCheck(field, str(path), stated, outcome, problem))
     return tuple(checks)
 
@@ -259,7 +260,7 @@ def require_intact(
     if findings.status == "absent":
         why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
     elif expires is not None and parse_time(expires) is None:
-        why = f"its expires_at {str(expires)[:80]!r} is not an ISO 8601 time, so it cannot be verified"
+        why = f"its expires_at {shown(expires)} is not an ISO 8601 time, so it cannot be verified"
     if why is not None:
         raise SwarmError(
             ACK_UNVERIFIABLE,

@@ -27,6 +27,7 @@ from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
 from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.termsafe import shown
 from swarm_handoff.yamlio import LoadError
 
 VALIDATOR_FAILED = "PAYLOAD_VALIDATOR_FAILED"
@@ -148,7 +149,7 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
         item = problem(
             UNSUPPORTED_VERSION,
             "handoff.version",
-            f"{version!r} is not a version any installed validator checks",
+            f"{shown(version)} is not a version any installed validator checks",
             f"use one of: {', '.join(supported) or '(no validators installed)'}",
         )
         return ValidationReport(version=version, problems=_with_path([item, *failures], path), path=path)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.termsafe import shown
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
@@ -118,7 +119,7 @@ def verify_file(
     if laundered:
         mismatches.append(unsigned_problem(hops, "the payload") + f" (a signature is required: {option})")
     if expires_raw is not None and expires is None:
-        mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
+        mismatches.append(f"expires_at {shown(expires_raw)} is not an ISO 8601 time")
     verdict = VerifyReport(
         path=str(path),
         version=version_of(payload),
