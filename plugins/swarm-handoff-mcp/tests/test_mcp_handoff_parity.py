@@ -147,3 +147,18 @@ def test_a_stripped_signature_is_refused_by_handoff_and_ack_naming_the_tool_argu
     assert "require_signature=false" in (caught.value.hint or "")
     args = check_arguments(spec, {"path": str(signed), "status": "success", "require_signature": False})
     assert ack_tool(Call(args, host)).to_data()["handoff"]["status"] == "success"
+
+
+def test_arguments_nested_deeper_than_the_bound_are_refused_before_any_work(host: Any, tmp_path: Path) -> None:
+    """Issue 25: the argument depth is checked with the other argument limits, naming the argument."""
+    from swarm_handoff_mcp.arguments import MAX_ARGUMENT_DEPTH
+
+    at_bound: dict[str, Any] = {}
+    for _ in range(MAX_ARGUMENT_DEPTH - 1):
+        at_bound = {"a": at_bound}  # {} is one level: this is MAX_ARGUMENT_DEPTH levels
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    with pytest.raises(SwarmError) as caught:
+        check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": {"a": at_bound}})
+    assert caught.value.code == "USAGE"
+    assert f"synthesis is nested more than {MAX_ARGUMENT_DEPTH} deep" in caught.value.message
+    check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": at_bound})  # at the bound

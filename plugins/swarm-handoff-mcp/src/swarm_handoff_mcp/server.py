@@ -12,8 +12,8 @@ import contextlib
 import json
 import sys
 import traceback
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, BinaryIO, cast
 
 import anyio
 import anyio.to_thread
@@ -226,19 +226,84 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     return error
 
 
+class DepthGuard:
+    """The stdin lines for the SDK, minus those nested too deep, which are answered here (`depth.py`)."""
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.write: Any = None  # the SDK's write stream, once `stdio_server` yields it
+        self.ready = anyio.Event()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._filtered()
+
+    async def _filtered(self) -> AsyncIterator[str]:
+        from mcp.shared.message import SessionMessage
+
+        from swarm_handoff_mcp.depth import MAX_MESSAGE_DEPTH, json_depth, too_deep_answer
+
+        async for line in self.lines:
+            depth = json_depth(line)
+            if depth <= MAX_MESSAGE_DEPTH:
+                yield line
+                continue
+            print(f"swarm-handoff mcp: a message nested {depth} levels deep was not read", file=sys.stderr)
+            answer = too_deep_answer(line, depth)
+            if answer is not None:
+                await self.ready.wait()
+                await self.write.send(SessionMessage(types.JSONRPCError.model_validate(answer)))
+
+
+def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
+    """fd 0 for the protocol alone, as the SDK claims it: a private duplicate is read, fd 0 is the null device.
+
+    Handlers and their children then read EOF, never the client's messages. When descriptors
+    cannot be duplicated, stdin is read in place.
+    """
+    import os
+
+    try:
+        private = os.dup(0)
+        if private <= 2:  # pragma: no cover - fds 0-2 are open in a served process
+            os.close(private)
+            raise OSError("the duplicate of fd 0 landed in the standard range")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    except OSError:
+        return sys.stdin.buffer, lambda: None
+
+    def restore() -> None:
+        with contextlib.suppress(OSError):
+            os.dup2(private, 0)
+            os.close(private)
+
+    return os.fdopen(private, "rb", closefd=False), restore
+
+
 async def serve_stdio(host: PluginHost | None = None) -> int:
     """Serve over stdin/stdout until EOF (status 0) or SIGINT/SIGTERM (status 130/143)."""
+    import io
+
     from mcp.server.stdio import stdio_server
 
     stopped: list[int] = []
-    async with stdio_server() as (read_stream, write_stream):
-        # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
-        server = SwarmServer(host).build()
-        async with anyio.create_task_group() as group:
-            if sys.platform != "win32":
-                group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    binary, restore_stdin = _claim_stdin()
+    guard = DepthGuard(anyio.wrap_file(io.TextIOWrapper(binary, encoding="utf-8", errors="replace")))
+    try:
+        # stdout is the SDK's to claim (fd 1 then points at stderr); stdin is read through the guard
+        async with stdio_server(stdin=cast(Any, guard)) as (read_stream, write_stream):
+            guard.write = write_stream
+            guard.ready.set()
+            # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
+            server = SwarmServer(host).build()
+            async with anyio.create_task_group() as group:
+                if sys.platform != "win32":
+                    group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+                group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    finally:
+        restore_stdin()
     return 128 + stopped[0] if stopped else 0
 
 
