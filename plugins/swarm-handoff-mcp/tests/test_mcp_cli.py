@@ -143,3 +143,20 @@ def test_streamable_http_on_loopback_with_a_token(world: World) -> None:
         _out, err = proc.communicate(timeout=60)
         watchdog.cancel()
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan", "soon", "3601"])
+def test_a_bad_elicit_timeout_is_a_usage_error_before_serving(bad: str) -> None:
+    from swarm_handoff_mcp.command import parse_elicit_timeout
+
+    with pytest.raises(UsageError) as caught:
+        parse_elicit_timeout(bad)
+    assert "--elicit-timeout" in caught.value.message
+
+
+def test_the_elicit_timeout_defaults_and_reads_seconds() -> None:
+    from swarm_handoff_mcp.command import parse_elicit_timeout
+    from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
+
+    assert parse_elicit_timeout(None) == DEFAULT_ELICIT_TIMEOUT == 120.0
+    assert parse_elicit_timeout("2.5") == 2.5
