@@ -2,12 +2,12 @@
 
 A global skills folder of N realistic skills (bench_discovery's generator) is shared by every run;
 run i works from its own project folder (a new working directory: a new result-store key), with its
-own environment variable (a new replay key), adds one project skill, and every 10th run edits one
-global SKILL.md. Each run is the console script's `main()` for `swarm-handoff discover --format
-json`, called in this process (the same code path as the installed command, answer replay
-included, without paying interpreter start-up 100 times), so every store is exercised: the parse
-memo, the result store and the replayed answers. At the end it prints the size of each store and
-of the whole cache folder. Never part of the test suite.
+own environment variable, adds one project skill, and every 10th run edits one global SKILL.md.
+Each run is the console script's `main()` for `swarm-handoff discover --format json`, called in
+this process (the same code path as the installed command, without paying interpreter start-up
+100 times), so every store is exercised: the memos (`memo/`: the parse memo, the entry-point scan)
+and the result store (`results/`). At the end it prints the size of each store and of the whole
+cache folder. Never part of the test suite.
 
 Run: `python bench/bench_cache_size.py [--skills 10000] [--runs 100]`.
 """

@@ -272,10 +272,10 @@ def render(rows: list[dict[str, Any]], cli: dict[str, Any], meta: dict[str, Any]
     theirs = cli.get("agentskills_read_properties_1_s")
     for label, key in (
         (
-            "`swarm-handoff discover --format json`, 50 skills, repeated (the stored answer is replayed)",
+            "`swarm-handoff discover --format json`, 50 skills, repeated (caches warm)",
             "discover_json_50_cached_s",
         ),
-        ("the same, another environment each run (not replayed; result cache warm)", "discover_json_50_not_replayed_s"),
+        ("the same, another environment each run (result cache warm)", "discover_json_50_not_replayed_s"),
         ("the same with `SWARM_HANDOFF_NO_CACHE=1` (no cache at all)", "discover_json_50_no_cache_s"),
         ("`agentskills read-properties DIR`, one skill (the target)", "agentskills_read_properties_1_s"),
         ("for reference: `python -c pass`", "python_pass_s"),

@@ -5,6 +5,8 @@ repository; one per skill name, the first copy whose frontmatter parses) plus th
 bench/routing/fixtures. The requests are every bench/routing/requests-NAME.yaml (or the files
 given with --requests): a request in a user's words and the skills that may rightly take it. Each
 file is its own set of rows, named NAME, so a new held-out set is measured by dropping in a file.
+A request with `skills: []` is one no candidate can take (issue 28: calibrating when to abstain);
+it is loaded but kept out of top-1, top-3 and MRR (see bench/routing/README.md).
 `dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
 seeing the router (and not used to change it afterwards) gives an honest figure.
 
@@ -79,12 +81,12 @@ def request_files(given: Sequence[Path] = ()) -> dict[str, Path]:
 
 
 def load_requests(path: Path) -> list[dict[str, Any]]:
-    """The labelled requests of one file; a malformed entry is reported and left out, not fatal."""
+    """The labelled requests of one file (`skills: []`: no skill fits); a malformed entry is left out, not fatal."""
     data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or []
     good = []
     for number, entry in enumerate(data if isinstance(data, list) else [], start=1):
         skills = entry.get("skills") if isinstance(entry, dict) else None
-        if isinstance(entry, dict) and isinstance(entry.get("q"), str) and isinstance(skills, list) and skills:
+        if isinstance(entry, dict) and isinstance(entry.get("q"), str) and isinstance(skills, list):
             good.append({"q": entry["q"], "skills": [str(s) for s in skills]})
         else:
             print(f"bench_routing: {path.name}: entry {number} needs 'q' (text) and 'skills' (a list); left out")
@@ -139,8 +141,9 @@ def router_scores(records: Sequence[SkillRecord]) -> Callable[[str], list[float]
 def evaluate(
     records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]], scorer: Callable[[str], list[float]]
 ) -> dict[str, Any]:
-    """Top-1, top-3 and MRR of one scorer over requests; ties are broken by name, as `rank` does."""
+    """Top-1, top-3 and MRR of one scorer over requests some skill fits; ties are broken by name, as `rank` does."""
     names = [r.name for r in records]
+    requests = [r for r in requests if r["skills"]]  # `skills: []` (no skill fits) has no rank to measure
     top1 = top3 = 0
     reciprocal = 0.0
     misses = []
@@ -203,7 +206,10 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, dict[str, Any]]] = {}
     scorers = {"router": router_scores(records), "bm25 name+description": bm25_baseline(records)}
     for half, path in request_files(args.requests).items():
-        loaded = load_requests(path)
+        everything = load_requests(path)
+        loaded = [r for r in everything if r["skills"]]
+        if len(everything) > len(loaded):
+            print(f"bench_routing: {len(everything) - len(loaded)} {half} request(s) no skill fits; not in top-k")
         requests = [r for r in loaded if set(r["skills"]) & known]
         unknown = sorted({s for r in loaded for s in r["skills"]} - known)
         if unknown:

@@ -102,7 +102,7 @@ def bench_trivial(cli: str, runs: int, work: Path) -> dict[str, float]:
         "swarm-handoff --version": ([cli, "--version"], env),
         "swarm-handoff --help, first run (empty cache)": ([cli, "--help"], env),
         "swarm-handoff --help, page not stored yet (other caches warm)": ([cli, "--help"], env),
-        "swarm-handoff --help, repeated (the stored page)": ([cli, "--help"], env),
+        "swarm-handoff --help, repeated": ([cli, "--help"], env),
         "swarm-handoff discover --help, repeated": ([cli, "discover", "--help"], env),
         "swarm-handoff --help with SWARM_HANDOFF_NO_CACHE=1": ([cli, "--help"], {**env, "SWARM_HANDOFF_NO_CACHE": "1"}),
     }

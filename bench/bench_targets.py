@@ -12,8 +12,10 @@ The time is that of the discovery call (or the skills-ref loop) inside the child
 child's own maximum resident size (forked workers, when used, are reported separately). Rounds are
 interleaved so that a burst of load on a shared machine hits every method alike, and the minimum
 of each is kept: the least disturbed run. The CLI part starts each command `--runs` times, also
-round-robin: `python -c pass`, a replayed `discover --format json` over 50 skills, the same not
-replayed, `--version`, and `agentskills read-properties` on one skill.
+round-robin: `python -c pass`, a repeated `discover --format json` over 50 skills (caches warm),
+the same in another environment each run, `--version`, and `agentskills read-properties` on one
+skill. (Before issue 27 the first was a replayed answer and the second skipped typer; both now go
+through the typer app: the row names are kept so that older runs compare.)
 
 Results go to bench/results/targets.json and the marked section of docs/performance.md. Run:
 `python bench/bench_targets.py [--sizes 2000,10000] [--rounds 3] [--runs 15]`; never a unit test.

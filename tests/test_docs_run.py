@@ -91,11 +91,13 @@ def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (copy / ".venv").symlink_to(sys.prefix, target_is_directory=True)
     home = tmp_path / "home"
     home.mkdir()
+    (tmp_path / "tmp").mkdir()  # `session new` folders land here, not in the machine's temporary folder
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_", "PYTEST_"))}
     env.pop("VIRTUAL_ENV", None)
     env.update(
         HOME=str(home),
         XDG_CACHE_HOME=str(home / ".cache"),
+        TMPDIR=str(tmp_path / "tmp"),
         PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
         PYTHONDONTWRITEBYTECODE="1",
         PIP_REQUIRE_VIRTUALENV="1",  # a block that reaches for pip never touches a Python outside a venv
@@ -164,12 +166,63 @@ def test_every_python_block_runs(page: Path, sandbox: tuple[Path, dict[str, str]
 
 
 def test_readme_using_it_runs_as_written(sandbox: tuple[Path, dict[str, str]]) -> None:
-    """The README's "Using it" block, from the repository root, leaves a verified payload behind."""
+    """The README's "Using it" block, from the repository root, leaves a verified payload in a fresh session."""
     (using,) = USING_IT
     assert using.skip is None
     copy, env = sandbox
     _shell(using, copy, env)
-    assert (copy / "examples" / "session" / "handoff-payload.yaml").is_file()
+    (session,) = Path(env["TMPDIR"]).glob("swarm-session-*")  # `session new` made it there
+    assert (session / "handoff-payload.yaml").is_file()
+    assert not (copy / "examples" / "session" / "handoff-payload.yaml").exists()  # the example stays as it was
+
+
+# A sitecustomize that moves every Python process's clock forward by $CLOCK_SHIFT_SECONDS: the test's
+# "an hour later", without a hook in the product. `datetime.datetime` is replaced by a subclass whose
+# `now()` is shifted (modules look the class up when they call it), and `time.time` likewise.
+CLOCK_SHIFT = textwrap.dedent(
+    """
+    import datetime as _dt
+    import os as _os
+    import time as _time
+
+    _SHIFT = float(_os.environ.get("CLOCK_SHIFT_SECONDS", "0"))
+
+
+    class _Later(_dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return super().now(tz) + _dt.timedelta(seconds=_SHIFT)
+
+        @classmethod
+        def utcnow(cls):
+            return super().utcnow() + _dt.timedelta(seconds=_SHIFT)
+
+
+    _dt.datetime = _Later
+    _real_time = _time.time
+    _time.time = lambda: _real_time() + _SHIFT
+    """
+)
+
+
+def test_readme_using_it_runs_again_hours_later(sandbox: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    """Run "Using it", then run it again with the clock two hours on: each verify checks a payload its run wrote.
+
+    Issue 26: the block used to verify `handoff-payload.yaml` by name, which a second run does not
+    write (it writes `handoff-payload-2.yaml`), so an hour later it verified an expired payload.
+    """
+    (using,) = USING_IT
+    copy, env = sandbox
+    _shell(using, copy, env)
+    shim = tmp_path / "clock"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(CLOCK_SHIFT)
+    later = {**env, "PYTHONPATH": str(shim), "CLOCK_SHIFT_SECONDS": str(2 * 3600)}
+    probe = "import datetime as d, time; print(d.datetime.now(d.timezone.utc).timestamp(), time.time())"
+    shifted = _run([sys.executable, "-c", probe], copy, later).stdout.split()
+    now = __import__("time").time()
+    assert all(float(value) - now > 7000 for value in shifted), shifted  # the shim does move the clock
+    _shell(using, copy, later)
 
 
 def test_skipped_blocks_are_few_and_say_why() -> None:

@@ -85,7 +85,7 @@ def test_ec01_points_only_at_things_that_exist(tmp_path, make_swarm_host, swarm_
             assert "references/handoff-schema.md" not in page.read_text(encoding="utf-8"), page
 
 
-# --- the replayed answer carries the stderr line -------------------------------------------------
+# --- an answer from the cache carries the stderr line ---------------------------------------------
 
 SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
 
@@ -100,7 +100,7 @@ def _settle(root: Path) -> None:
                 os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - 2_000_000_000))
 
 
-def test_a_replayed_discover_prints_the_same_stderr_line(tmp_path, monkeypatch):
+def test_a_discover_answered_from_the_cache_prints_the_same_stderr_line(tmp_path, monkeypatch):
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     project = SkillTree(tmp_path / "project")
     project.add_handoff("alpha", categories=["research"])
@@ -130,7 +130,7 @@ def test_a_replayed_discover_prints_the_same_stderr_line(tmp_path, monkeypatch):
     assert again.stdout == first.stdout
     assert [n.groups() for n in _notes(first.stderr)] == [("1", "0")]
     assert [n.groups() for n in _notes(again.stderr)] == [("1", "0")]
-    assert "| typer" not in again.stderr  # it was replayed, not run again
+    assert "| ruamel" not in again.stderr  # the stored answer, not a second parse
 
 
 # --- the synthesis example of docs/synthesis.md ---------------------------------------------------

@@ -15,12 +15,8 @@ from typing import Any
 import attrs
 import pytest
 
-from swarm_handoff.cli.workflow_commands import (
-    WorkflowCheckDocument,
-    WorkflowGraphDocument,
-    WorkflowListDocument,
-    _show,
-)
+from swarm_handoff.cli.workflow_commands import _show
+from swarm_handoff.cli.workflow_documents import WorkflowCheckDocument, WorkflowGraphDocument, WorkflowListDocument
 from swarm_handoff.components import Kind
 from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
@@ -344,8 +340,8 @@ else, for a kind with no layout at all, an indented `key: value` tree of its dat
 line breaks becomes a block under `key: |`). `text` cannot be replaced by a plugin (the core
 registers it first, so a plugin's `text` is reported as `PLUGIN_NAME_CONFLICT`); a plugin that wants
 a different rendering of every document registers a formatter under a name of its own, as `xml`
-does. The `to_text()` methods that `DiscoveryResult` and the `lint` and `why` documents had still
-work, with a `DeprecationWarning`, for one release.
+does. (The `to_text()` methods `DiscoveryResult` and the `lint` and `why` documents once had are
+gone: `render(document, "text")` gives the same text.)
 
 The YAML reads the same in every YAML reader, YAML 1.1 ones (PyYAML and most tools agents use)
 included: a string that a YAML 1.1 or 1.2 reader would turn into something else when written plain

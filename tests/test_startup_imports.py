@@ -94,11 +94,11 @@ def test_discover_imports_the_packs_but_not_their_workflows(tmp_path, project):
     assert modules & NEVER_ON_DISCOVER == set()
 
 
-def test_a_discover_that_cannot_be_replayed_parses_no_unchanged_skill_again(tmp_path, project):
+def test_a_discover_after_a_change_parses_no_unchanged_skill_again(tmp_path, project):
     """Warm caches but a changed tree: only what changed is read, so no YAML parser is imported.
 
     The installed packs' SKILL.md files go through the same parse memo as the project's skills
-    (they were parsed on every run, which imported ruamel.yaml on every run that was not replayed).
+    (they were once parsed on every run whose whole answer could not be reused, importing ruamel.yaml).
     """
     an_hour_ago = time.time() - 3600  # older than the racy window: the first run may remember them
     for path in (project / ".claude" / "skills" / "summarise" / "SKILL.md", project / ".claude" / "skills"):

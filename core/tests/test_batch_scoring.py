@@ -6,7 +6,6 @@ blames the plugin; nothing a request computes survives into the next one.
 
 from __future__ import annotations
 
-import warnings
 from typing import ClassVar
 
 import pytest
@@ -206,16 +205,3 @@ def test_two_requests_in_a_row_give_independent_answers(swarm_host):
 @pytest.mark.parametrize("scorer", [SwarmV2Scorer(), RegistryV3Scorer()])
 def test_the_core_scorers_hold_no_state(scorer):
     assert not getattr(scorer, "__dict__", {})
-
-
-def test_request_candidates_is_deprecated_but_still_filled(host):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        request = RankingRequest(synthesis=SYNTHESIS, candidates=tuple(RECORDS))  # constructing does not warn
-    with pytest.warns(DeprecationWarning, match="score_many"):
-        assert request.candidates == tuple(RECORDS)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        result = rank(RECORDS, RankingRequest(synthesis=SYNTHESIS), scorer="batch", host=host)  # nothing warns
-    with pytest.warns(DeprecationWarning, match="candidates"):
-        assert result.request.candidates == tuple(RECORDS)

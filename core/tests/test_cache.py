@@ -59,9 +59,11 @@ def test_a_corrupt_cache_file_is_ignored_and_rewritten(counting, swarm_host, tmp
 
 
 def test_the_cache_folder_follows_xdg_cache_home(tmp_path):
-    assert cache.cache_dir({"XDG_CACHE_HOME": str(tmp_path), "HOME": "/h"}) == tmp_path / "swarm-handoff"
-    assert cache.cache_dir({"HOME": "/h"}) == cache.Path("/h/.cache/swarm-handoff")
-    assert cache.cache_dir({"HOME": "/h", cache.ENV_NO_CACHE: "1"}) is None
+    assert filecache.cache_folder({"XDG_CACHE_HOME": str(tmp_path), "HOME": "/h"}) == str(tmp_path / "swarm-handoff")
+    assert (tmp_path / "swarm-handoff").stat().st_mode & 0o777 == 0o700  # made for the user alone
+    home = tmp_path / "h"
+    assert filecache.cache_folder({"HOME": str(home)}) == str(home / ".cache" / "swarm-handoff")
+    assert filecache.cache_folder({"HOME": str(home), cache.ENV_NO_CACHE: "1"}) is None
 
 
 def test_inputs_unchanged_notices_edits_appearance_and_removal(tmp_path):
@@ -221,14 +223,15 @@ def test_a_file_changed_just_before_discovery_is_never_trusted(counting, swarm_h
 def test_racy_means_changed_within_the_margin_before_the_start(monkeypatch):
     monkeypatch.setattr(filecache, "RACY_NS", 50)
     since = 1_000
-    assert filecache.racy([("f", 950, 1)], since)  # changed 50 ns before: within the tick margin
-    assert filecache.racy([("f", 1_200, 1)], since)  # changed after we started looking
-    assert not filecache.racy([("f", 949, 1), ("gone", -1, -1)], since)  # old enough, or absent
+    assert filecache.racy([("f", 950, 1, 1, 1, 1)], since)  # changed 50 ns before: within the tick margin
+    assert filecache.racy([("f", 1_200, 1, 1, 1, 1)], since)  # changed after we started looking
+    assert not filecache.racy([("f", 949, 1, 1, 1, 1), ("gone", -1, -1, -1, -1, -1)], since)  # old enough, or absent
 
 
 def test_the_parse_index_keeps_no_entry_for_a_racy_file(monkeypatch):
     monkeypatch.setattr(filecache, "RACY_NS", 50)
-    index = cache.ParseIndex(None, since_ns=1_000)
-    index.store("fresh/SKILL.md", (990, 10), ("row",))
-    index.store("old/SKILL.md", (100, 10), ("row",))
+    index = cache.ParseIndex({"HOME": "/nonexistent"}, since_ns=1_000)
+    index.path = "unused"  # a memo that is on, never saved here
+    index.store("fresh/SKILL.md", ("fresh/SKILL.md", 990, 10, 1, 1, 990), ("row",))
+    index.store("old/SKILL.md", ("old/SKILL.md", 100, 10, 1, 1, 100), ("row",))
     assert set(index.entries) == {"old/SKILL.md"}

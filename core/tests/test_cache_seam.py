@@ -252,7 +252,7 @@ def test_read_skills_reuses_unchanged_files_only_inside_discovery(tmp_path, monk
     parsed = []
     real = skillmd.load_skill_md
     monkeypatch.setattr(skillmd, "load_skill_md", lambda p: parsed.append(p) or real(p))
-    memo = cache.ParseIndex(None, since_ns=filecache.now_ns() + 10**12)
+    memo = cache.ParseIndex({"XDG_CACHE_HOME": str(tmp_path / "cache")}, since_ns=filecache.now_ns() + 10**12)
     recorder = cache.Recorder(memo, {}, 0)
 
     class Reader:
@@ -265,7 +265,7 @@ def test_read_skills_reuses_unchanged_files_only_inside_discovery(tmp_path, monk
         assert record.scope is Scope.GLOBAL
         assert record.source == "t"
     assert parsed == [str(path)]  # the second read came from the memo
-    assert recorder.run.seen[str(path)][1] == path.stat().st_size  # watched before it was read
+    assert recorder.run.seen[str(path)][2] == path.stat().st_size  # watched before it was read
     api.read_skills([(str(path), "s", Scope.GLOBAL)], source="t")  # outside discovery: parsed again
     assert len(parsed) == 2
 
@@ -273,16 +273,21 @@ def test_read_skills_reuses_unchanged_files_only_inside_discovery(tmp_path, monk
 # -- bounded stores -------------------------------------------------------------------------------
 
 
+def name(i: int) -> str:
+    """A file name of the form the stores write: a key's digest, then `.bin`."""
+    return f"{filecache.digest(str(i))}.bin"
+
+
 def test_prune_removes_the_least_recently_used_past_the_bounds(tmp_path):
     for i in range(5):
-        (tmp_path / f"{i}.bin").write_bytes(b"x" * 100)
-        os.utime(tmp_path / f"{i}.bin", ns=(i * 10**9, i * 10**9))
-    filecache.touch(tmp_path / "0.bin")  # used just now: the most recent
-    assert sorted(filecache.prune(tmp_path, max_files=3, max_bytes=10_000)) == ["1.bin", "2.bin"]
-    assert sorted(filecache.prune(tmp_path, max_files=10, max_bytes=150)) == ["3.bin", "4.bin"]
-    (tmp_path / "0.bin").write_bytes(b"x" * 1000)
+        (tmp_path / name(i)).write_bytes(b"x" * 100)
+        os.utime(tmp_path / name(i), ns=(i * 10**9, i * 10**9))
+    filecache.touch(tmp_path / name(0))  # used just now: the most recent
+    assert sorted(filecache.prune(tmp_path, max_files=3, max_bytes=10_000)) == sorted([name(1), name(2)])
+    assert sorted(filecache.prune(tmp_path, max_files=10, max_bytes=150)) == sorted([name(3), name(4)])
+    (tmp_path / name(0)).write_bytes(b"x" * 1000)
     assert filecache.prune(tmp_path, max_files=10, max_bytes=150) == []  # the newest always stays
-    assert [p.name for p in tmp_path.iterdir()] == ["0.bin"]
+    assert [p.name for p in tmp_path.iterdir()] == [name(0)]
 
 
 def test_the_result_store_stays_within_its_bounds(list_source, swarm_host, tmp_path, monkeypatch):
@@ -298,15 +303,17 @@ def test_the_result_store_stays_within_its_bounds(list_source, swarm_host, tmp_p
 
 
 def test_the_parse_memo_keeps_what_the_scan_used_and_drops_the_oldest(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "MAX_PARSE_ENTRIES", 4)
-    memo = cache.ParseIndex(tmp_path / "memo.bin", since_ns=10**12)
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    memo = cache.ParseIndex(env, since_ns=10**12)
+    memo.max_entries = 4  # the bound and eviction are FileMemo's, the same for every memo
     for i in range(6):
-        memo.store(f"old{i}", (1, 1), ("row",))
+        memo.store(f"old{i}", (f"old{i}", 1, 1, 1, 1, 1), ("row",))
     memo.save()
-    again = cache.ParseIndex(tmp_path / "memo.bin", since_ns=10**12)
-    again.store("new", (1, 1), ("row",))
+    again = cache.ParseIndex(env, since_ns=10**12)
+    again.max_entries = 4
+    again.store("new", ("new", 1, 1, 1, 1, 1), ("row",))
     again.save()
-    kept = cache.ParseIndex(tmp_path / "memo.bin").entries
+    kept = cache.ParseIndex(env).entries
     assert len(kept) == 4
     assert "new" in kept
     assert "old5" in kept
@@ -326,8 +333,8 @@ def test_two_processes_pruning_at_once_remove_each_file_once(tmp_path):
     import sys
 
     for i in range(300):
-        (tmp_path / f"{i:03d}.bin").write_bytes(b"x")
-        os.utime(tmp_path / f"{i:03d}.bin", ns=(i * 10**9, i * 10**9))
+        (tmp_path / name(i)).write_bytes(b"x")
+        os.utime(tmp_path / name(i), ns=(i * 10**9, i * 10**9))
     (tmp_path / ".x.bin.123.0123456789ab.tmp").write_bytes(b"a live writer's temporary")
     children = [
         subprocess.Popen([sys.executable, "-c", PRUNE_TWICE, str(tmp_path)], stdout=subprocess.PIPE, text=True)
@@ -336,7 +343,7 @@ def test_two_processes_pruning_at_once_remove_each_file_once(tmp_path):
     counts = [int(child.communicate()[0]) for child in children]
     assert [child.returncode for child in children] == [0, 0]
     assert sum(counts) == 290  # between them each file went once: no error, none missed, none twice
-    assert sorted(p.name for p in tmp_path.glob("*.bin")) == [f"{i:03d}.bin" for i in range(290, 300)]
+    assert sorted(p.name for p in tmp_path.glob("*.bin")) == sorted(name(i) for i in range(290, 300))
     assert (tmp_path / ".x.bin.123.0123456789ab.tmp").exists()  # not ours to judge by name alone: too young
 
 

@@ -145,12 +145,10 @@ def test_a_source_without_priority_runs_at_the_default_priority(register_plugin,
     assert isinstance(Source(1), api.PrioritizedSource)
 
 
-def test_the_old_hookimpl_home_still_works_with_a_deprecation_warning():
+def test_the_old_hookimpl_home_is_gone():
     import swarm_handoff
 
-    with pytest.warns(DeprecationWarning, match=r"swarm_handoff\.api import hookimpl"):
-        old = swarm_handoff.hookimpl
-    assert old is api.hookimpl
+    assert not hasattr(swarm_handoff, "hookimpl")  # the one-release shim is gone: swarm_handoff.api has it
 
 
 def test_the_new_hookimpl_home_is_silent():

@@ -125,8 +125,8 @@ def test_a_damaged_cache_or_no_cache_means_a_fresh_scan(scans, fake_distribution
 
     install_late(fake_distributions)
     late()
-    path = os.path.join(filecache.cache_folder(os.environ), "entry-points.bin")
-    filecache.dump(path, "entry-points", ("not", "the", "shape"))
+    path = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin")
+    filecache.dump(path, "memo:entry-points", ("not", "the", "shape"))
     entrypoints.forget()
     assert late().name == "late"
     monkeypatch.setenv(filecache.ENV_NO_CACHE, "1")
@@ -143,7 +143,7 @@ def test_a_distribution_installed_just_before_the_scan_is_not_cached(scans, fake
     monkeypatch.setattr(filecache, "RACY_NS", 10**12)
     install_late(fake_distributions)
     late()
-    assert not os.path.exists(os.path.join(filecache.cache_folder(os.environ), "entry-points.bin"))
+    assert not os.path.exists(os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin"))
     entrypoints.forget()
     late()
     assert scans["n"] == 2

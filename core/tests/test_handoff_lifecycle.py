@@ -12,6 +12,7 @@ import pytest
 
 from swarm_handoff.api import hookimpl
 from swarm_handoff.cli import handoff_commands
+from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history, success_counts
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.health import run_health_check
@@ -339,3 +340,39 @@ def test_a_busy_history_is_a_warning_and_the_handoff_stands(swarm_cli, world, mo
     with open_history(world["config"]) as history:
         assert not history.problems
         assert [r.target for r in history.list()] == ["lit-pm"]
+
+
+def test_expires_in_sets_the_payloads_expiry_and_verify_honours_it(swarm_cli, world):
+    """`--expires-in` replaces the one-hour default; the payload stays sealed, and verify reads its expiry."""
+    import datetime as dt
+
+    from swarm_handoff.payload.verify import verify_file
+
+    default = handoff(swarm_cli, world, "lit-pm").json()
+    longer = handoff(swarm_cli, world, "lit-pm", "--expires-in", "3h").json()
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)
+    with pytest.raises(SwarmError, match="PAYLOAD_EXPIRED"):
+        verify_file(Path(default["payload_path"]), now=later)
+    assert verify_file(Path(longer["payload_path"]), now=later).ok
+    handoff_ = load_payload_file(Path(longer["payload_path"]))["handoff"]
+    made = dt.datetime.fromisoformat(handoff_["timestamp"].replace("Z", "+00:00"))
+    assert dt.datetime.fromisoformat(handoff_["expires_at"].replace("Z", "+00:00")) - made == dt.timedelta(hours=3)
+    v3 = handoff(swarm_cli, world, "lit-pm", "--schema", "3.0", "--expires-in", "2d").json()
+    assert verify_file(Path(v3["payload_path"]), now=later + dt.timedelta(days=1)).ok
+
+
+@pytest.mark.parametrize("value", ["0", "soon", "31d", "-1h"])
+def test_an_expiry_that_is_not_a_sane_duration_is_a_usage_error(swarm_cli, world, value):
+    result = handoff(swarm_cli, world, "lit-pm", "--expires-in", value)
+    assert result.exit_code == 2, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "USAGE"
+    assert "--expires-in" in error["message"]
+    assert not (world["session"] / "handoff-payload.yaml").exists()
+
+
+def test_the_loop_question_at_a_terminal_breaks_lines_rather_than_printing_backslash_n(swarm_cli, world, monkeypatch):
+    monkeypatch.setattr(handoff_commands, "_is_terminal", lambda: True)
+    result = handoff(swarm_cli, world, "lit-pm", "--chain", "perspective-swarm,lit-pm", input="n\n")
+    assert "\\n" not in result.stderr
+    assert "\n  chain: perspective-swarm -> lit-pm -> lit-pm\n" in result.stderr

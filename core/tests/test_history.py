@@ -259,3 +259,34 @@ def test_concurrent_acks_of_an_unseen_payload_add_it_once(tmp_path):
         [row] = history.list()
         acks = history.connection.execute("SELECT COUNT(*) FROM acks WHERE handoff_id = ?", (row.id,)).fetchone()[0]
     assert (row.status, acks) == ("received", 12)
+
+
+def test_payload_paths_are_stored_absolute_so_history_resolves_from_anywhere(tmp_path, monkeypatch):
+    """A hand-off recorded with a relative path (as `handoff --session examples/session` gives it) is stored
+    absolute; a row an older version stored relative is still listed as it was written."""
+    work = tmp_path / "project"
+    (work / "session").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    with open_history(tmp_path / "config") as history:
+        history.record("session/handoff-payload.yaml", payload("lit-pm"))
+        history.connection.execute(
+            "INSERT INTO handoffs (created_at, payload_path, status, updated_at)"
+            " VALUES ('t', 'old/rel.yaml', 'written', 't')"
+        )
+        history.connection.commit()
+    monkeypatch.chdir(tmp_path)
+    with open_history(tmp_path / "config") as history:
+        new, old = history.list()[1], history.list()[0]
+    assert new.payload_path == str((work / "session" / "handoff-payload.yaml").resolve())
+    assert old.payload_path == "old/rel.yaml"
+
+
+def test_session_close_finds_a_handoff_recorded_with_a_relative_path(tmp_path, monkeypatch):
+    """The session's unacknowledged hand-offs are found by where their payload lies, however the session was named."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s").mkdir()
+    unsourced = payload("lit-pm")
+    unsourced["handoff"]["source"]["session_path"] = "elsewhere"
+    with open_history(tmp_path / "config") as history:
+        history.record("s/handoff-payload.yaml", unsourced)
+        assert [r.target for r in history.from_session(str((tmp_path / "s").resolve()))] == ["lit-pm"]

@@ -69,6 +69,15 @@ def test_no_handoff_block_is_an_info_not_an_error():
     assert (problem.code, problem.severity.value) == (metadata.HANDOFF_ABSENT, "info")
 
 
+def test_the_absent_hint_suggests_block_style_which_lint_strict_spec_accepts():
+    """Issue 26: the hint used to suggest `metadata: {accepts-from: ...}`, the flow style --strict-spec refuses."""
+    [problem] = build({"name": "s", "description": "d"}).problems
+    assert "{" not in problem.hint
+    assert "[" not in problem.hint
+    assert "'metadata:' block" in problem.hint
+    assert "accepts-from" in problem.hint
+
+
 def test_v3_fields_and_custom_schema_type():
     record = build(
         {

@@ -111,7 +111,7 @@ def test_the_answer_rests_on_each_pack_module_and_every_path_entry(fake_distribu
     install_review(fake_distributions)
     context = make_context(tmp_path, {"HOME": str(tmp_path / "home")})
     _, inputs = discover_detailed(context, swarm_host)
-    observed = {path for path, _, _ in inputs}
+    observed = {path for path, *_ in inputs}
     assert sys.modules["reviewpack.skill"].__file__ in observed  # an editable pack edited in place
     assert {os.path.abspath(p) for p in sys.path} <= observed  # a distribution added to any entry
 

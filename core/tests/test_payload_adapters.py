@@ -112,7 +112,8 @@ def test_a_downgrade_that_cannot_be_valid_v2_is_refused_with_reasons(swarm_host)
     error = caught.value
     assert error.code == "SCHEMA_INCOMPATIBLE"
     fields = {m.split(":")[0] for m in error.details["validation_errors"]}
-    assert {"handoff.source.skill", "handoff.source.workflow_id", "handoff.context.problem_type"} <= fields
+    # the source and the workflow id are carried now (issue 26 point 12); a v3.0-only problem type is not
+    assert fields == {"handoff.context.problem_type"}
 
 
 @pytest.mark.parametrize(("version", "to"), [("1.2", "3.0"), ("3.0", "1.2"), ("2.0", "9.0")])
@@ -128,3 +129,23 @@ def test_same_version_is_returned_unchanged(swarm_host):
     assert convert_payload(payload, "3.0", swarm_host).payload == payload
     with pytest.raises(SwarmError, match=r"no handoff\.version"):
         convert_payload([1], "3.0", swarm_host)
+
+
+def test_a_downgrade_from_another_source_passes_v2_rules_and_keeps_who_handed_off(session, swarm_host):
+    """Issue 26 point 12: the 3.0 -> 2.0 result is a payload v2.0's own rules accept, warnings included."""
+    v3 = build_v3(SYNTHESIS, TARGET, session, source="skill-editor", now=NOW).payload
+    v3["handoff"]["source"]["workflow_id"] = "session-20260207-183000-12345"  # a v3.0 id in no v2.0 form
+    v3["handoff"]["meta"].pop("payload_hash", None)
+    result = convert_payload(v3, "2.0", swarm_host)
+    back = result.payload["handoff"]
+    report = validate_payload(result.payload, swarm_host)
+    assert report.valid, report.problems
+    assert not report.warnings, report.problems
+    assert back["source"]["skill"] == "perspective-swarm"  # v2.0 knows one origin
+    assert back["meta"]["handoff_chain"][-1] == "skill-editor"  # who handed off, where the seed records it
+    assert back["meta"]["converted_from"] == "3.0"
+    assert back["source"]["workflow_id"].startswith("swarm-session-20260204-193000-")
+    again = convert_payload(v3, "2.0", swarm_host).payload["handoff"]["source"]["workflow_id"]
+    assert again == back["source"]["workflow_id"]  # derived, so converting twice agrees
+    assert any("skill-editor" in n and "perspective-swarm" in n for n in result.notes)
+    assert any("session-20260207-183000-12345" in n for n in result.notes)

@@ -4,7 +4,8 @@
 folder is present) and skips otherwise. Known, deliberate differences are kept out of the
 generated values: the project's checker refuses blank strings where a minimum length is set, whole
 floats (5.0) where an integer is required, NaN, and malformed ISO 8601 times, which `jsonschema`
-leaves alone without optional format packages.
+leaves alone without optional format packages. A v2.0 `perspectives_completed` above 5 is valid
+here (the schema's cap is relaxed, docs/seed-deviations.md), so such draws are not compared.
 """
 
 from __future__ import annotations
@@ -124,6 +125,10 @@ def test_own_checker_agrees_with_jsonschema(tmp_path, data, version):
     handoff = payload.get("handoff")
     if version == "2.0" and isinstance(handoff, dict) and handoff.get("version") == "1.0":
         return  # v1.0 is ours to accept; the v2.0 schema has no word for it
+    meta = handoff.get("meta") if isinstance(handoff, dict) else None
+    count = meta.get("perspectives_completed") if isinstance(meta, dict) else None
+    if version == "2.0" and type(count) is int and count > 5:
+        return  # the schema's cap of 5 is relaxed on purpose (docs/seed-deviations.md)
     theirs = sorted(".".join(map(str, e.absolute_path)) for e in validator.iter_errors(payload))
     mine = [p.message for p in check(ours, payload)]
     assert bool(theirs) == bool(mine), (theirs, mine)

@@ -200,3 +200,39 @@ def test_convert_drops_the_signature_and_says_so(tmp_path, config, swarm_host):
     result = convert_payload(signed, "3.0", swarm_host)
     assert "signature" not in result.payload["handoff"]["meta"]
     assert any("signature" in field for field in result.dropped)
+
+
+def test_a_payload_signed_with_another_key_is_not_called_changed(swarm_cli, world, config, tmp_path):
+    """Issue 26: verify, ack and handoff --from said "a changed payload" of one signed by another user's key."""
+    from pathlib import Path
+
+    from swarm_handoff.payload.io import load_payload_file
+
+    out = hand_off(swarm_cli, world, "--sign")
+    path = out["payload_path"]
+    payload = load_payload_file(Path(path))
+    del payload["handoff"]["meta"]["signature"]
+    resigned = sign(seal(payload), tmp_path / "other-user")  # intact, signed by someone else's key
+    Path(path).write_text(dump_payload(resigned, Path(path)))
+    for args in (("verify", path), ("ack", path, "--status", "received")):
+        error = swarm_cli(*args, "--format", "json").json()["error"]
+        assert "another key" in error["message"], error
+        assert "changed" not in error["hint"], error["hint"]
+        assert "key" in error["hint"], error["hint"]
+    session, _ = world
+    onward = swarm_cli("handoff", "lit-pm", "--from", path, "--session", str(session), "--format", "json", "-y")
+    error = onward.json()["error"]
+    assert "changed" not in error["hint"], error["hint"]
+    assert "key" in error["hint"]
+
+
+def test_a_signature_that_does_not_match_with_our_key_still_says_changed(swarm_cli, world, config):
+    out = hand_off(swarm_cli, world, "--sign", "--schema", "3.0")
+    path = out["payload_path"]
+    with open(path) as handle:
+        payload = json.load(handle)
+    payload["handoff"]["target"]["skill"] = "evil-skill"
+    with open(path, "w") as handle:
+        json.dump(seal(payload), handle)
+    error = swarm_cli("verify", path, "--format", "json").json()["error"]
+    assert "changed" in error["hint"]

@@ -218,6 +218,20 @@ def test_a_trailing_newline_does_not_satisfy_a_pattern():
     assert not re.search(_ecma_end(r"^sha256:[a-f0-9]{64}$"), "sha256:" + "a" * 64 + "\n")
 
 
+def test_a_swarm_of_six_perspectives_hands_off(session, swarm_host):
+    """Issue 26 point 12: the v2.0 JSON schema's cap of 5 is relaxed; the count must match the files."""
+    for name in ("historian", "economist", "engineer"):
+        (session / "perspectives" / f"{name}.md").write_text(name)
+    payload = build_v2(SYNTHESIS, TARGET, session, now=NOW)
+    assert payload["handoff"]["meta"]["perspectives_completed"] == 6
+    assert validate_payload(payload, swarm_host).valid
+    payload["handoff"]["meta"]["perspectives_completed"] = 7  # still checked against the session
+    [problem] = validate_payload(payload, swarm_host).errors
+    assert problem.code == "PAYLOAD_PERSPECTIVES_MISMATCH"
+    payload["handoff"]["meta"]["perspectives_completed"] = -1
+    assert "PAYLOAD_BAD_VALUE" in {p.code for p in validate_payload(payload, swarm_host).errors}
+
+
 @pytest.mark.parametrize("name", ["lit pm", "x;touch pwned", "a$(id)b", "it's", "tab\there"])
 def test_the_v2_invocation_quotes_the_skill_name_for_a_shell(tmp_path, name):
     """Issue 25: a v2.0 skill's name is not checked as a file name, so the invocation must quote it."""

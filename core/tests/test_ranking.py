@@ -147,15 +147,6 @@ def test_a_scorer_returning_garbage_is_a_structured_error(swarm_host, returned):
     assert caught.value.details["distribution"] == "bad-dist"
 
 
-def test_scorers_see_every_candidate_in_the_request(swarm_host, register_plugin):
-    # Deprecated for one release (a scorer that needs them all offers score_many): still filled, and warns.
-    seen = []
-    register_plugin(scorer_plugin("spy", lambda c, r: seen.append(len(r.candidates)) or []))
-    with pytest.warns(DeprecationWarning, match=r"RankingRequest\.candidates .* score_many"):
-        rank([rec("a"), rec("b"), rec("c")], RankingRequest(synthesis=SYNTHESIS), scorer="spy", host=swarm_host)
-    assert seen == [3, 3, 3]
-
-
 def test_ranking_what_discovery_found(swarm_host, register_plugin, tmp_path):
     class Source:
         priority = 1

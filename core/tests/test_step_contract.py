@@ -42,6 +42,12 @@ def test_step_by_position_is_the_step_by_id(cli, position, step_id):
     assert by_position["index"] == position
 
 
+def test_without_a_step_the_workflow_starts_at_its_first(cli):
+    """Issue 26: `workflow step NAME` used to be a usage error; a workflow has one entry, its first step."""
+    assert _json(cli, "linear-demo") == _json(cli, "linear-demo", "gather")
+    assert _json(cli, "linear-demo")["index"] == 1
+
+
 def test_a_total_that_does_not_match_the_workflow_is_refused(cli):
     result = cli("workflow", "step", "linear-demo", "--step", "1", "--total-steps", "7", "--format", "json")
     assert result.exit_code == 1
@@ -56,8 +62,7 @@ def test_a_position_out_of_range_or_contradicting_the_id_is_refused(cli):
     both = cli("workflow", "step", "linear-demo", "weigh", "--step", "1")
     assert both.exit_code == 2
     assert "name different steps" in both.stderr
-    neither = cli("workflow", "step", "linear-demo")
-    assert neither.exit_code == 2
+    # Changed by issue 26: naming neither used to be a usage error; it is now the first step (test above).
 
 
 # --- --qr-iteration / --qr-fail / --qr-status ----------------------------------------------------

@@ -58,11 +58,23 @@ def test_all_problems_are_reported_with_allowed_values():
         "original_prompt: is required",
         "problem_type: 'vibes' is not allowed",
         "convergence_level: 'total' is not allowed",
-        "key_uncertainties: must be a list, not str",
+        "key_uncertainties: must be a list, not a string",
     ]
     hints = [p.hint for p in caught.value.problems]
     assert "decision, creative, analytical, strategic, implementation, research, verification" in hints[1]
     assert hints[2] == "use one of: high, medium, low, none"
+
+
+def test_type_errors_name_the_type_as_yaml_and_json_write_it_not_pythons():
+    """Issue 26: a synthesis object over MCP with `original_prompt: null` said "not NoneType"."""
+    with pytest.raises(SwarmError) as caught:
+        parse_synthesis({"original_prompt": "Go?", "synthesis_summary": 7, "key_uncertainties": {"a": 1}})
+    messages = caught.value.details["validation_errors"]
+    assert "synthesis_summary: must be a string, not a number" in messages
+    assert "key_uncertainties: must be a list, not a mapping" in messages
+    with pytest.raises(SwarmError) as caught:
+        parse_synthesis(["a"])
+    assert "must be a mapping, not a list" in caught.value.details["validation_errors"][0]
 
 
 @pytest.mark.parametrize("text", ["", "- a list\n", "a: [unclosed\n", "a: *nope\n", "a: 1\na: 2\n"])

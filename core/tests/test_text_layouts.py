@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -276,10 +275,23 @@ def test_a_host_without_the_builtins_prints_the_same_layouts():
 
 
 @pytest.mark.parametrize("kind", ["discovery", "lint", "why"])
-def test_the_old_to_text_methods_of_api_documents_still_work_with_a_deprecation_warning(kind):
+def test_the_core_documents_have_no_to_text_of_their_own(kind):
+    """Their layouts live in `textviews` only: the one-release `to_text()` shims are gone."""
     document = SAMPLES[kind]()
-    with pytest.warns(DeprecationWarning, match="to_text\\(\\) is deprecated"):
-        old = document.to_text()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert old == textviews.text_of(document)
+    assert not hasattr(document, "to_text")
+    assert render(document, "text") == textviews.TextFormatter().render(document)
+
+
+def test_discover_and_demo_lists_cut_a_long_description_to_one_line():
+    """Issue 26: a 600-character description printed whole in `discover`; JSON keeps it whole."""
+    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.records import SkillRecord
+    from swarm_handoff.textviews.discovery import discovery_text
+
+    long = "Audits API changes for breaking shapes and missing docs. " * 10
+    record = SkillRecord(name="auditor", scope="project", source="t", description=long, path="a/SKILL.md")
+    result = DiscoveryResult(workflows=(record,), scanned=1)
+    [line] = [line for line in discovery_text(result).splitlines() if line.startswith("auditor")]
+    assert len(line) <= 160, line
+    assert line.endswith("...")
+    assert result.to_data()["workflows"][0]["description"] == long

@@ -100,3 +100,35 @@ def test_an_undeclared_candidate_says_how_to_hand_off_to_it():
     text = render_ranking({**data, "workflows": [{**entry, "undeclared": True}]})
     assert "    score 1 | project | undeclared: hand off with --allow-undeclared" in text.splitlines()
     assert "undeclared" not in render_ranking({**data, "workflows": [entry]})
+
+
+LONG = (
+    "Reviews a change set for correctness, security and maintainability. Use when a pull request, a diff or a "
+    "branch needs a careful second look before merging; it reads the diff, the touched files and their tests, "
+    "then reports findings by severity with the line to change. " * 3
+).strip()
+
+
+def test_a_long_description_is_one_line_in_the_menu_and_whole_with_explain():
+    """Issue 26: 500-700-character descriptions made every menu entry a paragraph."""
+    from swarm_handoff.textviews.ranking import ranking_text as render_ranking
+
+    entry = {"label": "C", "skill": "review", "description": LONG, "categories": ["review"], "score": 1}
+    entry |= {"scope": "project", "breakdown": []}
+    data = {"request": {"problem_type": "decision"}, "scorer": "swarm-v2", "shown": 1, "candidates": 1}
+    menu = render_ranking({**data, "workflows": [entry]})
+    [line] = [line for line in menu.splitlines() if line.startswith("(C)")]
+    assert len(line) <= 140, line
+    assert line.endswith("...")
+    assert line.startswith("(C) [review] review - Reviews a change set for correctness")
+    explained = render_ranking({**data, "workflows": [entry], "explain": True})
+    assert LONG in explained
+
+
+def test_a_multi_line_description_shows_its_first_line_in_the_menu():
+    from swarm_handoff.textviews.ranking import ranking_text as render_ranking
+
+    entry = {"label": "C", "skill": "r", "description": "First line.\\nSecond line.", "categories": [], "score": 1}
+    data = {"request": {"problem_type": "decision"}, "scorer": "swarm-v2", "shown": 1, "candidates": 1}
+    menu = render_ranking({**data, "workflows": [{**entry, "scope": "project"}]})
+    assert "(C) [] r - First line. ..." in menu.splitlines()

@@ -109,6 +109,7 @@ if TYPE_CHECKING:
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
     from swarm_handoff.scopes import ScopeSpec as ScopeSpec
+    from swarm_handoff.session_life import parse_duration as parse_duration
     from swarm_handoff.skillmd import SKILL_NOT_A_FILE as SKILL_NOT_A_FILE
     from swarm_handoff.skillmd import SKILL_SYMLINK_LOOP as SKILL_SYMLINK_LOOP
     from swarm_handoff.skillmd import UNREADABLE as UNREADABLE
@@ -117,6 +118,12 @@ if TYPE_CHECKING:
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
     from swarm_handoff.skillmd import plain as plain
     from swarm_handoff.skillmd import stat_problem as stat_problem
+    from swarm_handoff.skillwalk import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
+    from swarm_handoff.skillwalk import Repository as Repository
+    from swarm_handoff.skillwalk import SkillsPlace as SkillsPlace
+    from swarm_handoff.skillwalk import Walked as Walked
+    from swarm_handoff.skillwalk import find_repository as find_repository
+    from swarm_handoff.skillwalk import walk_skills as walk_skills
     from swarm_handoff.synthesis import load_synthesis as load_synthesis
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import UNSAFE_MULTI_LINE as UNSAFE_MULTI_LINE
@@ -203,6 +210,13 @@ _EXPORTS: dict[str, str] = {
     "watch": "swarm_handoff.cache",
     "not_cacheable": "swarm_handoff.cache",
     "read_skills": "swarm_handoff.cache",
+    # the one walker of skill folders: repository root, trust, one rule per entry (docs/plugin-guide-source.md)
+    "SkillsPlace": "swarm_handoff.skillwalk",
+    "walk_skills": "swarm_handoff.skillwalk",
+    "Walked": "swarm_handoff.skillwalk",
+    "find_repository": "swarm_handoff.skillwalk",
+    "Repository": "swarm_handoff.skillwalk",
+    "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skillwalk",
     # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
     "FileMemo": "swarm_handoff.filememo",
     # errors
@@ -277,6 +291,7 @@ _EXPORTS: dict[str, str] = {
     "hand_off": "swarm_handoff.payload.lifecycle",
     "HandoffOptions": "swarm_handoff.payload.lifecycle",
     "check_session": "swarm_handoff.payload.lifecycle",
+    "parse_duration": "swarm_handoff.session_life",
     "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",

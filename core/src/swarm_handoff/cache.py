@@ -1,22 +1,23 @@
 """Discovery's one caching layer: sources say what they read, the core decides what is kept and reused.
 
-Sources never touch a cache. While discovery runs a source, the layer records every file or folder
-the source `watch`es (`(path, mtime_ns, size)`, taken *before* the source reads it), and
-`read_skills` turns SKILL.md files into records through the *parse memo* (each file's record keyed
-by its path, mtime and size), so a changed tree re-parses only the files that changed. When every
-source is a `CachedSource` (components.py) and none called `not_cacheable`, the merged answer is
-stored in the *result store*, keyed by the working directory, the config folder, the installed
-sources, each source's `cache_key(context)` and `sys.path`, and reused only while a fresh `stat`
-of every recorded input gives the same pair (a skill folder added or removed changes its parent's
-mtime; an edit in place changes the file's own mtime and size).
+Sources never touch a cache. While discovery runs a source, the layer records an observation of
+every file or folder the source `watch`es (`filecache.observe`: mtime, size, inode, device and
+ctime, taken *before* the source reads it), and `read_skills` turns SKILL.md files into records
+through the *parse memo* (a `FileMemo`: each file's record, valid while its observation is the
+same), so a changed tree re-parses only the files that changed. When every source is a
+`CachedSource` (components.py) and none called `not_cacheable`, the merged answer is stored in the
+*result store*, keyed by the working directory, the config folder, the installed sources, each
+source's `cache_key(context)` and `sys.path`, and reused only while a fresh observation of every
+recorded input is the same (a skill folder added or removed changes its parent's mtime; an edit in
+place changes the file's mtime or, put back, its ctime).
 
-The racy-timestamp rule lives here and only here: nothing resting on an input changed less than
-`filecache.RACY_NS` before discovery began is stored (the answer is given, just not kept).
+The racy-timestamp rule lives in `filecache` and only there: nothing resting on an input changed
+less than `filecache.RACY_NS` before discovery began is stored (the answer is given, just not kept).
 
-Both stores live under `$XDG_CACHE_HOME/swarm-handoff` (else `~/.cache/swarm-handoff`), are
+Both stores live in the checked cache folder (`filecache.cache_folder`: the user's own, 0700), are
 `marshal`ed plain data written atomically (a corrupt or foreign file is ignored and rewritten) and
-are bounded: the memo by entries, the result store by files and bytes, least recently used first.
-`SWARM_HANDOFF_NO_CACHE=1` turns both off.
+are bounded: the memo by entries and bytes (`FileMemo`), the result store by files and bytes
+(`filecache.prune`), least recently used first. `SWARM_HANDOFF_NO_CACHE=1` turns both off.
 """
 
 from __future__ import annotations
@@ -30,42 +31,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff import filecache, parallel
-from swarm_handoff import records as _records
+from swarm_handoff._version import __version__
 from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.filecache import (
-    ENV_NO_CACHE,
-    atomic_write,
-    cache_folder,
-    digest,
-    dump,
-    inputs_unchanged,
-    load,
-    no_gc,
-)
+from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, digest, dump, inputs_unchanged, load, no_gc
+from swarm_handoff.filememo import FileMemo, Observation
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
     from swarm_handoff.plugins import PluginHost
 
-__all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "cache_dir", "inputs_unchanged", "no_gc"]
+__all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "inputs_unchanged", "no_gc"]
 
-Inputs = list[tuple[str, int, int]]
+Inputs = list[Observation]
 
-# The memo keeps at least this many SKILL.md files (several large trees), and always every file
-# the latest scan used, so one large tree never thrashes. ~0.6 KB each on disk.
-MAX_PARSE_ENTRIES = 20_000
 # Whole answers: one per (working directory, config folder, sources, environment) seen lately.
 # A 10,000-skill answer takes ~3 MB; the bound keeps the folder well under 50 MB at that size.
 MAX_RESULTS = 64
 MAX_RESULT_BYTES = 20 * 1024 * 1024
-
-
-def cache_dir(env: Mapping[str, str]) -> Path | None:
-    """The user cache folder, or None when caching is turned off."""
-    folder = cache_folder(env)
-    return Path(folder) if folder is not None else None
 
 
 def problem_to_state(p: Problem) -> tuple[Any, ...]:
@@ -87,7 +71,7 @@ class _Run:
     def __init__(self, memo: ParseIndex | None, env: Mapping[str, str]) -> None:
         self.memo = memo
         self.env = env
-        self.seen: dict[str, tuple[int, int]] = {}  # path -> (mtime_ns, size) before it was read; (-1, -1) absent
+        self.seen: dict[str, Observation] = {}  # path -> its observation before it was read
         self.cacheable = True
 
 
@@ -108,7 +92,7 @@ def watch(path: str | os.PathLike[str]) -> os.stat_result | None:
         st = None
     run = _current.get()
     if run is not None and text not in run.seen:
-        run.seen[text] = (st.st_mtime_ns, st.st_size) if st is not None else (-1, -1)
+        run.seen[text] = (text, *filecache.stat_of(st))
     return st
 
 
@@ -120,9 +104,6 @@ def not_cacheable(reason: str) -> None:
     run = _current.get()
     if run is not None:
         run.cacheable = False
-
-
-_records.LEGACY_UNCACHEABLE = not_cacheable  # the old `SourceResult(cacheable=False)` reaches this layer
 
 
 def read_skills(
@@ -144,13 +125,12 @@ def read_skills(
     if jobs is None:
         jobs = parallel.jobs_from(run.env if run is not None else os.environ)
     out: list[SkillRecord | None] = []
-    misses: list[tuple[int, str, str, Scope, tuple[int, int]]] = []
+    misses: list[tuple[int, str, str, Scope, Observation]] = []
     with no_gc():  # thousands of small acyclic objects: the collector would only rescan them
         for place, (path, name, scope) in enumerate(files):
             seen = run.seen.get(path) if run is not None else None
             if seen is None:
-                st = watch(path)
-                seen = (st.st_mtime_ns, st.st_size) if st is not None else (-1, -1)
+                seen = (path, *filecache.stat_of(watch(path)))
             record = memo.record(path, seen, name, scope, source) if memo is not None else None
             if record is None:
                 misses.append((place, path, name, scope, seen))
@@ -187,55 +167,33 @@ def _parse_rows(tasks: list[tuple[str, str, str, str]]) -> list[tuple[Any, ...]]
 # -- the two stores ---------------------------------------------------------------------------------
 
 
-class ParseIndex:
-    """The parse memo: SKILL.md path -> (mtime_ns, size, record row), shared by every working directory."""
+class ParseIndex(FileMemo):
+    """The parse memo: each SKILL.md's record row, shared by every working directory (a `FileMemo`)."""
 
-    def __init__(self, path: Path | None, *, use: bool = True, since_ns: int | None = None) -> None:
-        self.path = path
+    def __init__(self, env: Mapping[str, str], *, use: bool = True, since_ns: int | None = None) -> None:
+        super().__init__("parse", __version__, env=env, since_ns=since_ns)
         self.use = use  # False (--refresh): parse everything again, but keep other folders' entries
-        self.since_ns = filecache.now_ns() if since_ns is None else since_ns  # when this scan began
-        loaded = load(path, "parse") if path is not None else None
-        self.entries: dict[str, tuple[Any, ...]] = loaded if isinstance(loaded, dict) else {}
-        self.used: list[str] = []  # looked up or stored by this scan: kept first when the memo is bounded
-        self.dirty = False
-        self.hits = 0
-        self.misses = 0
 
-    def record(self, path: str, seen: tuple[int, int], name: str, scope: Scope, source: str) -> SkillRecord | None:
+    def record(self, path: str, seen: Observation, name: str, scope: Scope, source: str) -> SkillRecord | None:
         """The stored record for `path` if the file is unchanged and was read for the same skill, else None."""
-        entry = self.entries.get(path) if self.use else None
-        if entry is not None and entry[0] == seen[0] and entry[1] == seen[1]:
+        row = self.get(path, seen) if self.use else None
+        if row is not None:
             try:
-                record = SkillRecord.from_row(entry[2], scope)
+                record = SkillRecord.from_row(row, scope)  # type: ignore[arg-type]
             except (TypeError, ValueError, IndexError, KeyError):
                 record = None  # a damaged entry: read the file again
             if record is not None and record.name == name and record.source == source:
-                self.hits += 1
-                self.used.append(path)
                 return record
-        self.misses += 1
+            self.hits -= 1
+            self.misses += 1
+        elif not self.use:
+            self.misses += 1
         return None
 
-    def store(self, path: str, seen: tuple[int, int], row: tuple[Any, ...]) -> None:
-        """Remember the record made of `path`, keyed on the stat taken before reading it."""
-        if seen[0] == -1 or filecache.racy(((path, *seen),), self.since_ns):
-            return  # changed just before the scan: it could change again unseen, so parse it next time
-        self.entries[path] = (seen[0], seen[1], row)
-        self.used.append(path)
-        self.dirty = True
-
-    def save(self) -> None:
-        """Write the memo if it changed; past the bound, entries this scan did not use go first."""
-        if self.path is None or not self.dirty:
-            return
-        limit = max(MAX_PARSE_ENTRIES, 2 * len(self.used))
-        if len(self.entries) > limit:
-            used = dict.fromkeys(self.used)
-            rest = [(k, v) for k, v in self.entries.items() if k not in used]
-            kept = rest[len(rest) - (limit - len(used)) :] if limit > len(used) else []
-            self.entries = {**dict(kept), **{k: self.entries[k] for k in used if k in self.entries}}
-        dump(self.path, "parse", self.entries)
-        self.dirty = False
+    def store(self, path: str, seen: Observation, row: tuple[Any, ...]) -> None:
+        """Remember the record made of `path`, keyed on the observation taken before reading it."""
+        if seen[1:] != filecache.ABSENT:
+            self.keep(path, row, (seen,))
 
 
 def result_key(*parts: str) -> str:
@@ -263,7 +221,7 @@ class ResultCache:
         with contextlib.suppress(OSError):
             (self.folder / f"{key}.bin").unlink()
 
-    def put(self, key: str, inputs: Sequence[tuple[str, int, int]], state: Any) -> None:
+    def put(self, key: str, inputs: Sequence[Observation], state: Any) -> None:
         """Store `state` with the inputs observed while computing it, then keep the store within its bounds."""
         dump(self.folder / f"{key}.bin", "result", (tuple(inputs), state))
         filecache.prune(self.folder, max_files=MAX_RESULTS, max_bytes=MAX_RESULT_BYTES)
@@ -336,7 +294,7 @@ class Recorder:
         """Every input observed, or None when the answer must not be reused (uncached source, racy input)."""
         if self.uncached:
             return None
-        inputs = [(path, mtime, size) for path, (mtime, size) in self.run.seen.items()]
+        inputs = list(self.run.seen.values())
         return None if filecache.racy(inputs, self.started) else inputs
 
 
@@ -374,14 +332,14 @@ def discover_cached(
 ) -> tuple[DiscoveryResult, Inputs | None]:
     """The stored answer when no input changed, else `compute(recorder)`, stored when it may be reused."""
     started = filecache.now_ns()
-    folder = cache_dir(context.env) if cache else None
+    folder = filecache.subfolder(context.env, "results") if cache else None
     if folder is None:
         recorder = Recorder(None, context.env, started)
         return compute(recorder), recorder.inputs()
     key = result_key(
         str(context.cwd), str(context.config_dir), *source_signature(host), *source_keys(context, host), *sys.path
     )
-    store = ResultCache(folder / "results")
+    store = ResultCache(Path(folder))
     if not context.refresh:
         hit = store.get(key)
         if hit is not None:
@@ -389,7 +347,7 @@ def discover_cached(
                 return result_from_state(hit[1], show_all=show_all), list(hit[0])
             except (KeyError, TypeError, ValueError, IndexError):
                 pass  # a damaged entry: compute afresh and overwrite it
-    memo = ParseIndex(folder / "parse-index.bin", use=not context.refresh, since_ns=started)
+    memo = ParseIndex(context.env, use=not context.refresh, since_ns=started)
     recorder = Recorder(memo, context.env, started)
     result = compute(recorder)
     memo.save()

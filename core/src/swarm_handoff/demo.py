@@ -147,7 +147,7 @@ def run_demo(
             hint="pip install a skill pack, e.g. ./skills-examples/*",
         )
     synthesis = load_synthesis(session / SYNTHESIS_FILE)
-    ranking = rank(discovery.workflows, RankingRequest(synthesis=synthesis, candidates=discovery.workflows), host=host)
+    ranking = rank(discovery.workflows, RankingRequest(synthesis=synthesis), host=host)
     target = ranking.ranked[0].record
     options = HandoffOptions(
         target=target.name,

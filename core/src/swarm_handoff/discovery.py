@@ -16,16 +16,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind
-from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
+from swarm_handoff.errors import ErrorCode, Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult, category_key
 from swarm_handoff.scopes import OVERLAY
 
 if TYPE_CHECKING:
+    from swarm_handoff.agent_copies import AgentView
     from swarm_handoff.cache import Recorder
 
 SOURCE_FAILED = "SOURCE_FAILED"
+SOURCE_TIMEOUT = ErrorCode.SOURCE_TIMEOUT.value
+# Seconds one source may take before discovery goes on without it (0: no bound). A cold scan of
+# 10,000 skills takes a few seconds; a source that takes a minute is stuck, not slow.
+ENV_SOURCE_TIMEOUT = "SWARM_HANDOFF_SOURCE_TIMEOUT"
+DEFAULT_SOURCE_TIMEOUT = 60.0
 NO_WORKFLOWS = "EC-01"
 # EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
 NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
@@ -120,9 +126,17 @@ class DiscoveryResult:
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form; the set-aside lists appear only with `show_all`, their counts always."""
+        view = self.agent_view()
         data: dict[str, Any] = {
             "scanned": self.scanned,
-            "workflows": [r.to_data() for r in self.workflows],
+            "workflows": [
+                {
+                    **r.to_data(),
+                    "agents": list(view.agents(r)),
+                    "agents_load_other": [o.to_data() for o in view.other_copies(r)],
+                }
+                for r in self.workflows
+            ],
             "problems": [p.to_data() for p in self.problems],
             "skipped_count": self.skipped_count,
             "shadowed_count": self.shadowed_count,
@@ -132,16 +146,16 @@ class DiscoveryResult:
         if self.message is not None:
             data["message"] = self.message
         if self.show_all:
-            data["ineligible"] = [r.to_data() for r in self.ineligible]
-            data["shadowed"] = [s.to_data() for s in self.shadowed]
+            data["ineligible"] = [{**r.to_data(), "agents": list(view.agents(r))} for r in self.ineligible]
+            data["shadowed"] = [{**s.to_data(), "agents": list(view.agents(s.record))} for s in self.shadowed]
             data["excluded"] = [e.to_data() for e in self.excluded]
         return data
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
+    def agent_view(self) -> AgentView:
+        """Which agent loads which copy of each listed skill (`agents`, `agents_load_other`)."""
+        from swarm_handoff.agent_copies import agent_view
 
-        return deprecated_to_text(self)
+        return agent_view(self.workflows, self.ineligible, [s.record for s in self.shadowed])
 
     def filtered(
         self,
@@ -154,9 +168,11 @@ class DiscoveryResult:
         `names` spells the two filters as the caller's interface does, for the note on what they left out.
         """
 
+        wanted = {category_key(c) for c in categories}  # case ignored, as ranking and `rank --category` do
+
         def keep(record: SkillRecord) -> bool:
             in_scope = not scopes or record.scope.value in scopes
-            return in_scope and (not categories or bool(set(categories) & set(record.categories)))
+            return in_scope and (not wanted or bool(wanted & {category_key(c) for c in record.categories}))
 
         if not categories and not scopes:
             return self
@@ -213,11 +229,22 @@ def run_sources(
             continue
         if recorder is not None:
             recorder.failed(name)
+    bound, setting = source_timeout(context.env)
+    if setting is not None:
+        results.append(("", SourceResult(problems=(setting,))))
     for _, name, source in sorted(built, key=lambda item: (item[0], item[1])):
+
+        def call(source: Any = source, name: str = name) -> Any:
+            return source.discover(context) if recorder is None else recorder.call(name, source, context)
+
         try:
             with quiet():
-                found = source.discover(context) if recorder is None else recorder.call(name, source, context)
+                found = bounded(call, bound)
             result = check_source_result(found)
+        except SourceLate:
+            result = _late(name, refs[name].distribution, bound or 0.0)
+            if recorder is not None:
+                recorder.failed(name)
         except BadResult as exc:
             result = _blamed(host, name, exc)
             if recorder is not None:
@@ -226,6 +253,92 @@ def run_sources(
             result = _failed(name, refs[name].distribution, exc)
         results.append((name, result))
     return results
+
+
+class SourceLate(BaseException):
+    """Raised into a source that ran past its bound (a BaseException: a source's `except Exception` cannot keep it)."""
+
+
+def source_timeout(env: Mapping[str, str]) -> tuple[float | None, Problem | None]:
+    """The bound on each source from SWARM_HANDOFF_SOURCE_TIMEOUT (None: unbounded), and a problem for a bad value."""
+    raw = env.get(ENV_SOURCE_TIMEOUT, "").strip()
+    if not raw:
+        return DEFAULT_SOURCE_TIMEOUT, None
+    try:
+        value = float(raw)
+        if value != value or value == float("inf"):  # NaN or infinity: no number of seconds
+            raise ValueError(raw)
+    except ValueError:
+        problem = Problem(
+            SOURCE_TIMEOUT,
+            f"{ENV_SOURCE_TIMEOUT}={raw!r} is not a number of seconds; using {DEFAULT_SOURCE_TIMEOUT:g}",
+            hint=f"set {ENV_SOURCE_TIMEOUT} to seconds (e.g. 30), or 0 for no bound",
+            severity=Severity.WARNING,
+        )
+        return DEFAULT_SOURCE_TIMEOUT, problem
+    return (value if value > 0 else None), None
+
+
+def bounded(call: Any, seconds: float | None) -> Any:
+    """Run `call()`, raising SourceLate into it after `seconds` (None: wait as long as it takes).
+
+    In the main thread a timer signal interrupts the call itself (no thread: the scan's forked
+    parsing needs a single-threaded process); elsewhere the call runs in a daemon thread that is
+    abandoned when late (it cannot be killed; its result is ignored).
+    """
+    import signal
+    import threading
+
+    if seconds is None:
+        return call()
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def alarm(signum: int, frame: Any) -> None:
+            raise SourceLate()
+
+        import time
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        earlier, _ = signal.setitimer(signal.ITIMER_REAL, seconds)  # someone else's timer: re-armed below
+        started = time.monotonic()
+        try:
+            return call()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if earlier > 0:  # what was left of it, at least a moment, so it still fires
+                signal.setitimer(signal.ITIMER_REAL, max(earlier - (time.monotonic() - started), 0.001))
+    import contextvars
+
+    box: list[Any] = []
+    context = contextvars.copy_context()  # the cache layer's recording scope goes with the call
+
+    def run() -> None:
+        try:
+            box.append((True, context.run(call)))
+        except BaseException as exc:  # handed back to the caller's thread below
+            box.append((False, exc))
+
+    worker = threading.Thread(target=run, name="swarm-handoff-source", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not box:
+        raise SourceLate()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _late(name: str, distribution: str, seconds: float) -> SourceResult:
+    """The source ran past its bound: its skills are missing this time, every other source's are listed."""
+    problem = Problem(
+        SOURCE_TIMEOUT,
+        f"discovery source {name!r} ({distribution}) did not answer within {seconds:g} s; its skills are not listed",
+        hint=f"fix or uninstall {distribution}, or raise {ENV_SOURCE_TIMEOUT} (seconds; 0: no bound)",
+        severity=Severity.WARNING,
+    )
+    return SourceResult(problems=(problem,))
 
 
 def _blamed(host: PluginHost, name: str, exc: BadResult) -> SourceResult:
@@ -309,7 +422,7 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
 
 def discover_detailed(
     context: DiscoveryContext, host: PluginHost, *, show_all: bool = False, cache: bool = True
-) -> tuple[DiscoveryResult, list[tuple[str, int, int]] | None]:
+) -> tuple[DiscoveryResult, list[tuple[str, int, int, int, int, int]] | None]:
     """Discover, and say which inputs the answer rests on (None when it must not be reused).
 
     All caching happens in `swarm_handoff.cache`, around running the sources; this module only

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.records import SkillRecord
+from swarm_handoff.records import SkillRecord, category_key
 
 ANY_SOURCE = "*"
 YES, PARTIAL, NO, ADAPTER = "yes", "partial", "no", "adapter-needed"
@@ -163,8 +163,8 @@ def split(records: Iterable[SkillRecord], query: Query) -> tuple[tuple[SkillReco
 
 
 def by_category(records: Sequence[SkillRecord], categories: Sequence[str]) -> tuple[SkillRecord, ...]:
-    """Keep the records in any of `categories` (no categories: keep all)."""
+    """Keep the records in any of `categories`, case ignored as ranking does (no categories: keep all)."""
     if not categories:
         return tuple(records)
-    wanted = set(categories)
-    return tuple(r for r in records if wanted & set(r.categories))
+    wanted = {category_key(c) for c in categories}
+    return tuple(r for r in records if wanted & {category_key(c) for c in r.categories})

@@ -6,10 +6,10 @@ and then a scan of every distribution on `sys.path`. Both are skipped while noth
 
 * within a process the scan is shared by every group, and repeated only when a `sys.path`
   folder changed (a distribution was installed or removed, a test put a folder on the path);
-* across processes the two groups' entry points are kept in the user cache (`entry-points.bin`),
-  valid while `sys.path` is the same list and a fresh `stat` of every folder on it, and of each
-  listed distribution's metadata folder and `entry_points.txt`, gives the recorded mtime and size.
-  A cached entry point loads exactly like importlib_metadata's (module, then attributes).
+* across processes the two groups' entry points are kept in the memo `entry-points` (a
+  `FileMemo`, keyed by the whole `sys.path`), valid while a fresh observation of every folder on
+  it, and of each listed distribution's metadata folder and `entry_points.txt`, is the one
+  recorded. A cached entry point loads exactly like importlib_metadata's (module, then attributes).
 
 Reports name each entry point's distribution and version from the first lines of its METADATA,
 since `Distribution.metadata` parses the whole file (long description included) with the `email`
@@ -24,12 +24,14 @@ import sys
 from typing import Any
 
 from swarm_handoff import filecache
+from swarm_handoff._version import __version__
 from swarm_handoff.filecache import observe
+from swarm_handoff.filememo import FileMemo, Observation
 
 GROUPS = ("swarm_handoff", "swarm_handoff.skills")  # the groups kept in the user cache
-_KIND = "entry-points"
+MEMO_NAME = "entry-points"
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?\Z")
-_scan: tuple[tuple[tuple[str, int, int], ...], dict[str, list[Any]]] | None = None
+_scan: tuple[tuple[Observation, ...], dict[str, list[Any]]] | None = None
 
 
 class CachedDistribution:
@@ -79,7 +81,7 @@ class CachedEntryPoint:
 def entry_points(group: str) -> list[Any]:
     """The group's entry points, sorted by name, from one scan shared by every group and run."""
     global _scan
-    key = tuple(observe(p) for p in filecache.path_folders())
+    key = tuple(observe(p) for p in filecache.path_folders())  # taken before anything is read
     if _scan is None or _scan[0] != key:
         _scan = (key, _load_all(key))
     found = _scan[1].get(group)
@@ -97,16 +99,18 @@ def forget() -> None:
     _scan = None
 
 
-def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
-    """The cached groups from the user cache when still valid, else from a fresh scan (then stored)."""
-    folder = filecache.cache_folder(os.environ)
-    path = os.path.join(folder, "entry-points.bin") if folder else None
-    cached = _from_cache(path, key) if path else None
-    if cached is not None:
-        return cached
+def _load_all(key: tuple[Observation, ...]) -> dict[str, list[Any]]:
+    """The cached groups from the memo when still valid, else from a fresh scan (then kept)."""
+    memo = FileMemo(MEMO_NAME, __version__)
+    memo_key = "\0".join(sys.path)
+    stored = memo.recall(memo_key)
+    if isinstance(stored, list):
+        try:
+            return _groups(stored)
+        except (TypeError, ValueError, KeyError):  # a damaged entry: scan instead (and overwrite it)
+            pass
     import importlib_metadata  # deferred: only a changed installation pays for it
 
-    started = filecache.now_ns()
     scanned = importlib_metadata.entry_points()
     groups = {g: list(scanned.select(group=g)) for g in GROUPS}
     rows, inputs = [], list(key)
@@ -118,29 +122,17 @@ def _load_all(key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]]:
             dist_path = os.fspath(dist_path)
             rows.append((group, ep.name, ep.value, *dist_of(ep), dist_path))
             inputs += [observe(dist_path), observe(os.path.join(dist_path, "entry_points.txt"))]
-    if path and not filecache.racy(inputs, started):
-        filecache.dump(path, _KIND, (tuple(sys.path), tuple(inputs), tuple(rows)))
+    memo.keep(memo_key, rows, inputs)
+    memo.save()
     return _groups(rows)  # the distributions are named now, once, as a cached scan names them
-
-
-def _from_cache(path: str, key: tuple[tuple[str, int, int], ...]) -> dict[str, list[Any]] | None:
-    """The stored groups, if the same sys.path and every recorded folder and file are unchanged."""
-    stored = filecache.load(path, _KIND)
-    if not (isinstance(stored, tuple) and len(stored) == 3 and stored[0] == tuple(sys.path)):
-        return None
-    _, inputs, rows = stored
-    try:
-        if inputs[: len(key)] != key or not filecache.inputs_unchanged(inputs[len(key) :]):
-            return None
-        return _groups(rows)
-    except (TypeError, ValueError, KeyError):  # a damaged file: scan instead (and overwrite it)
-        return None
 
 
 def _groups(rows: Any) -> dict[str, list[Any]]:
     """Entry points by group from stored rows (group, name, value, distribution, version, dist-info)."""
     groups: dict[str, list[Any]] = {g: [] for g in GROUPS}
     for group, name, value, dist_name, version, dist_path in rows:
+        if not all(isinstance(field, str) for field in (name, value, dist_name, version, dist_path)):
+            raise TypeError("a damaged entry-point row")
         dist = CachedDistribution(dist_name, version, dist_path)
         groups[group].append(CachedEntryPoint(group, name, value, dist))
     return groups

@@ -29,6 +29,10 @@ class ErrorCode(str, enum.Enum):
     # Components asked for by name
     UNKNOWN_COMPONENT = "UNKNOWN_COMPONENT"
     COMPONENT_FAILED = "COMPONENT_FAILED"
+    # Discovery (problems that travel with the results; issue 25)
+    SKILLS_OWNER_UNTRUSTED = "SKILLS_OWNER_UNTRUSTED"  # another user's repository or skills folder
+    SKILLS_DIR_TOO_MANY = "SKILLS_DIR_TOO_MANY"  # a skills folder past the walker's entry limit
+    SOURCE_TIMEOUT = "SOURCE_TIMEOUT"  # a discovery source that did not answer in time
     # Command line
     USAGE = "USAGE"
     COMMAND_NOT_INSTALLED = "COMMAND_NOT_INSTALLED"  # a plugin's command, and that plugin did not load

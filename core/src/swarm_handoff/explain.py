@@ -4,7 +4,8 @@ A source may describe where it looks by having the `LocatingSource` capability
 (`locations(context, name) -> Sequence[Location]`, checked with isinstance); the frontmatter scan,
 the packs and the registry do. Each location is then matched with the record
 that source produced for that scope, and given one status: not present, skipped, invalid YAML at
-line:col, missing field, not eligible, shadowed by PATH, or chosen.
+line:col, missing field, not eligible, not trusted, shadowed by PATH, or chosen. A location is
+matched with the record found at its own path (a source may look in several folders of one scope).
 
 The records come from the same stored answer as `discover` (`discover_detailed`, checked by stat),
 so a repeated `why` parses no SKILL.md; only the sources' `locations` are asked afresh, which stat
@@ -71,12 +72,6 @@ class WhyReport:
             data["frontmatter_name_of"] = list(self.frontmatter_name_of)
         return data
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
-
-        return deprecated_to_text(self)
-
 
 def _status(record: SkillRecord, result: DiscoveryResult) -> tuple[str, str | None]:
     if any(w is record for w in result.workflows):
@@ -97,6 +92,8 @@ def _verdict_of(problem: Problem) -> str:
         return "not eligible"
     if problem.code == "SKILL_MISSING":
         return "folder present, no SKILL.md"
+    if problem.code == "SKILLS_OWNER_UNTRUSTED":
+        return "not trusted: the folder belongs to another user"
     if problem.line is not None:
         column = f":{problem.column}" if problem.column is not None else ""
         return f"invalid YAML at {problem.line}{column}"
@@ -156,8 +153,13 @@ def explain(
         except Exception:  # a broken source was already reported by discovery
             locations = []
         records = by_source.pop(source_name, [])
+        places = {location.where for location in locations}
         for location in locations:
-            match = next((r for r in records if r.scope is location.scope), None)
+            # The record found at this very path; else (a source whose records name another path,
+            # such as a pack) one of the same scope that no other location of the source names.
+            match = next((r for r in records if r.path == location.where), None) or next(
+                (r for r in records if r.scope is location.scope and r.path not in places), None
+            )
             step: dict[str, Any] = {"source": source_name, "scope": location.scope.value, "where": location.where}
             if location.note is not None:
                 step["status"] = f"skipped: {location.note}"

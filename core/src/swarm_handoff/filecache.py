@@ -1,15 +1,24 @@
-"""Cache files validated by file metadata: the part of the caches that start-up can afford.
+"""Cache files validated by file metadata, and the one safe way to reach the cache folder.
 
-This module imports only the standard library's cheapest modules (no typing, pathlib, hashlib or
-tempfile at import time), because the CLI's answer replay (`cli/answers.py`) runs before anything
-else is imported. `cache.py` builds the discovery caches on top of it.
+`cache.py` (discovery's result store), `filememo.py` (the one memo type: the parse memo, the
+router's analyses, the entry-point scan) and `entrypoints.py` build on this module, which imports
+only the standard library's cheapest modules (no typing, pathlib, hashlib or tempfile).
 
-A cache file is a header, `HEADER` (the tool's name and `FORMAT`) then a digest of the rest, then
-the `marshal`ed tuple `(MAGIC, FORMAT, kind, payload)`; anything else (corrupt, foreign, from another
-format) reads as None and is simply rewritten. The digest is checked before `marshal` reads a byte:
-marshal allocates whatever sizes the data declares, so a damaged length field could make it allocate
-gigabytes before failing. (The digest is not a key: someone who can write the cache folder can
-write a file that passes it; that user can already change what the tool runs.)
+* **The folder.** `$XDG_CACHE_HOME/swarm-handoff` (else `~/.cache/swarm-handoff`), created 0700.
+  A folder another user owns, or one group or others may write, is never used: whoever can write
+  it could delete the files pruning touches or forge what a cache answers. One warning on stderr
+  names the folder and the fix, and the command runs with no cache. Each store's subfolder
+  (`subfolder`) is opened relative to the checked folder without following a link
+  (`O_NOFOLLOW | O_DIRECTORY`, `dir_fd`) and checked the same way.
+* **Validation.** Every input a cached value rests on is an `Observation`: the path, its
+  modification time (ns), size, inode, device and status-change time (ns). A same-length edit
+  that puts the modification time back (`cp -p`, `rsync -t`, `tar`) still moves the status-change
+  time, which no user can set; a file replaced by another moves the inode.
+* **Files.** A cache file is a header, `HEADER` (the tool's name and `FORMAT`), then a BLAKE2b
+  digest of the rest, then the `marshal`ed tuple `(MAGIC, FORMAT, kind, payload)`; anything else
+  (corrupt, foreign, from another format) reads as None and is simply rewritten. The digest is
+  checked before `marshal` reads a byte: marshal allocates whatever sizes the data declares. (The
+  digest is not a key: it guards against damage. Forgery is kept out by the folder's checks.)
 """
 
 from __future__ import annotations
@@ -27,20 +36,96 @@ ENV_NO_CACHE = "SWARM_HANDOFF_NO_CACHE"
 # timestamp tick, keeping its mtime (and, rewritten with the same length, its size): such an input
 # is "racy" and the answer resting on it is not stored. Local file systems tick every few ms.
 RACY_NS = 50_000_000
-FORMAT = 4  # bump when a stored shape changes; older files are then ignored (4: the digest header)
+FORMAT = 5  # bump when a stored shape changes; older files are then ignored (5: observations of six fields)
 MAGIC = "swarm-handoff-cache"
 HEADER = b"swarm-handoff-cache\0" + FORMAT.to_bytes(2, "big")
-DIGEST_SIZE = 16  # see `_check`
-CRC_FROM = 1 << 20  # bodies this long or longer are checked with CRC-32 (see `_check`)
-_READ_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+DIGEST_SIZE = 16  # bytes of BLAKE2b over a file's body
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = getattr(os, "O_DIRECTORY", 0)
+_READ_FLAGS = getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_BINARY", 0)
+# Folders opened as descriptors, and names resolved relative to them: POSIX. Elsewhere (Windows) a
+# folder cannot be opened that way; the folders are then made and used by path, unchecked.
+_DIR_FDS = os.name == "posix" and os.open in os.supports_dir_fd and os.scandir in os.supports_fd
+_BLAKE2B_HEX = 40  # the length of `digest`: cache files are named `{digest}.bin`, and pruning removes nothing else
 
 
 def cache_folder(env: Mapping[str, str]) -> str | None:
-    """The user cache folder as text, or None when caching is turned off (`SWARM_HANDOFF_NO_CACHE`)."""
+    """The user cache folder (created 0700), or None when caching is off or the folder is unsafe (then one warning)."""
     if env.get(ENV_NO_CACHE, "") not in ("", "0"):
         return None
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "swarm-handoff")
+    folder = os.path.join(base, "swarm-handoff")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not _DIR_FDS:
+            return folder
+        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
+    except (OSError, ValueError):
+        return None  # no folder can be made (a read-only home): no cache, as a full disk costs only speed
+    try:
+        return folder if _safe(fd, folder, folder) else None
+    finally:
+        os.close(fd)
+
+
+def subfolder(env: Mapping[str, str], name: str) -> str | None:
+    """The cache folder's subfolder `name` (created 0700), opened without following a link and checked; else None."""
+    root = cache_folder(env)
+    if root is None:
+        return None
+    path = os.path.join(root, name)
+    if not _DIR_FDS:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except OSError:
+            return None
+        return path
+    try:
+        root_fd = os.open(root, os.O_RDONLY | _DIR_FLAGS)
+    except OSError:
+        return None
+    try:
+        try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
+            os.mkdir(name, 0o700, dir_fd=root_fd)
+        except FileExistsError:
+            pass
+        fd = os.open(name, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW, dir_fd=root_fd)
+    except OSError:  # a symlink (ELOOP), a file, or no room: this store is not used
+        _warn(path, "is not a folder of its own (a symbolic link or a file)", f"remove {path}")
+        return None
+    finally:
+        os.close(root_fd)
+    try:
+        return path if _safe(fd, path, root) else None
+    finally:
+        os.close(fd)
+
+
+def _safe(fd: int, path: str, root: str) -> bool:
+    """True when the open folder `fd` is the user's own and only the user may write it; else warn once."""
+    st = os.fstat(fd)
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is not None and st.st_uid != uid:
+        _warn(path, f"belongs to uid {st.st_uid}, not to you (uid {uid})", f"remove {root} (it is made again, 0700)")
+        return False
+    if os.name == "posix" and st.st_mode & 0o022:
+        _warn(path, f"may be written by group or others (mode {st.st_mode & 0o777:o})", f"chmod 700 {path}")
+        return False
+    return True
+
+
+_warned: set[str] = set()
+
+
+def _warn(path: str, why: str, fix: str) -> None:
+    """One line on stderr per folder and process: the cache is not used, and how to fix it."""
+    if path in _warned or sys.stderr is None:
+        return
+    _warned.add(path)
+    from swarm_handoff.termsafe import escape_controls  # a path may hold control characters
+
+    sys.stderr.write(f"warning: {escape_controls(f'cache folder {path} {why}: running without a cache; fix: {fix}')}\n")
+    sys.stderr.flush()
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
@@ -51,24 +136,12 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def _check(body: bytes | memoryview) -> bytes:
-    """The digest a file's body is stored with, chosen by its size so that checking stays cheap.
-
-    Small bodies (replayed answers, most stores): BLAKE2b, from the builtin module `digest` already
-    loads on every command's path. From `CRC_FROM` on (a 10,000-skill result is ~4 MB): zlib's
-    CRC-32 and the body's length, as good against a damaged file and 5x faster (BLAKE2b cost ~3 % of
-    a warm discover over 10,000 skills, CRC-32 0.6 % plus ~1 ms to import zlib, which would be 2 % of
-    a replayed answer). Neither is a key (see the module's docstring).
-    """
-    size = len(body)
-    if size < CRC_FROM:
-        try:
-            from _blake2 import blake2b
-        except ImportError:  # pragma: no cover - an interpreter built without it
-            from hashlib import blake2b
-        return blake2b(body, digest_size=DIGEST_SIZE).digest()
-    import zlib
-
-    return zlib.crc32(body).to_bytes(4, "big") + size.to_bytes(DIGEST_SIZE - 4, "big")
+    """The digest a file's body is stored with: BLAKE2b, from the builtin module (hashlib also loads OpenSSL)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b
+    return blake2b(body, digest_size=DIGEST_SIZE).digest()
 
 
 def encode(kind: str, payload: Any) -> bytes:
@@ -144,29 +217,32 @@ def dump(path: str | os.PathLike[str], kind: str, payload: Any) -> None:
         atomic_write(path, encode(kind, payload))
 
 
-def observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
-    """Stat `path` for a cache key: (path, mtime_ns, size), or (path, -1, -1) when it is absent."""
+ABSENT = (-1, -1, -1, -1, -1)  # the stat part of an observation of a path that does not exist
+
+
+def stat_of(st: os.stat_result | None) -> tuple[int, int, int, int, int]:
+    """The five fields an observation keeps of a stat: (mtime_ns, size, inode, device, ctime_ns); ABSENT for None."""
+    if st is None:
+        return ABSENT
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+def observe(path: str | os.PathLike[str]) -> tuple[str, int, int, int, int, int]:
+    """Stat `path` for a cache: (path, mtime_ns, size, inode, device, ctime_ns), the five -1 when it is absent."""
     text = os.fspath(path)
     try:
-        st = os.stat(text)
-    except OSError:
-        return (text, -1, -1)
-    return (text, st.st_mtime_ns, st.st_size)
+        st: os.stat_result | None = os.stat(text)
+    except (OSError, ValueError):
+        st = None
+    return (text, *stat_of(st))
 
 
 def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
-    """True when a fresh stat of every input gives the recorded (mtime_ns, size); absent stays absent."""
-    stat = os.stat
-    for path, mtime_ns, size in inputs:
-        try:
-            st = stat(path)
-        except OSError:
-            if mtime_ns != -1:
-                return False
-            continue
-        if st.st_mtime_ns != mtime_ns or st.st_size != size:
-            return False
-    return True
+    """True when a fresh `observe` of every input gives the recorded observation; absent stays absent."""
+    try:
+        return all(observe(entry[0]) == tuple(entry) for entry in inputs)
+    except (TypeError, IndexError):  # a damaged record: nothing it says can be trusted
+        return False
 
 
 def digest(text: str) -> str:
@@ -192,44 +268,66 @@ def racy(inputs: Sequence[Sequence[Any]], since_ns: int) -> bool:
     looking could be rewritten within the same timestamp tick without its metadata changing.
     """
     limit = since_ns - RACY_NS
-    return any(mtime_ns >= limit for _, mtime_ns, _ in inputs)
+    return any(entry[1] >= limit for entry in inputs)
 
 
 def prune(folder: str | os.PathLike[str], *, max_files: int, max_bytes: int) -> list[str]:
     """Keep a cache folder bounded: remove the least recently used files past `max_files` or `max_bytes`.
 
     "Used" is the file's mtime (a reader that reuses an entry touches it). The newest file always
-    stays, even alone over the byte bound. Safe with several processes at once: pruning holds the
-    folder's lock (`safefs.locked`), a file another process removed meanwhile is simply gone, and
-    a reader that opened a file before it was removed still reads it whole. Temporaries left by a
-    killed writer go too (`safefs.clean_stale_temps`). Best effort: never raises; returns what went.
+    stays, even alone over the byte bound. Only names of the form the caches write (`{digest}.bin`)
+    are looked at, in the folder itself, opened without following a link: a symlink put in the
+    folder's place, or anything else in it, is never removed. Safe with several processes at once:
+    pruning holds the folder's lock (`safefs.locked`), a file another process removed meanwhile is
+    simply gone, and a reader that opened a file before it was removed still reads it whole.
+    Temporaries left by a killed writer go too (`safefs.clean_stale_temps`). Best effort: never
+    raises; returns what went.
     """
+    import stat
+
     from swarm_handoff import safefs
 
     removed: list[str] = []
     try:
+        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW) if _DIR_FDS else None
+    except OSError:
+        return removed
+    try:
         with safefs.locked(folder):
             safefs.clean_stale_temps(folder)
             files = []
-            for entry in os.scandir(folder):
-                if entry.name.startswith(".") or not entry.is_file(follow_symlinks=False):
-                    continue  # temporaries and anything not ours are left to their owners
+            for entry in os.scandir(folder if fd is None else fd):
+                if not cache_file_name(entry.name):
+                    continue  # not a name a cache writes: left to its owner
                 st = entry.stat(follow_symlinks=False)
-                files.append((st.st_mtime_ns, entry.name, st.st_size, entry.path))
+                if stat.S_ISREG(st.st_mode):
+                    files.append((st.st_mtime_ns, entry.name, st.st_size))
             files.sort(reverse=True)  # most recently used first
             total = 0
-            for count, (_, name, size, path) in enumerate(files):
+            for count, (_, name, size) in enumerate(files):
                 total += size
                 if count == 0 or (count < max_files and total <= max_bytes):
                     continue
                 try:
-                    os.unlink(path)
+                    if fd is None:
+                        os.unlink(os.path.join(folder, name))
+                    else:
+                        os.unlink(name, dir_fd=fd)
                     removed.append(name)
                 except OSError:
-                    pass  # already removed by another process, or not ours to remove
+                    pass  # already removed by another process
     except OSError:
         pass
+    finally:
+        if fd is not None:
+            os.close(fd)
     return removed
+
+
+def cache_file_name(name: str) -> bool:
+    """True for a name the caches write in a store: the `digest` of a key, then `.bin`."""
+    stem = name[: -len(".bin")]
+    return name.endswith(".bin") and len(stem) == _BLAKE2B_HEX and all(c in "0123456789abcdef" for c in stem)
 
 
 def touch(path: str | os.PathLike[str]) -> None:

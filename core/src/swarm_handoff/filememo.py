@@ -1,24 +1,26 @@
-"""Per-file results a plugin keeps across runs, each valid while its file is unchanged.
+"""The one memo type: values derived from files, kept across runs while what they rest on is unchanged.
 
-A scorer that derives something costly from a file (the router analyses every SKILL.md body) can
-keep that work between processes without learning how the core's caches are built: `FileMemo` is
-the discovery parse memo's recipe offered to plugins. Each value is stored with the stat of its
-file taken *before* the file was read (`get` takes it), and served only while a fresh stat gives the
-same modification time (ns), size, inode, device and status-change time (ns): a same-size edit that
-restores the modification time (`touch -r`, `cp -p`, a file system with coarse timestamps) still
-moves the status-change time, which no user can set. A value whose file changed within
-`filecache.RACY_NS` of the memo's creation is not stored at all (it could change again unseen). A
-memo also carries its owner's `version`: a memo written by another version is empty to this one.
+Discovery's parse memo (each SKILL.md's record), the router's analyses (a plugin, through
+`swarm_handoff.api.FileMemo`) and the entry-point scan all keep their work here, so validation,
+bounds and eviction are written once. Each value is stored with the `filecache.Observation`s it
+rests on, taken *before* the files were read: its own file's (`get`/`put`), or any inputs the
+caller observed (`recall`/`keep`, the entry-point scan's folders and `entry_points.txt` files). It
+is served only while a fresh observation of every one is the same: modification time (ns), size,
+inode, device and status-change time (ns), so a same-size edit that restores the modification time
+(`touch -r`, `cp -p`, `rsync -t`, `tar`) still moves the status-change time, which no user can set.
+A value resting on a file changed within `filecache.RACY_NS` of the memo's creation is not stored at
+all (it could change again unseen). A memo also carries its owner's `version`: a memo written by
+another version is empty to this one.
 
-The memo is one file, `$XDG_CACHE_HOME/swarm-handoff/memo/NAME.bin` (else under `~/.cache`),
-written atomically under the folder's lock after merging what another process stored meanwhile, and
+The memo is one file, `memo/NAME.bin` in the checked cache folder (`filecache.subfolder`), written
+atomically under the folder's lock after merging what another process stored meanwhile, and
 bounded by entries and bytes, least recently used first: each write files the entries its run used
 last. A run that only reads (every lookup a hit) writes nothing, unless other runs have filed their
 entries after its own and the memo was last written over `REFRESH_NS` ago: then it files its
 entries last again, so the skills ranked every day are not the first to go, at the cost of one
 write an hour at most. A missing, corrupt, foreign or hostile file is an empty memo, never an
 error, and a cache folder that cannot be written only costs speed. `SWARM_HANDOFF_NO_CACHE=1`
-turns every memo off, as it turns off discovery's caches.
+turns every memo off.
 """
 
 from __future__ import annotations
@@ -26,43 +28,39 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Mapping
 
 from swarm_handoff import filecache, safefs
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the entry-point scan is on every command's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 __all__ = ["MAX_MEMO_BYTES", "MAX_MEMO_ENTRIES", "FileMemo"]
 
 MAX_MEMO_ENTRIES = 20_000
-# Discovery's stores stay under ~36 MB at 10,000 skills; a memo's 12 MiB keeps the whole cache folder
-# within issue 14's 50 MB (the router's analyses of ~5,000 real skills fit).
+# Discovery's result store stays under 20 MiB; a memo's 12 MiB keeps the whole cache folder within
+# issue 14's 50 MB with the parse memo and the router's analyses (~5,000 real skills fit in each).
 MAX_MEMO_BYTES = 12 * 1024 * 1024
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 # How old the memo file must be before a run that only read from it writes it again to file its
 # entries as recently used: rarely enough that a warm run almost never pays for a write.
 REFRESH_NS = 3600 * 10**9
 # The shape of a stored memo (its key and entries): a file of another shape is an empty memo.
-# 2: the key gained the device and the status-change time.
-MEMO_FORMAT = 2
+# 3: each entry is (observations, value), the observations of six fields (`filecache.observe`).
+MEMO_FORMAT = 3
 
-Stat = tuple[int, int, int, int, int]  # (mtime_ns, size, inode, device, ctime_ns)
-Entry = tuple[int, int, int, int, int, object]  # a Stat and its value
-_STAT_LEN = 5
-
-
-def _stat(path: str) -> Stat | None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+Observation = tuple[str, int, int, int, int, int]  # filecache.observe: path, mtime_ns, size, inode, device, ctime_ns
+Entry = tuple[tuple[Observation, ...], object]  # what a value rests on, and the value
 
 
 class FileMemo:
-    """Values derived from files, kept across processes while each file's stat is unchanged.
+    """Values derived from files, kept across processes while every observation they rest on is unchanged.
 
-    Call `get(path)` first (it takes the stat that guards the value), compute on a miss, `put` the
-    result, and `save()` once at the end. Values are plain data that `marshal` can write: None,
-    bool, int, float, str, bytes, and tuples, lists, sets, frozensets and dicts of them.
+    Per file: call `get(path)` first (it takes the observation that guards the value), compute on a
+    miss, `put` the result. Resting on several inputs: `recall(key)`, and on a miss `keep(key, value,
+    inputs)` with the inputs observed before reading them. Then `save()` once at the end. Values are
+    plain data that `marshal` can write: None, bool, int, float, str, bytes, and tuples, lists,
+    sets, frozensets and dicts of them.
     """
 
     def __init__(
@@ -73,19 +71,20 @@ class FileMemo:
         env: Mapping[str, str] | None = None,
         max_entries: int = MAX_MEMO_ENTRIES,
         max_bytes: int = MAX_MEMO_BYTES,
+        since_ns: int | None = None,
     ) -> None:
         """Open the memo `name` (lower-case letters, digits, `_.-`) of `version`; off when caching is off."""
         if not _NAME.fullmatch(name):
             raise ValueError(f"FileMemo name {name!r}: use 1-64 lower-case letters, digits, '_', '.' or '-'")
-        folder = filecache.cache_folder(os.environ if env is None else env)
-        self.path = None if folder is None else os.path.join(folder, "memo", f"{name}.bin")
+        folder = filecache.subfolder(os.environ if env is None else env, "memo")
+        self.path = None if folder is None else os.path.join(folder, f"{name}.bin")
         self.kind = f"memo:{name}"
         self.version = version
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self.since_ns = filecache.now_ns()
+        self.since_ns = filecache.now_ns() if since_ns is None else since_ns  # before any file was looked at
         self.entries: dict[str, Entry] = self._load()
-        self.seen: dict[str, Stat] = {}
+        self.seen: dict[str, Observation] = {}
         self.used: dict[str, Entry] = {}  # looked up or stored by this run
         self.dirty = False
         self.hits = 0
@@ -93,7 +92,7 @@ class FileMemo:
 
     @property
     def enabled(self) -> bool:
-        """False when `SWARM_HANDOFF_NO_CACHE` turned caching off: every `get` misses, nothing is kept."""
+        """False when `SWARM_HANDOFF_NO_CACHE` (or an unsafe cache folder) turned caching off: nothing is kept."""
         return self.path is not None
 
     def _load(self) -> dict[str, Entry]:
@@ -105,29 +104,47 @@ class FileMemo:
         entries = payload[1]
         return entries if isinstance(entries, dict) else {}
 
-    def get(self, path: str) -> object | None:
-        """The value stored for `path` if the file is unchanged since, else None (then compute and `put`)."""
-        seen = _stat(path)
-        if seen is None or self.path is None:
+    def get(self, path: str, seen: Observation | None = None) -> object | None:
+        """The value stored for `path` if the file is unchanged since, else None (then compute and `put`).
+
+        `seen` is an observation of `path` the caller already took before reading it (discovery's `watch`).
+        """
+        seen = filecache.observe(path) if seen is None else seen
+        if seen[1:] == filecache.ABSENT or self.path is None:
             self.misses += 1
             return None
         self.seen[path] = seen
         entry = self.entries.get(path)
-        if isinstance(entry, tuple) and len(entry) == _STAT_LEN + 1 and entry[:_STAT_LEN] == seen:
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == (seen,):
             self.hits += 1
             self.used[path] = entry  # kept first when the memo is bounded
-            return entry[_STAT_LEN]
+            return entry[1]
         self.misses += 1
         return None
 
     def put(self, path: str, value: object) -> None:
-        """Keep `value` for `path`, guarded by the stat `get(path)` took before the file was read."""
+        """Keep `value` for `path`, guarded by the observation `get(path)` took before the file was read."""
         seen = self.seen.get(path)
-        if seen is None or filecache.racy(((path, seen[0], seen[1]),), self.since_ns):
-            return  # never looked up, or changed just before: it could change again unseen
-        entry: Entry = (*seen, value)
-        self.entries[path] = entry
-        self.used[path] = entry
+        if seen is not None:
+            self.keep(path, value, (seen,))
+
+    def recall(self, key: str) -> object | None:
+        """The value kept under `key` if a fresh observation of every input it rests on is unchanged, else None."""
+        entry = self.entries.get(key) if self.path is not None else None
+        if isinstance(entry, tuple) and len(entry) == 2 and filecache.inputs_unchanged(entry[0]):
+            self.hits += 1
+            self.used[key] = entry
+            return entry[1]
+        self.misses += 1
+        return None
+
+    def keep(self, key: str, value: object, inputs: Sequence[Observation]) -> None:
+        """Keep `value` under `key`, resting on `inputs` (observed before they were read); not if one is racy."""
+        if self.path is None or filecache.racy(inputs, self.since_ns):
+            return  # off, or changed just before: it could change again unseen
+        entry: Entry = (tuple(inputs), value)
+        self.entries[key] = entry
+        self.used[key] = entry
         self.dirty = True
 
     def save(self) -> None:
@@ -136,7 +153,6 @@ class FileMemo:
             return
         folder = os.path.dirname(self.path)
         try:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
             with safefs.locked(folder):
                 current = self._load()  # what other processes stored since this memo was read
                 room = max(self.max_entries - len(self.used), 0)

@@ -141,7 +141,7 @@ class History:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 now,
-                str(payload_path),
+                _absolute(payload_path),
                 hash_ if isinstance(hash_, str) else None,
                 str(version) if version is not None else None,
                 part("source", "skill"),
@@ -231,6 +231,11 @@ def open_history(config_dir: Path, *, timeout_ms: int | None = None) -> History:
     timeout_ms = busy_timeout_ms() if timeout_ms is None else timeout_ms
     connection, path, problems = open_database(config_dir, timeout_ms)
     return History(connection, path, problems, timeout_ms=timeout_ms)
+
+
+def _absolute(path: Path | str) -> str:
+    """The path as stored: absolute, so `history` (and `session close`) find it from any folder."""
+    return str(Path(path).resolve())
 
 
 def _section(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:

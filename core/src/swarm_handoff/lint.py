@@ -24,6 +24,7 @@ from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
 from swarm_handoff.skillmd import Frontmatter, parse_frontmatter, read_frontmatter_bytes
 from swarm_handoff.termsafe import quoted
+from swarm_handoff.textfile import open_regular
 from swarm_handoff.yamlio import LoadError
 
 LINT_NOT_A_SKILL = "LINT_NOT_A_SKILL"
@@ -67,18 +68,9 @@ class LintReport:
         ]
         return {"files": files, "errors": self.errors, "warnings": self.warnings}
 
-    def to_text(self) -> str:
-        """Deprecated: the layout lives in `swarm_handoff.textviews`; kept for one release for callers of the API."""
-        from swarm_handoff.textviews import deprecated_to_text
-
-        return deprecated_to_text(self)
-
 
 def _failed(path: Path, code: str, message: str, hint: str) -> SkillRecord:
-    problem = Problem(code, message, path=str(path), hint=hint)
-    return SkillRecord(
-        name=path.name, scope=Scope.PROJECT, source="lint", path=str(path), eligible=False, problems=(problem,)
-    )
+    return _record(path, Problem(code, message, path=str(path), hint=hint))
 
 
 def _read_once(path: str) -> tuple[Frontmatter, str]:
@@ -112,12 +104,17 @@ def lint_file(target: Path, *, strict_spec: bool = False, strict_option: str = S
 
 def _bom(target: Path, strict: bool) -> list[Problem]:
     """A UTF-8 byte order mark: read by swarm-handoff, but agentskills validate wants '---' as the first bytes."""
-    try:
-        with open(target, "rb") as handle:
-            if handle.read(3) != _BOM:
-                return []
-    except OSError:
+    try:  # never a plain open(): a FIFO or /proc/kmsg named SKILL.md would block lint forever
+        fd = open_regular(target)
+    except LoadError:
         return []
+    try:
+        if os.read(fd, 3) != _BOM:
+            return []
+    except OSError:  # BlockingIOError included: the read was already reported as unreadable
+        return []
+    finally:
+        os.close(fd)
     return [
         Problem(
             SPEC_UTF8_BOM,
@@ -148,8 +145,8 @@ def lint_path(path: Path, *, strict_spec: bool = False, strict_option: str = STR
         return [lint_file(path, strict_spec=strict_spec, strict_option=strict_option)]
     if (path / "SKILL.md").exists() or os.path.lexists(path / "SKILL.md"):
         return [lint_file(path / "SKILL.md", strict_spec=strict_spec, strict_option=strict_option)]
-    skills = _skills_inside(path)
-    if not skills:
+    skills, findings = _skills_inside(path)
+    if not skills and not findings:
         lower = (path / "skill.md").is_file()  # a case-sensitive file system: the name must be SKILL.md
         return [
             _failed(
@@ -161,21 +158,47 @@ def lint_path(path: Path, *, strict_spec: bool = False, strict_option: str = STR
                 else "lint a skill folder (one with a SKILL.md) or a folder of skill folders",
             )
         ]
-    return [lint_file(skill, strict_spec=strict_spec, strict_option=strict_option) for skill in skills]
+    linted = [lint_file(skill, strict_spec=strict_spec, strict_option=strict_option) for skill in skills]
+    return [*linted, *findings]
 
 
-def _skills_inside(folder: Path) -> list[Path]:
-    """The SKILL.md of each immediate subfolder, sorted by name (a skills folder's layout)."""
+def _skills_inside(folder: Path, limit: int = MAX_SKILLS_PER_FOLDER) -> tuple[list[Path], list[SkillRecord]]:
+    """The SKILL.md of each immediate subfolder, sorted by name (a skills folder's layout), and what went wrong.
+
+    One entry costs only itself: a looping, dangling or forbidden link is that entry's coded finding
+    (as discovery's walker reports it). Past `limit` entries the rest are not checked, and a
+    SKILLS_DIR_TOO_MANY finding says so instead of claiming there is no skill.
+    """
+    from swarm_handoff.skillmd import stat_problem
+    from swarm_handoff.skillwalk import too_many
+
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
+        entries = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")), key=lambda e: e.name)
+    except OSError as exc:
+        return [], [_record(folder, stat_problem(str(folder), exc))]
+    findings: list[SkillRecord] = []
+    if len(entries) > limit:
+        findings.append(_record(folder, attrs.evolve(too_many(folder, limit), severity=Severity.ERROR)))
+        entries = entries[:limit]
     found: list[Path] = []
-    for entry in entries[:MAX_SKILLS_PER_FOLDER]:
+    for entry in entries:
         candidate = Path(entry.path) / "SKILL.md"
-        if entry.is_dir() and os.path.lexists(candidate):
+        try:
+            is_dir = entry.is_dir()
+            if not is_dir and entry.is_symlink():
+                os.stat(entry.path)  # a dangling link where a skill folder should be raises here
+        except OSError as exc:
+            findings.append(_record(Path(entry.path), stat_problem(entry.path, exc)))
+            continue
+        if is_dir and os.path.lexists(candidate):
             found.append(candidate)
-    return found
+    return found, findings
+
+
+def _record(path: Path, problem: Problem) -> SkillRecord:
+    return SkillRecord(
+        name=path.name, scope=Scope.PROJECT, source="lint", path=str(path), eligible=False, problems=(problem,)
+    )
 
 
 def lint(paths: Iterable[Path | str], *, strict_spec: bool = False, strict_option: str = STRICT_OPTION) -> LintReport:

@@ -144,7 +144,10 @@ def record_from_frontmatter(
 def _absent_reason(data: Mapping[str, Any]) -> tuple[str, str]:
     """HANDOFF_ABSENT's message and hint; a misspelt or misplaced hand-off key gets its "did you mean"."""
     message = "no hand-off metadata ('handoff:' block or metadata.accepts-from), so the skill does not accept hand-offs"
-    hint = 'add metadata: {accepts-from: "*", handoff-categories: "..."} (or swarm-handoff adopt SKILL)'
+    hint = (  # block style: `lint --strict-spec` refuses the flow style `metadata: {...}`
+        "add a 'metadata:' block with the indented lines 'accepts-from: \"*\"' and 'handoff-categories: \"...\"' "
+        "(or run swarm-handoff adopt SKILL, which writes them)"
+    )
     near = forms.misplaced_handoff_key(data)
     if near is not None:
         from swarm_handoff.lint_spec import did_you_mean_handoff  # on a hit only: it imports difflib
@@ -182,6 +185,8 @@ def value_kind(value: Any) -> str:
         return "a mapping"
     if isinstance(value, (list, tuple)):
         return "a list"
+    if isinstance(value, str):
+        return "a string"
     return type(value).__name__
 
 

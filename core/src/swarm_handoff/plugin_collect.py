@@ -2,7 +2,8 @@
 
 Split from the host (`plugins.py`): the host calls each implementation itself, in plugin load
 order, so that every component names the plugin that offered it and a name taken first (a
-built-in's) is kept, the later one reported as a conflict.
+built-in's) is kept, the later one reported as a conflict; a name this project's own distributions
+register (`FIRST_PARTY`) is kept for them even when another distribution loaded first.
 """
 
 from __future__ import annotations
@@ -21,6 +22,28 @@ if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.>+-]*\Z")
+# The distributions of this project: a name one of them registers is never taken by another
+# distribution, whatever the load order (entry points load by name, so "aaa" came before "frontmatter").
+FIRST_PARTY = frozenset(
+    {
+        "swarm-handoff-core",
+        "swarm-handoff-agents",
+        "swarm-handoff-authoring",
+        "swarm-handoff-bm25",
+        "swarm-handoff-formatters",
+        "swarm-handoff-frontmatter",
+        "swarm-handoff-link",
+        "swarm-handoff-mcp",
+        "swarm-handoff-qr",
+        "swarm-handoff-registry",
+        "swarm-handoff-router",
+    }
+)
+
+
+def first_party(distribution: str) -> bool:
+    """Whether `distribution` is one of this project's own (names compared as packaging normalises them)."""
+    return re.sub(r"[-_.]+", "-", distribution).lower() in FIRST_PARTY
 
 
 def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[str, ComponentRef]:
@@ -44,6 +67,21 @@ def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[
                 raise TypeError(
                     f"register() needs a name like 'my-scorer' and a callable factory, got {name!r}, {factory!r}"
                 )
+            if name in found and first_party(_dist) and not first_party(found[name].distribution):
+                taken = found[name]  # a third party came first: the project's own component keeps its name
+                other_version = host.meta(taken.plugin)[1]
+                host.fail(
+                    taken.plugin,
+                    taken.distribution,
+                    other_version,
+                    ErrorCode.PLUGIN_NAME_CONFLICT,
+                    f"{kind.value} {name!r} is registered by both {_dist} (plugin {_plugin!r}) and "
+                    f"{taken.distribution} (plugin {taken.plugin!r}); keeping {_dist}'s: a name a "
+                    "swarm-handoff distribution registers is never replaced",
+                    f"rename the {kind.value} in {taken.distribution}, or block it with {ENV_DISABLE}={taken.plugin}",
+                )
+                found[name] = ComponentRef(kind, name, _plugin, _dist, summary, factory)
+                return
             if name in found:
                 first = found[name]
                 host.fail(

@@ -10,7 +10,6 @@ skill name), so every scorer, built-in or third-party, ranks the same way.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -86,22 +85,7 @@ class RankingRequest:
     chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)
     autonomy: Autonomy | None = attrs.field(default=None, converter=_autonomy)
     history: Mapping[str, HistoryCounts] = attrs.field(factory=dict, converter=_history, eq=False, hash=False)
-    # Deprecated (issue 13), removed in the next minor release: read through the `candidates`
-    # property, which warns. `rank()` still fills it, so a third-party per-candidate scorer that
-    # reads it keeps working for one release; the init argument is still `candidates=`.
-    _candidates: tuple[SkillRecord, ...] = attrs.field(default=(), eq=False, hash=False)
     offered_inputs: tuple[str, ...] | None = None
-
-    @property
-    def candidates(self) -> tuple[SkillRecord, ...]:
-        """Deprecated: every record being ranked; batch scorers get them as `score_many`'s argument."""
-        warnings.warn(
-            "RankingRequest.candidates is deprecated and will be removed in the next minor release: a scorer "
-            "that needs every candidate offers score_many(candidates, request) (swarm_handoff.api.BatchScorer)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self._candidates
 
     def history_of(self, skill: str) -> HistoryCounts:
         """Return the recorded outcomes of `skill` (zero counts when it has no history)."""
@@ -338,8 +322,6 @@ def rank(
         records, excluded = split(records, query)
     if top < 1:
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
-    # Only for per-candidate scorers still reading the deprecated `request.candidates`.
-    request = attrs.evolve(request, candidates=tuple(records))
     scored = sorted(score_all(records, request, scorer, host, scorer_option), key=sort_key)
     entries = tuple(
         RankedCandidate(

@@ -7,8 +7,7 @@ after they are built; functions take records and return new ones.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,11 @@ def _tuple(value: Any) -> tuple[Any, ...]:
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return dict(value or {})
+
+
+def category_key(category: str) -> str:
+    """The form every category comparison uses (filters, ranking): case and surrounding space ignored."""
+    return category.strip().casefold()
 
 
 @attrs.frozen(kw_only=True)
@@ -223,60 +227,14 @@ class DiscoveryContext:
     env: Mapping[str, str] = attrs.field(factory=dict, eq=False, hash=False)
     refresh: bool = False
 
-    @property
-    def index(self) -> None:
-        """Deprecated: the parse index moved behind the cache seam (`read_skills`); always None now."""
-        _deprecated("DiscoveryContext.index", "read SKILL.md files with swarm_handoff.api.read_skills")
-        return None
 
-
-@attrs.frozen(kw_only=True, init=False)
+@attrs.frozen(kw_only=True)
 class SourceResult:
     """What one source found: records (eligible or not), problems with skipped inputs, and a count."""
 
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
-
-    def __init__(
-        self,
-        *,
-        records: tuple[SkillRecord, ...] = (),
-        problems: tuple[Problem, ...] = (),
-        scanned: int = 0,
-        **legacy: object,
-    ) -> None:
-        """Build a result; `inputs=` and `cacheable=` of the old cache contract still work, with a warning."""
-        unknown = sorted(set(legacy) - {"inputs", "cacheable"})
-        if unknown:
-            raise TypeError(f"SourceResult() got an unexpected keyword argument {unknown[0]!r}")
-        if legacy:
-            _deprecated(
-                "SourceResult(inputs=..., cacheable=...)",
-                "call swarm_handoff.api.watch(path) before reading, and not_cacheable(reason) (CachedSource)",
-            )
-            if legacy.get("cacheable") is False and LEGACY_UNCACHEABLE is not None:
-                LEGACY_UNCACHEABLE("the source said cacheable=False (old contract)")
-        self.__attrs_init__(records=records, problems=problems, scanned=scanned)
-
-
-# Set by the cache layer when it loads (records never import it): how an old `cacheable=False`
-# still keeps the answer out of the caches for the one release the old contract is kept.
-LEGACY_UNCACHEABLE: Callable[[str], None] | None = None
-
-
-def _deprecated(old: str, instead: str) -> None:
-    import warnings
-
-    warnings.warn(f"{old} is deprecated and goes in the next release: {instead}", DeprecationWarning, stacklevel=3)
-
-
-def __getattr__(name: str) -> object:
-    """`records.observe` of the old cache contract, kept for one release with a warning."""
-    if name == "observe":
-        _deprecated("swarm_handoff.records.observe", "call swarm_handoff.api.watch(path) before reading")
-        return _observe
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @attrs.frozen
@@ -290,13 +248,3 @@ class Contribution:
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
         return {"factor": self.factor, "points": self.points, "reason": self.reason}
-
-
-def _observe(path: str | os.PathLike[str]) -> tuple[str, int, int]:
-    """The old `observe`: (path, mtime_ns, size), or (path, -1, -1) when absent."""
-    text = os.fspath(path)
-    try:
-        st = os.stat(text)
-    except OSError:
-        return (text, -1, -1)
-    return (text, st.st_mtime_ns, st.st_size)

@@ -24,7 +24,7 @@ import sys
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from contextlib import AbstractContextManager
 
 TEMP_SUFFIX = ".tmp"
@@ -230,6 +230,56 @@ def _sync_folder(folder: str) -> None:
         os.close(fd)
 
 
+LOCK_TIMEOUT_ENV = "SWARM_HANDOFF_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+
+
+class FolderBusy(TimeoutError):
+    """A folder another process kept locked past the wait (`SWARM_HANDOFF_LOCK_TIMEOUT`); names the holder."""
+
+    def __init__(self, folder: str, holders: Sequence[int], waited: float) -> None:
+        who = (
+            f"process {', '.join(str(p) for p in holders)}"
+            if holders
+            else "another process (a hand-off, convert --output, registry sync or skills link writing there)"
+        )
+        super().__init__(errno.EAGAIN, f"locked by {who} for more than {waited:g} s", folder)
+        self.folder = folder
+        self.holders = tuple(holders)
+        self.waited = waited
+        self.who = who
+
+
+def lock_timeout(env: dict[str, str] | None = None) -> float:
+    """How long a writer waits for a folder another process holds: `$SWARM_HANDOFF_LOCK_TIMEOUT` seconds."""
+    raw = (os.environ if env is None else env).get(LOCK_TIMEOUT_ENV, "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_LOCK_TIMEOUT_S
+    except ValueError:
+        return DEFAULT_LOCK_TIMEOUT_S
+    return value if 0 <= value < float("inf") else DEFAULT_LOCK_TIMEOUT_S
+
+
+def lock_holders(fd: int) -> list[int]:
+    """The pids holding an `flock` on the file open at `fd`, from /proc/locks (Linux); [] elsewhere."""
+    try:
+        st = os.fstat(fd)
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            lines = handle.read(1 << 20).splitlines()
+    except OSError:
+        return []
+    wanted = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    pids: list[int] = []
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 fe:00:260072 0 EOF"; a waiter's line starts "1: ->"
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted and fields[4].isdigit():
+            pid = int(fields[4])
+            if pid not in pids:
+                pids.append(pid)
+    return pids
+
+
 class _FolderLock:
     def __init__(self, folder: str) -> None:
         self.folder = folder
@@ -244,7 +294,12 @@ class _FolderLock:
             self.fd = os.open(self.folder, os.O_RDONLY)
         except OSError:
             return  # no folder, nothing to protect; the write that follows reports why
-        fcntl.flock(self.fd, fcntl.LOCK_EX)  # waits for the other writer to finish
+        try:
+            _wait_for(fcntl.flock, fcntl.LOCK_EX | fcntl.LOCK_NB, self.fd, self.folder)
+        except BaseException:
+            os.close(self.fd)
+            self.fd = None
+            raise
 
     def __exit__(self, *exc_info: object) -> None:
         if self.fd is not None:
@@ -252,11 +307,33 @@ class _FolderLock:
             self.fd = None
 
 
+def _wait_for(flock: Callable[[int, int], object], how: int, fd: int, folder: str) -> None:
+    """Take the lock, waiting at most `lock_timeout()` for the other writer; then `FolderBusy`."""
+    import time
+
+    timeout = lock_timeout()
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            flock(fd, how)
+            return
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise FolderBusy(folder, lock_holders(fd), timeout)
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.25)
+
+
 def locked(folder: str | os.PathLike[str]) -> AbstractContextManager[None]:
     """Hold `folder` exclusively while a writer picks a name in it or moves a file aside.
 
     An advisory `flock` on the folder itself: it leaves no file behind, and it is released when the
-    process ends, however it ends. Where `fcntl` does not exist, writers are not serialised, and
-    `create_new` still guarantees that none replaces another's file.
+    process ends, however it ends. A folder another process holds is waited for at most
+    `$SWARM_HANDOFF_LOCK_TIMEOUT` seconds (30 by default), then `FolderBusy` names the holder. Where
+    `fcntl` does not exist, writers are not serialised, and `create_new` still guarantees that none
+    replaces another's file.
     """
     return _FolderLock(os.fspath(folder))

@@ -72,6 +72,7 @@ class Scope(str, metaclass=_ScopeType):
     priority: float  # the precedence: 1 for project ... 5 for registry; lower wins shadowing and ties
     role: str
     declared_by: str
+    read_by: tuple[str, ...]  # the agents that load skills from this scope (`claude-code`, `codex`, ...)
 
     def __str__(self) -> str:
         return self.value
@@ -93,21 +94,28 @@ def _ordered() -> list[Scope]:
     return sorted(_TABLE.values(), key=lambda s: (s.priority, s.value))
 
 
-def _make(name: str, priority: float, role: str, by: str) -> Scope:
+def _make(name: str, priority: float, role: str, by: str, read_by: tuple[str, ...] = ()) -> Scope:
     scope = str.__new__(Scope, name)
     scope.value = name
     scope.name = name.upper().replace("-", "_").replace(".", "_")
     scope.priority = priority
     scope.role = role
     scope.declared_by = by
+    scope.read_by = tuple(read_by)
     _TABLE[name] = scope
     return scope
 
 
 CORE = "swarm-handoff-core"
-Scope.PROJECT = _make("project", 1, SHADOW, CORE)
-Scope.GIT_ROOT = _make("git-root", 2, SHADOW, CORE)
-Scope.GLOBAL = _make("global", 3, SHADOW, CORE)
+# Agents by the names the listing uses: Claude Code reads `.claude/skills` (project, git root, user) and
+# its plugins' skills; Codex and the Agent Skills client guide read `.agents/skills`.
+CLAUDE_CODE = "claude-code"
+CODEX = "codex"
+AGENT_SKILLS = "agent-skills"
+AGENT_NAMES = {CLAUDE_CODE: "Claude Code", CODEX: "Codex", AGENT_SKILLS: "Agent Skills clients"}
+Scope.PROJECT = _make("project", 1, SHADOW, CORE, (CLAUDE_CODE,))
+Scope.GIT_ROOT = _make("git-root", 2, SHADOW, CORE, (CLAUDE_CODE,))
+Scope.GLOBAL = _make("global", 3, SHADOW, CORE, (CLAUDE_CODE,))
 Scope.INSTALLED = _make("installed", 4, SHADOW, CORE)
 Scope.REGISTRY = _make("registry", 5, OVERLAY, CORE)
 _BUILTIN = frozenset(_TABLE)
@@ -120,11 +128,20 @@ class ScopeSpec:
     name: str
     precedence: float
     role: str = SHADOW
+    # The agents that load skills from this scope themselves (`claude-code`, `codex`, `agent-skills`, or
+    # another agent's own name): `discover` says which agent loads which copy. Empty: only swarm-handoff.
+    read_by: tuple[str, ...] = ()
 
     def problem(self) -> str | None:
         """Say what is wrong with this declaration, or None when it is usable."""
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             return f"scope name {self.name!r} is not lower-case letters, digits, '-', '.' or '_'"
+        readers: Any = self.read_by  # a plugin's declaration: any object until checked
+        if isinstance(readers, str) or not isinstance(readers, (tuple, list)) or len(readers) > 16:
+            return f"scope {self.name!r} has read_by {readers!r}, not a tuple of at most 16 agent names"
+        bad = [r for r in readers if not isinstance(r, str) or not _NAME_RE.match(r) or len(r) > 64]
+        if bad:
+            return f"scope {self.name!r} has read_by {bad[0]!r}: agent names are lower-case letters, digits, '-', '.'"
         p = self.precedence
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
             return f"scope {self.name!r} has precedence {p!r}, not a finite number"
@@ -191,9 +208,10 @@ def declare(owners: dict[str, tuple[str, ScopeSpec]], source: str, specs: tuple[
             continue
         owners[spec.name] = (source, spec)
         if current is None:
-            _make(spec.name, spec.precedence, spec.role, source)
+            _make(spec.name, spec.precedence, spec.role, source, tuple(spec.read_by))
         else:
             current.priority, current.role, current.declared_by = spec.precedence, spec.role, source
+            current.read_by = tuple(spec.read_by)
     return refused
 
 

@@ -4,7 +4,8 @@ The file holds `discovery: {timestamp, ttl_minutes: 30}` and `workflows:`, each 
 fields (`relevance_score: null`, filled in later by ranking) followed by the rest of the record.
 It is reused until the TTL runs out, `--refresh` is given, the session resumed from a checkpoint
 (`.swarm-checkpoint.json` changed, see session_life.py), or any input changed: every scanned
-SKILL.md, skills folder, registry file or installed pack, compared by (mtime, size). Those inputs
+SKILL.md, skills folder, registry file or installed pack, compared by `filecache.observe` (mtime,
+size, inode, device and ctime). Those inputs
 live beside it in `.available-workflows.state.json`, so the YAML keeps exactly the seed's shape.
 A corrupt, foreign or stale file is ignored and rewritten; both files are written atomically.
 """
@@ -136,7 +137,7 @@ def read_session(
 def write_session(
     folder: Path,
     result: DiscoveryResult,
-    inputs: list[tuple[str, int, int]] | None,
+    inputs: list[tuple[str, int, int, int, int, int]] | None,
     context: DiscoveryContext,
     host: PluginHost,
     now: datetime.datetime | None = None,

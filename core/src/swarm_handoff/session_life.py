@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.errors import SwarmError, UsageError
 
 PREFIX = "swarm-session-"
 MARKER = ".swarm-session.json"
@@ -72,14 +72,14 @@ def sessions_root(env: Mapping[str, str] | None = None) -> Path:
     return Path(tempfile.gettempdir())
 
 
-def parse_duration(text: str) -> dt.timedelta:
-    """Read `--older-than` (`90s`, `30m`, `24h`, `2d`, `1w`; a bare number is seconds)."""
+def parse_duration(text: str, option: str = "--older-than") -> dt.timedelta:
+    """Read a duration option (`90s`, `30m`, `24h`, `2d`, `1w`; a bare number is seconds)."""
     match = _DURATION.match(text)
     if match is None or len(text) > 32:
-        raise SwarmError(
-            ErrorCode.USAGE,
-            f"--older-than {text!r} is not a duration",
+        raise UsageError(  # exit 2, like every other option that cannot be read
+            f"{option} {text!r} is not a duration",
             hint="write a number and a unit: 90s, 30m, 24h, 2d or 1w",
+            option=option,
         )
     return dt.timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
 

@@ -20,7 +20,15 @@ import attrs
 
 from swarm_handoff import fastyaml
 from swarm_handoff.errors import Problem
-from swarm_handoff.textfile import NOT_A_REGULAR_FILE, NOT_UTF8, UNREADABLE, LoadError, bom_problem, open_regular
+from swarm_handoff.textfile import (
+    NOT_A_REGULAR_FILE,
+    NOT_UTF8,
+    UNREADABLE,
+    LoadError,
+    bom_problem,
+    open_regular,
+    would_block,
+)
 from swarm_handoff.yamlio import YAML_DUPLICATE_KEY, YAML_SYNTAX, YAML_TOO_MANY_NODES
 
 # Stable problem codes of SKILL.md files (values never change once released).
@@ -111,7 +119,11 @@ def read_frontmatter_bytes(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> byt
     try:
         with os.fdopen(fd, "rb") as handle:
             buf = handle.read(_CHUNK)
+            if buf is None:  # O_NONBLOCK: a file that would make us wait (EAGAIN) gives nothing
+                raise LoadError(would_block(path))
             return _scan(buf, handle, path, limit)
+    except BlockingIOError:
+        raise LoadError(would_block(path)) from None
     except OSError as exc:
         raise LoadError(stat_problem(path, exc)) from None
 
@@ -178,6 +190,8 @@ def _scan(buf: bytes, handle: Any, path: str, limit: int) -> bytes:
                 )
             )
         more = handle.read(_CHUNK)
+        if more is None:  # a non-blocking read that would have waited
+            raise LoadError(would_block(path))
         if not more:
             if match is not None:
                 return buf[body_start : match.start()]

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.metadata import value_kind
 from swarm_handoff.yamlio import LoadError, check_size, load_document
 
 PROBLEM_TYPES = ("decision", "creative", "analytical", "strategic")
@@ -86,7 +87,7 @@ class _Checker:
                 self.add(field, "is required", f"add a non-empty `{field}` string")
             return ""
         if not isinstance(value, str):
-            self.add(field, f"must be a string, not {type(value).__name__}", f"quote the `{field}` value")
+            self.add(field, f"must be a string, not {value_kind(value)}", f"quote the `{field}` value")
             return ""
         if required and not value.strip():
             self.add(field, "must not be empty", f"write the `{field}`")
@@ -108,7 +109,7 @@ class _Checker:
         if value is None:
             return ()
         if not isinstance(value, list):
-            self.add(field, f"must be a list, not {type(value).__name__}", f"write `{field}` as a YAML list")
+            self.add(field, f"must be a list, not {value_kind(value)}", f"write `{field}` as a YAML list")
             return ()
         bad = [i for i, item in enumerate(value) if not isinstance(item, item_type)]
         if bad:
@@ -122,7 +123,7 @@ class _Checker:
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            self.add(field, f"must be a mapping, not {type(value).__name__}", f"write `{field}` as key: value lines")
+            self.add(field, f"must be a mapping, not {value_kind(value)}", f"write `{field}` as key: value lines")
             return {}
         return value
 
@@ -142,7 +143,7 @@ def parse_synthesis(data: Any, *, path: str | None = None) -> Synthesis:
     if not isinstance(data, Mapping):
         check.add(
             "(document)",
-            f"must be a mapping, not {type(data).__name__}",
+            f"must be a mapping, not {value_kind(data)}",
             "the file holds `original_prompt: ...`, `problem_type: ...` and so on",
         )
         raise _error(check, path)

@@ -286,6 +286,9 @@ def swarm_cli() -> Callable[..., CliResult]:
     """
 
     def run(*args: str, env: Mapping[str, str] | None = None, input: str | None = None) -> CliResult:
+        import contextlib
+        import io
+
         from typer.testing import CliRunner
 
         from swarm_handoff.cli.app import build_app
@@ -294,8 +297,12 @@ def swarm_cli() -> Callable[..., CliResult]:
             runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
         except TypeError:
             runner = CliRunner()
-        result = runner.invoke(build_app(), list(args), env=dict(env or {}), input=input, catch_exceptions=False)
-        return CliResult(result.exit_code, result.stdout, result.stderr)
+        # Building the app loads the plugins (their commands join it): what they print then is the run's too.
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            app = build_app()
+        result = runner.invoke(app, list(args), env=dict(env or {}), input=input, catch_exceptions=False)
+        return CliResult(result.exit_code, out.getvalue() + result.stdout, err.getvalue() + result.stderr)
 
     return run
 

@@ -8,6 +8,7 @@ on it; `yamlio` re-exports these names, so older imports from there keep working
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -29,6 +30,10 @@ _OPEN_FLAGS = (
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1024 * 1024
+# Kernel pseudo-files: "regular", size 0 whatever they hold, and some block a read (/proc/kmsg).
+_PSEUDO_ROOTS = ("/proc", "/sys")
+PSEUDO_FILE = "a kernel pseudo-file (under /proc or /sys), not a regular file: reading it could block"
+WOULD_BLOCK = "reading it would block (a kernel or device file that waits for data)"
 
 
 class LoadError(Exception):
@@ -50,6 +55,36 @@ def file_kind(mode: int) -> str:
         (stat.S_ISLNK, "a symbolic link"),
     )
     return next((word for test, word in kinds if test(mode)), "not a regular file")
+
+
+_pseudo_devices: set[int] | None = None
+
+
+def pseudo_file(path: str | os.PathLike[str], st: os.stat_result) -> bool:
+    """Whether a "regular" file of size 0 is a kernel pseudo-file (procfs, sysfs), which is never read.
+
+    Such a file's size says nothing about what a read returns, and some block until the kernel has
+    something to say (/proc/kmsg), O_NONBLOCK or not. Known by where it resolves to, or by the device
+    of /proc or /sys.
+    """
+    global _pseudo_devices
+    if not stat.S_ISREG(st.st_mode) or st.st_size != 0:
+        return False
+    real = os.path.realpath(path)
+    if any(real == root or real.startswith(root + "/") for root in _PSEUDO_ROOTS):
+        return True
+    if _pseudo_devices is None:
+        found: set[int] = set()
+        for root in _PSEUDO_ROOTS:
+            with contextlib.suppress(OSError):
+                found.add(os.stat(root).st_dev)
+        _pseudo_devices = found
+    return st.st_dev in _pseudo_devices
+
+
+def would_block(path: str) -> Problem:
+    """UNREADABLE for a read that would block: one coded problem for that file, never a hang."""
+    return Problem(UNREADABLE, f"cannot read: {WOULD_BLOCK}", path=path, hint="point the path at a regular file")
 
 
 def _open_problem(path: str, exc: OSError, follow: bool) -> Problem:
@@ -102,13 +137,10 @@ def _open_regular(
     except OSError as exc:  # pragma: no cover - fstat of an open descriptor does not fail in practice
         os.close(fd)
         raise LoadError(name(path, exc)) from None
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or pseudo_file(path, st):
         os.close(fd)
-        raise LoadError(
-            Problem(
-                NOT_A_REGULAR_FILE, f"{file_kind(st.st_mode)}, not a regular file", path=path, hint=_NOT_REGULAR_HINT
-            )
-        )
+        what = PSEUDO_FILE if stat.S_ISREG(st.st_mode) else f"{file_kind(st.st_mode)}, not a regular file"
+        raise LoadError(Problem(NOT_A_REGULAR_FILE, what, path=path, hint=_NOT_REGULAR_HINT))
     return fd, st
 
 
@@ -129,6 +161,8 @@ def read_regular(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, follow
             chunks.append(chunk)
             size += len(chunk)
             want = min(_CHUNK, limit + 1 - size)
+    except BlockingIOError:
+        raise LoadError(would_block(text)) from None
     except OSError as exc:
         raise LoadError(_open_problem(text, exc, follow)) from None
     finally:

@@ -54,9 +54,10 @@ def test_metadata_form_inserts_two_lines_and_nothing_else(tree, tmp_path):
 def test_v3_form_appends_a_handoff_block(tree):
     path = tree.add("plain", raw="---\r\nname: plain\r\ndescription: x\r\n---\r\nbody\r\n")
     adopt(path, form="v3", categories=["review"])
+    # Block style (issue 26): `lint --strict-spec` refuses the flow style `["*"]` this used to write.
     assert path.read_bytes() == (
-        b'---\r\nname: plain\r\ndescription: x\r\nhandoff:\r\n  accepts_from: ["*"]\r\ncategories: ["review"]\r\n'
-        b"---\r\nbody\r\n"
+        b'---\r\nname: plain\r\ndescription: x\r\nhandoff:\r\n  accepts_from:\r\n    - "*"\r\n'
+        b'categories:\r\n  - "review"\r\n---\r\nbody\r\n'
     )
 
 
@@ -66,8 +67,24 @@ def test_v3_form_completes_an_existing_block_by_round_trip(tree):
     adopt(path, form="v3", accepts_from=["planner"])
     new = path.read_text()
     assert "description: x  # note" in new
-    assert "  accepts_from: [planner] # nobody yet\n" in new
+    assert "  accepts_from:     # nobody yet\n    - planner\n" in new  # block style; the comment stays on its line
     assert new.endswith("---\nbody\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: plain\ndescription: x\n---\nbody\n",
+        "---\nname: plain\ndescription: x\nhandoff:\n  accepts_from: []\n---\nbody\n",
+    ],
+)
+def test_v3_form_writes_what_lint_strict_spec_accepts(tree, swarm_cli, text):
+    """Whatever adopt writes is block style: no SPEC_STRICT_YAML finding for `lint --strict-spec` to fail on."""
+    path = tree.add("plain", raw=text)
+    adopt(path, form="v3", accepts_from=["planner", "*"], categories=["review"])
+    report = swarm_cli("lint", "--strict-spec", str(path), "--format", "json").json()
+    codes = [p["code"] for f in report["files"] for p in f["problems"]]
+    assert "SPEC_STRICT_YAML" not in codes, path.read_text()
 
 
 def test_metadata_form_refuses_when_a_handoff_block_would_win(tree):

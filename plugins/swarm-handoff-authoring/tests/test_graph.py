@@ -67,3 +67,23 @@ def test_unknown_style_is_a_usage_error(project, swarm_cli):
     result = swarm_cli("graph", "--as", "svg", "--cwd", str(tree.root), "-f", "json", env=env)
     assert result.exit_code == 2
     assert "mermaid" in result.json()["error"]["hint"]
+
+
+def test_edges_only_hides_skills_with_no_edge_and_says_how_many(project, swarm_cli):
+    """Issue 26: on a real repository most skills have no edge; `--edges-only` leaves the hand-offs readable."""
+    tree, env = project
+    tree.add("loner", raw="---\nname: loner\ndescription: Talks to nobody.\n---\n")
+    full = swarm_cli("graph", "--cwd", str(tree.root), "-f", "json", env=env).json()
+    assert "loner" in {n["name"] for n in full["nodes"]}
+    assert full["hidden_without_edges"] == 0
+    only = swarm_cli("graph", "--edges-only", "--cwd", str(tree.root), "-f", "json", env=env).json()
+    names = {n["name"] for n in only["nodes"]}
+    assert "loner" not in names
+    assert names == {e["source"] for e in only["edges"]} | {e["target"] for e in only["edges"]}
+    assert only["edges"] == full["edges"]
+    assert only["hidden_without_edges"] == len(full["nodes"]) - len(only["nodes"])
+    text = swarm_cli("graph", "--edges-only", "--cwd", str(tree.root), env=env).stdout
+    assert "loner" not in text
+    assert f"%% {only['hidden_without_edges']} skill(s) with no hand-off edge hidden (--edges-only)" in text
+    dot = swarm_cli("graph", "--edges-only", "--as", "dot", "--cwd", str(tree.root), env=env).stdout
+    assert f"// {only['hidden_without_edges']} skill(s) with no hand-off edge hidden (--edges-only)" in dot

@@ -277,3 +277,22 @@ def test_a_lone_surrogate_is_written_as_escape_text():
     # issue 18: an undecodable byte of a folder name is `\xff` text in XML as in every format.
     root = ET.fromstring(XmlFormatter().render(_Doc({"name": "bad\udcffname", "other": "x\ud800"})))
     assert [decode_text(e) for e in root] == ["bad\\xffname", "x\\ud800"]
+
+
+def test_a_dispatch_shows_the_scripts_start_and_its_context_vars():
+    from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
+
+    flow = Workflow(
+        "explore-dims",
+        StepDef(
+            "explore",
+            "Explore",
+            ["Explore"],
+            Dispatch(AgentRole.EXPLORE, script="explore.py", total_steps=3, context_vars={"dimension": "naming"}),
+            {Outcome.OK: None, Outcome.FAIL: "explore"},
+        ),
+    )
+    dispatched = _one(_parse(render_step(flow, "explore")), "subagent_dispatch")
+    assert (dispatched.get("step"), dispatched.get("total_steps")) == ("1", "3")
+    [value] = dispatched.findall("context_vars/value")
+    assert (decode_attribute(value, "key"), decode_text(value)) == ("dimension", "naming")

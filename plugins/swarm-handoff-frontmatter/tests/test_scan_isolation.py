@@ -105,24 +105,6 @@ def test_an_entry_that_cannot_be_looked_into_costs_only_that_skill(skill_tree, m
     assert codes == {"alpha": [], "secret": [UNREADABLE]}
 
 
-def test_an_unforeseen_error_on_one_entry_is_that_skill_s_problem(skill_tree, monkeypatch):
-    from swarm_handoff_frontmatter import scan
-
-    skill_tree.add_handoff("alpha")
-    skill_tree.add_handoff("beta")
-    real = scan.Scan.entry
-
-    def entry(self, item, *args):
-        if item.name == "beta":
-            raise OSError(errno.ELOOP, "Too many levels of symbolic links", item.path)
-        return real(self, item, *args)
-
-    monkeypatch.setattr(scan.Scan, "entry", entry)
-    result = scan_folder(skill_tree.skills_dir)
-    codes = {r.name: [p.code for p in r.problems] for r in result.records}
-    assert codes == {"alpha": [], "beta": [SKILL_SYMLINK_LOOP]}
-
-
 @posix_only
 @pytest.mark.parametrize("target", ["SKILL.md", "folder"])
 def test_lint_of_a_fifo_named_skill_md_returns_instead_of_blocking(tmp_path, target):

@@ -145,6 +145,25 @@ def test_streamable_http_on_loopback_with_a_token(world: World) -> None:
     assert "Traceback" not in err
 
 
+def test_print_config_stdout_pastes_as_a_valid_file(swarm_cli: Any) -> None:
+    """`mcp --print-config claude > .mcp.json` writes a valid file: the notes on where it goes are on stderr."""
+    for client in ("claude", "vscode", "cursor"):
+        result = swarm_cli("mcp", "--print-config", client)
+        assert result.exit_code == 0, result.stderr
+        assert isinstance(json.loads(result.stdout), dict), client
+        assert "put this in" in result.stderr, client
+    codex = swarm_cli("mcp", "--print-config", "codex")
+    assert codex.stdout.startswith("[mcp_servers.swarm-handoff]"), codex.stdout
+    assert "config.toml" in codex.stderr
+
+
+def test_mcp_help_shows_examples_and_the_docs_page(swarm_cli: Any) -> None:
+    page = swarm_cli("mcp", "-h").stdout
+    assert "Examples:\n    swarm-handoff mcp\n" in page, page
+    assert "swarm-handoff mcp --print-config claude > .mcp.json" in page
+    assert "More: docs/mcp.md" in page
+
+
 @pytest.mark.parametrize("bad", ["0", "-1", "nan", "soon", "3601"])
 def test_a_bad_elicit_timeout_is_a_usage_error_before_serving(bad: str) -> None:
     from swarm_handoff_mcp.command import parse_elicit_timeout

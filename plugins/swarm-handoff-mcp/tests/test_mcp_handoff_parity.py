@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,40 @@ def test_the_rank_tool_reads_the_chain_through_the_same_function(host: Any) -> N
     with pytest.raises(SwarmError) as caught:
         rank_tool(Call(bad, host))
     assert caught.value.code == "USAGE"
+
+
+def test_expires_in_sets_the_expiry_as_the_clis_option_does(host: Any, tmp_path: Path) -> None:
+    import datetime as dt
+
+    result = handoff(host, tmp_path, source="planner", expires_in="3h")
+    made = load_payload(Path(result.to_data()["payload_path"]))["handoff"]
+    start, end = (dt.datetime.fromisoformat(made[k].replace("Z", "+00:00")) for k in ("timestamp", "expires_at"))
+    assert end - start == dt.timedelta(hours=3)
+    for bad in ("soon", "40d"):
+        with pytest.raises(SwarmError) as caught:
+            handoff(host, tmp_path, source="planner", expires_in=bad)
+        assert caught.value.code == "USAGE"
+        assert "expires_in" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "said"),
+    [
+        ("feedback", None, "feedback must be string, not null"),
+        ("feedback", 7, "feedback must be string, not integer"),
+        ("feedback", 7.5, "feedback must be string, not number"),
+        ("sign", "yes", "sign must be boolean, not string"),
+        ("chain", {"a": 1}, "chain must be array, not object"),
+        ("synthesis", ["x"], "not array"),
+    ],
+)
+def test_type_errors_name_json_types_not_python_ones(tmp_path: Path, argument: str, value: Any, said: str) -> None:
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    with pytest.raises(SwarmError) as caught:
+        check_arguments(spec, {"target": "picky", "session": str(tmp_path), argument: value})
+    assert said in caught.value.message
+    for python_name in ("NoneType", "str", "int", "float", "dict", "list", "bool"):
+        assert not re.search(rf"\bnot {python_name}\b", caught.value.message), caught.value.message
 
 
 def test_a_stripped_signature_is_refused_by_handoff_and_ack_naming_the_tool_argument(host: Any, tmp_path: Path) -> None:

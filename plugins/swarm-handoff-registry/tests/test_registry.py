@@ -151,3 +151,10 @@ def test_why_mentions_the_registry(world, tmp_path, swarm_cli):
     data = swarm_cli("why", "remote-review", "--cwd", str(tmp_path), "-f", "json", env=env).json()
     assert data["looked"][-1]["scope"] == "registry"
     assert data["looked"][-1]["status"] == "chosen"
+
+
+@pytest.mark.parametrize("command", ["path", "show", "sync", "prune"])
+def test_every_registry_help_page_shows_examples_and_the_docs_page(world, swarm_cli, command):
+    page = swarm_cli("registry", command, "-h").stdout
+    assert f"Examples:\n    swarm-handoff registry {command}" in page, page
+    assert "More: docs/registry.md" in page

@@ -126,9 +126,12 @@ def test_a_fifo_at_the_registry_path_blocks_nothing(tmp_path, make_swarm_host, s
     assert synced.json()["error"]["code"] == "REGISTRY_SYNC_FAILED"
 
 
-def test_entries_whose_names_or_paths_escape_are_skipped_and_the_rest_kept(tmp_path, make_swarm_host):
+def test_entries_whose_names_or_paths_escape_are_skipped_and_the_rest_kept(tmp_path, make_swarm_host, monkeypatch):
     config = tmp_path / "config"
     config.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))  # `~` of the one good entry; its skill must exist to be a target
+    (tmp_path / "skills" / "fine").mkdir(parents=True)
+    (tmp_path / "skills" / "fine" / "SKILL.md").write_text("---\nname: fine\n---\n")
     (config / REGISTRY_FILE).write_text(
         "workflows:\n"
         "  - {name: '../../escape', description: d, handoff: {accepts_from: ['*']}}\n"

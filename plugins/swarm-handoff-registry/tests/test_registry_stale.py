@@ -72,6 +72,7 @@ def test_packs_are_synced_on_request_with_their_environment():
 
 def test_a_pack_entry_of_another_environment_is_not_a_target_here(tmp_path):
     path = tmp_path / REGISTRY_FILE
+    (tmp_path / "SKILL.md").write_text("---\nname: packed\n---\n")  # the skill is here: only the environment differs
     record = SkillRecord(
         name="packed",
         scope=Scope.INSTALLED,
@@ -140,3 +141,24 @@ def test_handoff_verifies_a_registry_target_still_exists(world, swarm_cli):
     error = swarm_cli(*args, "--format", "json").json()["error"]
     assert error["code"] == "TARGET_NOT_FOUND"
     assert str(gone) in error["details"]["reason"]
+
+
+def test_an_entry_whose_skill_is_gone_is_stale_in_discover_before_any_sync(world, swarm_cli, monkeypatch):
+    """Issue 26 point 7: `discover` offers no target `handoff` refuses; it says why, as `registry show` does."""
+    monkeypatch.delenv("SWARM_HANDOFF_NO_CACHE")  # the cached answer must notice the folder going too
+    skill = add_skill(world["tmp"] / "elsewhere", "ghost")
+    (world["config"]).mkdir(parents=True, exist_ok=True)
+    (world["config"] / REGISTRY_FILE).write_text(
+        f"workflows:\n  - name: ghost\n    skill_path: {skill}\n    handoff: {{accepts_from: ['*']}}\n"
+    )
+    listed = swarm_cli("discover", "--format", "json").json()
+    assert "ghost" in [w["skill"] for w in listed["workflows"]]
+    skill.unlink()
+    skill.parent.rmdir()
+    listed = swarm_cli("discover", "--all", "--format", "json").json()
+    assert "ghost" not in [w["skill"] for w in listed["workflows"]]
+    [ghost] = [s for s in listed["ineligible"] if s["skill"] == "ghost"]
+    assert ghost["problems"][-1]["code"] == "REGISTRY_ENTRY_STALE"
+    assert str(skill) in ghost["problems"][-1]["message"]
+    assert "stale" in swarm_cli("discover", "--all").stdout
+    assert "not a target" in swarm_cli("registry", "show").stdout

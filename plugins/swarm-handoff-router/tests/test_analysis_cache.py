@@ -110,6 +110,24 @@ def test_the_version_follows_the_router_code() -> None:
     assert len(memo_version()) == 64
 
 
+def test_the_version_digests_every_module_of_the_package(tmp_path: Path) -> None:
+    """Not a hand-kept list of modules: an edit of any one of them (or a new one) is a new version."""
+    import shutil
+
+    package = tmp_path / "swarm_handoff_router"
+    shutil.copytree(Path(analysis_cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    version = analysis_cache.code_digest(package)
+    assert version is not None
+    for name in sorted(p.name for p in package.glob("*.py")):
+        before = (package / name).read_bytes()
+        (package / name).write_bytes(before + b"\n# edited\n")
+        assert analysis_cache.code_digest(package) not in (None, version), name
+        (package / name).write_bytes(before)
+    assert analysis_cache.code_digest(package) == version
+    (package / "later.py").write_text("X = 1\n")  # a module added by a later release
+    assert analysis_cache.code_digest(package) not in (None, version)
+
+
 def test_a_damaged_entry_is_analysed_again(skills: list[SkillRecord], analysed: list[str]) -> None:
     expected = analyse(skills)
     memo = FileMemo(MEMO_NAME, memo_version())

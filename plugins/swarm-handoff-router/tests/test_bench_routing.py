@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -44,3 +44,29 @@ def test_a_malformed_entry_is_reported_and_left_out(
     out = capsys.readouterr().out
     assert "entry 1" in out
     assert "entry 3" in out
+
+
+def test_a_request_no_skill_fits_is_loaded_and_left_out_of_top_k(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 28: `skills: []` marks a request that no candidate can take (abstention), not a malformed entry.
+    path = tmp_path / "requests-x.yaml"
+    path.write_text(
+        "- q: shrink these photos\n  skills: [image-resizer]\n"
+        "- q: publish my typescript library to the js registry\n  skills: []\n"
+        '- {q: "renew the lease on our office", skills: []}\n',
+        encoding="utf-8",
+    )
+    loaded = bench.load_requests(path)
+    assert "left out" not in capsys.readouterr().out
+    assert [r["skills"] for r in loaded] == [["image-resizer"], [], []]
+    assert loaded[1]["q"] == "publish my typescript library to the js registry"
+    records = [SimpleNamespace(name=n) for n in ("chart-builder", "image-resizer", "regex-helper")]
+
+    def scorer(text: str) -> list[float]:
+        return [0.0, 1.0, 0.5] if "photos" in text else [1.0, 0.0, 0.0]
+
+    result = bench.evaluate(records, loaded, scorer)
+    assert result["requests"] == 1
+    assert (result["top1"], result["top3"], result["mrr"]) == (1.0, 1.0, 1.0)
+    assert result["misses"] == []

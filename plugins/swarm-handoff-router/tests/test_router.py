@@ -17,8 +17,9 @@ def skill(name: str, description: str, path: str | None = None) -> SkillRecord:
 
 
 def request(prompt: str, candidates: tuple[SkillRecord, ...] = (), **fields: str) -> RankingRequest:
+    """The request; the candidates go to `score_many` (a request no longer carries them)."""
     synthesis = parse_synthesis({"original_prompt": prompt, "problem_type": "research", **fields})
-    return RankingRequest(synthesis=synthesis, candidates=candidates)
+    return RankingRequest(synthesis=synthesis)
 
 
 SKILLS = (

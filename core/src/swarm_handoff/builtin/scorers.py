@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from swarm_handoff.components import Register
 from swarm_handoff.hookspecs import hookimpl
-from swarm_handoff.records import Contribution, Scope, SkillRecord
+from swarm_handoff.records import Contribution, Scope, SkillRecord, category_key
 from swarm_handoff.skill_keys import in_chain
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ SWARM_V2_POINTS: Mapping[str, int] = {
 
 
 def _categories(record: SkillRecord) -> set[str]:
-    return {c.strip().lower() for c in record.categories}
+    return {category_key(c) for c in record.categories}
 
 
 class SwarmV2Scorer:
@@ -71,7 +71,7 @@ class SwarmV2Scorer:
 
     def _category(self, problem_type: str, categories: set[str]) -> Contribution:
         wanted = SWARM_V2_CATEGORY_MAP.get(problem_type, ())
-        hits = [c for c in wanted if c in categories]
+        hits = [c for c in wanted if category_key(c) in categories]
         if hits:
             reason = f"problem_type {problem_type} maps to {', '.join(hits)}"
             return Contribution("category_match", self.points["category_match"], reason)
@@ -169,11 +169,11 @@ class RegistryV3Scorer:
 
     def _category(self, problem_type: str, categories: set[str]) -> Contribution:
         direct, partial = REGISTRY_V3_CATEGORIES.get(problem_type, ((problem_type,), ()))
-        hits = [c for c in direct if c in categories]
+        hits = [c for c in direct if category_key(c) in categories]
         if hits:
             reason = f"direct: {', '.join(hits)} is the work problem_type {problem_type} asks for"
             return Contribution("category_match", self.points["category_direct"], reason)
-        hits = [c for c in partial if c in categories]
+        hits = [c for c in partial if category_key(c) in categories]
         if hits:
             reason = f"partial: {', '.join(hits)} neighbours problem_type {problem_type}"
             return Contribution("category_match", self.points["category_partial"], reason)

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from swarm_handoff.cli.output import check_cwd, format_option, run
+from swarm_handoff.cli.printing import echo_err
 from swarm_handoff.components import Document
+from swarm_handoff.eligibility import Query
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import Scope
 
@@ -57,9 +59,7 @@ def register(app: typer.Typer) -> None:
         """List the skills that accept a hand-off, most local first (project > git-root > global > installed)."""
 
         def action(host: PluginHost) -> Document:
-            from swarm_handoff.cli.lean import discover_document
-
-            return discover_document(
+            return _discover(
                 host,
                 cwd=cwd,
                 session=session,
@@ -68,9 +68,7 @@ def register(app: typer.Typer) -> None:
                 show_all=show_all,
                 refresh=refresh,
                 resume=resume,
-                accepts_from=accepts_from,
-                schema_version=schema_version,
-                input_types=input_types,
+                query=Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(input_types)),
             )
 
         run(fmt, action)
@@ -132,3 +130,49 @@ def _close_names(name: str, result: DiscoveryResult) -> list[str]:
 
     known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
     return close_names(name, known)
+
+
+def _discover(
+    host: PluginHost,
+    *,
+    cwd: Path | None,
+    session: Path | None,
+    category: list[str],
+    scope: list[str],
+    show_all: bool,
+    refresh: bool,
+    resume: bool,
+    query: Query,
+) -> DiscoveryResult:
+    """The body of `discover`: scan (or read the session's cache), filter, and note what was set aside."""
+    from swarm_handoff.discovery import discover_detailed, make_context
+    from swarm_handoff.errors import UsageError
+
+    check_cwd(cwd)
+    if resume and session is None:
+        raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
+    context = make_context(cwd, refresh=refresh)
+    if session is not None:
+        from swarm_handoff.session import discover_with_session
+
+        if resume:
+            from swarm_handoff.session_life import write_checkpoint
+
+            write_checkpoint(session)
+        result = discover_with_session(context, host, session, show_all=show_all)
+    else:
+        result = discover_detailed(context, host, show_all=show_all)[0]
+    # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
+    known = [s.value for s in Scope]
+    bad = [s for s in scope if s not in known]
+    if bad:
+        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
+    result = result.filtered(tuple(category), tuple(scope)).queried(query)
+    if not show_all and (result.skipped_count or result.shadowed_count):
+        from swarm_handoff.command_name import command_name
+
+        echo_err(
+            f"note: {result.skipped_count} skipped and {result.shadowed_count} shadowed skill(s) not listed;"
+            f" `{command_name()} discover --all` shows them with the reason"
+        )
+    return result

@@ -33,7 +33,8 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
 
     def confirm(message: str) -> bool:
-        message = escape_controls(message)  # it names skills, which come from other people's folders
+        # it names skills, which come from other people's folders: escaped, line by line (its own breaks stay)
+        message = "\n".join(escape_controls(line) for line in message.split("\n"))
         if yes:
             typer.echo(f"{message} yes (--yes)", err=True)
             return True
@@ -126,6 +127,13 @@ def register(app: typer.Typer) -> None:
                 help="Hand off to a skill that declares no hand-off metadata (recorded; rank --include-undeclared).",
             ),
         ] = False,
+        expires_in: Annotated[
+            str | None,
+            typer.Option(
+                "--expires-in",
+                help="How long the payload stays valid: 90m, 3h, 2d (at most 30d); default: 1h.",
+            ),
+        ] = None,
         require_signature: Annotated[
             bool | None,
             typer.Option(
@@ -142,6 +150,8 @@ def register(app: typer.Typer) -> None:
         from swarm_handoff.ranking_options import chain_names
 
         def action(host: PluginHost) -> Document:
+            from swarm_handoff.session_life import parse_duration
+
             check_session(session)  # the text as given: Path("") would quietly mean "."
             options = HandoffOptions(
                 target=target,
@@ -157,6 +167,7 @@ def register(app: typer.Typer) -> None:
                 override_accepts_from=override_accepts_from,
                 received=received,
                 allow_undeclared=allow_undeclared,
+                expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
                 require_signature=require_signature,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
@@ -199,22 +210,32 @@ def register(app: typer.Typer) -> None:
         payload: Annotated[Path, typer.Argument(help="The payload file.")],
         to: Annotated[str, typer.Option("--to", help="The version to convert to: 3.0 or 2.0.")],
         output: Annotated[
-            Path | None, typer.Option("--output", "-o", help="Also write the converted payload here.")
+            str | None,
+            typer.Option(
+                "--output",
+                "-o",
+                help="Also write the converted payload here; - for stdout (the report goes to stderr).",
+            ),
         ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Convert a payload between 2.0 and 3.0, listing every field the conversion drops."""
+        import contextlib
+        import errno
+
         from swarm_handoff.payload.convert import convert_payload
-        from swarm_handoff.payload.io import dump_payload, write_atomic, write_keeping_earlier
+        from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
         from swarm_handoff.payload.validate import load_payload
+        from swarm_handoff.safefs import create_new
 
         def action(host: PluginHost) -> Document:
             result = convert_payload(load_payload(payload), to, host)
             try:
-                for side_path, content in result.side_files:
-                    write_atomic(Path(side_path), dump_payload(content, Path(side_path)))
+                for side_path, content in result.side_files:  # a fresh name each: never replaces a file
+                    if not create_new(Path(side_path), dump_payload(content, Path(side_path)).encode("utf-8")):
+                        raise FileExistsError(errno.EEXIST, "a file of that name is already there", str(side_path))
                 if output is not None:
-                    write_keeping_earlier(output, dump_payload(result.payload, output))
+                    write_output(output, dump_payload(result.payload, Path(output)), stdout=payload_out)
             except OSError as exc:
                 raise SwarmError(
                     ErrorCode.VALIDATION_FAILED,
@@ -225,7 +246,13 @@ def register(app: typer.Typer) -> None:
                 warn(f"dropped {dropped}")
             return result
 
-        run(fmt, action)
+        payload_out = sys.stdout
+        if output is not None and standard_stream(output) == 1:
+            # stdout holds the payload alone, so that `convert -o - | other-tool` reads a payload
+            with contextlib.redirect_stdout(sys.stderr):
+                run(fmt, action)
+        else:
+            run(fmt, action)
 
     @app.command("ack")
     def ack(

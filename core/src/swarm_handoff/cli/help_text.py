@@ -29,7 +29,13 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {
     "validate": (("swarm-handoff validate DIR/handoff-payload.yaml",), "docs/payloads.md"),
     "verify": (("swarm-handoff verify DIR/handoff-payload.yaml",), "docs/payloads.md"),
     "convert": (("swarm-handoff convert DIR/handoff-payload.yaml --to 3.0",), "docs/payloads.md"),
-    "ack": (("swarm-handoff ack DIR/handoff-payload.yaml --status accepted",), "docs/payloads.md"),
+    "ack": (
+        (
+            "swarm-handoff ack DIR/handoff-payload.yaml --status received",
+            "swarm-handoff ack DIR/handoff-payload.yaml --status success",
+        ),
+        "docs/payloads.md",
+    ),
     "history": (("swarm-handoff history", "swarm-handoff history --skill code-review -f json"), "docs/payloads.md"),
     "demo": (("swarm-handoff demo", "swarm-handoff demo --keep"), "README.md"),
     "workflow": (("swarm-handoff workflow list", "swarm-handoff workflow step NAME"), "docs/workflows.md"),
@@ -49,6 +55,20 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {
     "session close": (("swarm-handoff session close DIR",), "docs/payloads.md"),
     "session gc": (("swarm-handoff session gc",), "docs/payloads.md"),
     "session resume": (("swarm-handoff session resume DIR",), "docs/payloads.md"),
+    # Plugins' groups (swarm-handoff-registry, swarm-handoff-mcp): listed here so every -h has examples.
+    "registry": (("swarm-handoff registry sync", "swarm-handoff registry show"), "docs/registry.md"),
+    "registry path": (("swarm-handoff registry path",), "docs/registry.md"),
+    "registry show": (("swarm-handoff registry show", "swarm-handoff registry show -f json"), "docs/registry.md"),
+    "registry sync": (("swarm-handoff registry sync", "swarm-handoff registry sync --packs"), "docs/registry.md"),
+    "registry prune": (("swarm-handoff registry prune",), "docs/registry.md"),
+    "mcp": (
+        (
+            "swarm-handoff mcp",
+            "swarm-handoff mcp --print-config claude > .mcp.json",
+            "swarm-handoff mcp --http 127.0.0.1:8765",
+        ),
+        "docs/mcp.md",
+    ),
 }
 
 

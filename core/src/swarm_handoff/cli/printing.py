@@ -1,8 +1,7 @@
 """Printing a command's document, warnings and errors, without importing typer.
 
-`output.py` wraps these for typer commands (`fail` ends in `typer.Exit`); the lean `discover` path
-(`cli/lean.py`) uses them directly, so both print the same bytes. Split from `output.py` because
-importing typer is most of what a `discover` that cannot be replayed spends before it scans.
+`output.py` wraps these for typer commands (`fail` ends in `typer.Exit`); kept apart so that code
+which must report without typer (the API, `main`'s last line of defence) prints the same bytes.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 
-from swarm_handoff.cli import answers
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
@@ -45,8 +43,6 @@ def check_cwd(cwd: Path | None, option: str = "--cwd") -> None:
 
 def warn_plugin_failures(host: PluginHost) -> None:
     """Say on stderr which plugins were skipped, so a broken plugin is never silent."""
-    if host.failures:
-        answers.record(None)  # fixing a plugin in place may touch nothing we stat: never replay this
     for failure in host.failures:
         warn(failure.describe())
 
@@ -56,14 +52,8 @@ def warn(message: str) -> None:
     echo_err(f"warning: {escape_controls(message)}")
 
 
-def quit_answer() -> None:
-    """Say that what was printed is no answer to replay: the reader went away (`| head`) half-way through."""
-    answers.rest_on(None)
-
-
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
-    answers.rest_on(None)  # never replayed: a bug's report is no answer, and a replay drops the traceback
     if isinstance(exc, OSError) and cwd_gone():
         # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
         # the user's shell, not a bug, wherever in the core or a plugin it surfaced.
@@ -88,7 +78,6 @@ def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
     text = encodable(render(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
     sys.stdout.write(text)
     sys.stdout.flush()
-    answers.printed(text)
 
 
 def encodable(text: str, fmt: str, encoding: str | None) -> str:
@@ -144,7 +133,6 @@ def report(error: SwarmError, fmt: str) -> int:
         text = None
     if text is not None:
         sys.stdout.write(text)
-        answers.printed(text)
     else:
         lines = [f"error: {escape_controls(error)}"]
         for problem in error.problems:
@@ -152,7 +140,6 @@ def report(error: SwarmError, fmt: str) -> int:
             lines.append(f"  {escape_controls(f'{where}{problem.code}: {problem.message}')}")
         for line in lines:
             echo_err(line)
-        answers.printed("".join(f"{line}\n" for line in lines), err=True)
     return error.exit_code
 
 
@@ -171,7 +158,6 @@ def run_document(
         document = action(host)
         emit(document, fmt, host)
     except BrokenPipeError:
-        quit_answer()
         raise  # the caller ends the run quietly (status 1): the reader (`| head`) has what it wanted
     except passthrough:
         raise

@@ -19,13 +19,11 @@ QR_STATUSES = ("pass", "fail")
 
 
 def contract_step(workflow: Workflow, step_id: str | None, position: int | None, total: int | None) -> str:
-    """The step id named by STEP or by `--step N` (checked against `--total-steps M`)."""
+    """The step id named by STEP or by `--step N` (checked against `--total-steps M`); neither: the first."""
     if position is None:
         if total is not None:
             raise UsageError("--total-steps needs --step N", hint="give the step's position with --step")
-        if step_id is None:
-            raise UsageError("name the step: STEP or --step N", hint=f"steps: {', '.join(workflow.step_ids)}")
-        return step_id
+        return workflow.step_ids[0] if step_id is None else step_id  # no step named: the entry, step 1
     count = workflow.total_steps
     if total is not None and total != count:
         raise SwarmError(

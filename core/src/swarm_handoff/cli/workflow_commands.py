@@ -28,18 +28,6 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.model import Workflow
 
 
-_DOCUMENTS = ("WorkflowCheckDocument", "WorkflowGraphDocument", "WorkflowListDocument", "WorkflowShowDocument")
-
-
-def __getattr__(name: str) -> Any:
-    """The document classes, importable from here as before, built on first use (PEP 562)."""
-    if name in _DOCUMENTS:
-        from swarm_handoff.cli import workflow_documents
-
-        return getattr(workflow_documents, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 # Shared option declarations (module-level so each is declared once).
 _PROJECT_OPTION: Any = typer.Option(Path("."), "--project", help="Project whose .claude/conventions override.")
 _PARAM_OPTION: Any = typer.Option(None, "--param", help="A workflow parameter, key=value (repeat).")
@@ -238,7 +226,7 @@ def register(app: typer.Typer) -> None:
     @group.command("step")
     def step(
         name: str = typer.Argument(..., help="The workflow's name."),
-        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N)."),
+        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N); default: the first."),
         param: list[str] | None = _PARAM_OPTION,
         state: list[str] | None = _STATE_OPTION,
         project: Path = _PROJECT_OPTION,

@@ -11,6 +11,7 @@ instead of being guessed into shape.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -21,7 +22,8 @@ from swarm_handoff.errors import Problem
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import check, parse_time
 from swarm_handoff.payload.v2 import SCHEMA as V2_SCHEMA
-from swarm_handoff.payload.v2 import stamp
+from swarm_handoff.payload.v2 import SOURCE_SKILL as V2_SOURCE
+from swarm_handoff.payload.v2 import WORKFLOW_ID_PATTERN, stamp
 from swarm_handoff.payload.v3 import SCHEMA as V3_SCHEMA
 from swarm_handoff.payload.v3 import V3_TIME
 
@@ -67,6 +69,19 @@ def _list(data: Mapping[str, Any], key: str) -> list[Any]:
 def _put(target: dict[str, Any], key: str, value: Any) -> None:
     if value not in (None, "", [], {}):
         target[key] = value
+
+
+def _v2_workflow_id(workflow_id: str, timestamp: Any) -> str | None:
+    """A v3.0 workflow id in v2.0's `swarm-session-YYYYMMDD-HHMMSS-<8 hex>` form: the hand-off's time
+    and the start of the old id's hash, so converting twice gives the same id. None without a time."""
+    moment = parse_time(timestamp) if isinstance(timestamp, str) else None
+    if moment is None:
+        return None
+    import datetime as dt
+
+    when = moment.astimezone(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    digest = hashlib.sha256(workflow_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"swarm-session-{when}-{digest}"
 
 
 def trace_id_for(handoff: Mapping[str, Any]) -> str:
@@ -246,12 +261,29 @@ class Downgrade:
         _put(new_meta, "convergence_level", working.get("convergence_level"))
         new_meta["user_feedback"] = working.get("user_feedback", "")
         new_meta["handoff_reason"] = meta.get("handoff_reason", "")
-        new_meta["handoff_chain"] = meta.get("handoff_chain") or [source.get("skill")]
+        chain = list(meta.get("handoff_chain") or [])
+        real_source = source.get("skill")
+        if real_source and (not chain or chain[-1] != real_source):
+            chain.append(real_source)  # v3.0 rules put it there already; a foreign payload may not
+        new_meta["handoff_chain"] = chain or [V2_SOURCE]
+        new_meta["converted_from"] = "3.0"
+        notes: list[str] = []
+        if real_source not in (None, V2_SOURCE):
+            notes.append(
+                f"source.skill {real_source} is written as {V2_SOURCE}, the one origin v2.0 knows; "
+                f"{real_source} is the last entry of meta.handoff_chain"
+            )
+        workflow_id = source.get("workflow_id")
+        if isinstance(workflow_id, str) and not re.match(WORKFLOW_ID_PATTERN, workflow_id):
+            derived = _v2_workflow_id(workflow_id, old.get("timestamp"))
+            if derived is not None:
+                notes.append(f"source.workflow_id {workflow_id} is written in v2.0's session-id form as {derived}")
+                workflow_id = derived
         new: dict[str, Any] = {"version": "2.0", "timestamp": old.get("timestamp")}
         if "expires_at" in old:
             new["expires_at"] = old["expires_at"]
         new.update(
-            source={k: source.get(k) for k in ("skill", "workflow_id", "session_path")},
+            source={"skill": V2_SOURCE, "workflow_id": workflow_id, "session_path": source.get("session_path")},
             target={k: target[k] for k in ("skill", "invocation", "category") if k in target},
             context=new_context,
             insights={
@@ -273,6 +305,7 @@ class Downgrade:
             target_version="2.0",
             payload=result if problems else seal(result),
             dropped=tuple(dropped),
+            notes=tuple(notes),
             problems=problems,
         )
 

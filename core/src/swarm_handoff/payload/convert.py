@@ -81,7 +81,10 @@ def convert_payload(payload: Any, to: str, host: PluginHost | None = None) -> Ad
                 "validation_errors": [p.message for p in result.problems],
                 "dropped": list(result.dropped),
             },
-            hint="v2.0 accepts only perspective-swarm sources and its four problem types; keep v3.0 for others",
+            hint=(
+                "v2.0 carries only its four problem types (decision, creative, analytical, strategic); "
+                "keep v3.0 for others"
+            ),
             recoverable=False,
             problems=result.problems,
         )

@@ -10,7 +10,7 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,45 @@ def not_found(
     )
 
 
+def by_frontmatter_name(workflows: Sequence[SkillRecord], name: str) -> tuple[SkillRecord | None, str | None]:
+    """The one target whose frontmatter `name:` is `name` (its folder named otherwise), with a note saying so.
+
+    Agents often know a skill by the name its SKILL.md declares; `why` takes that name, so `handoff`
+    does too. Two folders declaring the same name are refused: handing work to a guess is worse
+    than asking which one.
+    """
+    matches = [r for r in workflows if r.declared_name == name and r.name != name]
+    if not matches:
+        return None, None
+    if len(matches) > 1:
+        folders = ", ".join(quoted(r.name) for r in matches)
+        raise SwarmError(
+            ErrorCode.TARGET_NOT_FOUND,
+            f"no skill folder is named {quoted(name)}, and {quoted(name)} is the frontmatter name of {folders}",
+            details={"target_skill": name, "closest": [r.name for r in matches], "reason": "ambiguous"},
+            hint="hand off to one of those folder names",
+            recoverable=True,
+        )
+    folder = matches[0].name
+    return matches[0], f"{quoted(name)} is the frontmatter name of folder {quoted(folder)}; handed off to {folder}"
+
+
+def remote_host(record: SkillRecord) -> str | None:
+    """The machine a registry target lives on when it is a remote workflow (`host:` another machine), else None.
+
+    Only a record that stands as a registry entry counts: a local skill of the same name wins.
+    """
+    host = record.meta.get("remote_host")
+    return host if record.scope == "registry" and isinstance(host, str) and host else None
+
+
+def remote_note(record: SkillRecord, host: str) -> str:
+    """What the user does with a payload for a remote target: it is written here, its skill is there."""
+    where = record.meta.get("remote_skill_path")
+    skill = f" ({where})" if isinstance(where, str) else ""
+    return f"{record.name} is a remote workflow on {host}{skill}: carry the payload there and run its invocation"
+
+
 def gone_target(record: SkillRecord) -> SwarmError | None:
     """A registry target whose skill_path no longer exists: TARGET_NOT_FOUND, never a hand-off to nothing."""
     meta_file = record.meta.get("registry_file")
@@ -147,15 +186,24 @@ def session_warnings(session: Path) -> tuple[Problem, ...]:
     )
 
 
-def preserve(payload: Any, session: Path, version: str, env_config: Path) -> str | None:
-    """Keep a payload that could not be handed off, in the session folder or else the config folder."""
+def preserve(
+    payload: Any, session: Path, version: str, env_config: Path, failures: list[str] | None = None
+) -> str | None:
+    """Keep a payload that could not be handed off, in the session folder or else the config folder.
+
+    None when neither took it; `failures` (when given) then says, folder by folder, why.
+    """
     suffix = ".yaml" if version == "2.0" else ".json"
     name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
     for folder in (session, env_config / "swarm-handoff" / "preserved"):
         try:
             if folder == session and not folder.is_dir():
+                if failures is not None:
+                    failures.append(f"{folder}: not a folder")
                 continue
             return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
-        except OSError:
+        except OSError as exc:
+            if failures is not None:
+                failures.append(f"{folder}: {exc.strerror or exc}")
             continue
     return None

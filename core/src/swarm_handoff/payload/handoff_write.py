@@ -83,15 +83,26 @@ class HandoffRun:
     def fail(self, error: SwarmError) -> SwarmError:
         """Preserve the payload (when there is one) and name it in `error`."""
         if self.payload is not None and error.payload_preserved is None:
-            kept = preserve(self.payload, self.session, self.version, self.config)
+            failures: list[str] = []
+            kept = preserve(self.payload, self.session, self.version, self.config, failures)
             error.payload_preserved = kept
             if kept:
                 error.message += f" (payload preserved at {kept})"
                 record_handoff(self, Path(kept), status="failed")  # the history shows failed attempts too
+            else:
+                # Nowhere on disk took it: the error itself carries the payload, so it is not lost.
+                name = Path("payload.yaml" if self.version == "2.0" else "payload.json")
+                error.details["payload_text"] = dump_payload(self.payload, name)
+                error.details["preserve_failures"] = failures
+                error.message += (
+                    f" (the payload could not be kept on disk: {'; '.join(failures) or 'no folder to keep it in'}; "
+                    "its full text is in this error's details.payload_text)"
+                )
         return error
 
 
 HANDOFF_FAILED = "HANDOFF_FAILED"
+SESSION_BUSY = "SESSION_BUSY"  # another process held the session folder's lock past the wait
 
 
 def unexpected(exc: BaseException | None) -> SwarmError:
@@ -140,6 +151,17 @@ def write_payload(
         # Each run gets a name of its own (`handoff-payload.yaml`, then `handoff-payload-2.yaml`, ...):
         # a path once reported is never moved or replaced, so the invocation printed stays true.
         path = write_new(wanted, dump_payload(payload, wanted))
+    except safefs.FolderBusy as busy:
+        raise run.fail(
+            SwarmError(
+                SESSION_BUSY,
+                f"the session folder {run.session} is locked by {busy.who} for more than {busy.waited:g} s; "
+                "the payload was not written there",
+                details={"session": str(run.session), "holder_pids": list(busy.holders), "waited_s": busy.waited},
+                hint=f"let that process finish (or stop it if it hangs), then retry; ${safefs.LOCK_TIMEOUT_ENV} "
+                f"sets the wait in seconds ({safefs.DEFAULT_LOCK_TIMEOUT_S:g} by default)",
+            )
+        ) from None
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
         raise run.fail(

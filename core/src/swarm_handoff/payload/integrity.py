@@ -151,7 +151,8 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
     located: list[tuple[str, Any, Any, Path | None]] = []
     sizes: dict[Any, int] = {}
     for field, name, stated in entries:
-        path = locate(name, payload, payload_path) if isinstance(name, str) and name else None
+        usable = isinstance(name, str) and bool(name) and "\0" not in name  # the OS refuses a NUL (ValueError)
+        path = locate(name, payload, payload_path) if usable else None
         located.append((field, name, stated, path))
         if path is not None:
             key, size = _identity(path)
@@ -167,6 +168,9 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
     computed_by_file: dict[Any, str | OSError] = {}
     checks = []
     for field, name, stated, path in located:
+        if path is None and isinstance(name, str) and "\0" in name:
+            checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
+            continue
         if path is None:
             checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
             continue
@@ -212,6 +216,22 @@ class Findings:
         if unstated and not others:
             return "absent"
         return "ok" if not self.problems else "mismatch"
+
+
+def untrusted_hint(findings: Findings, then: str) -> str:
+    """The hint for a payload that fails its checks; a signature by another key is not a change.
+
+    An intact payload (hash, size and side files match) signed with a key other than the user's, or
+    checked where there is no key, says nothing about tampering: it was signed elsewhere.
+    """
+    others = [*findings.integrity.mismatches(), *(f.problem for f in findings.files if f.problem)]
+    if not others and findings.signature.status == INVALID and findings.signature.other_key:
+        return (
+            "the content matches its hash, but the signature was made with another key (another user or machine) "
+            "or there is no key here to check it: check it where the signing key is, or ask the sender to hand "
+            "off again unsigned or with a key you share"
+        )
+    return f"a changed payload cannot be trusted: {then}"
 
 
 def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
@@ -275,7 +295,7 @@ def require_intact(
             INTEGRITY_MISMATCH,
             f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
             details={"missing_fields": [], "validation_errors": problems},
-            hint="a changed payload cannot be trusted: run `swarm-handoff verify` and hand off again",
+            hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
             recoverable=False,
         )
     if not signature_required(config, require_signature):

@@ -15,12 +15,13 @@ import errno
 import json
 import os
 import re
+import stat
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from swarm_handoff import safefs
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import Problem, SwarmError
 from swarm_handoff.yamlio import (
     MAX_BYTES,
     YAML_DUPLICATE_KEY,
@@ -179,6 +180,7 @@ def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path |
     The earlier file gets its new name by a hard link before the new content replaces it, so `path`
     is never missing and never half written; the folder lock keeps two writers from keeping the
     same earlier file twice and losing one of their own. Returns where the earlier file was kept.
+    Only a regular file (or nothing) is ever replaced: see `write_output` for the other kinds.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with safefs.locked(path.parent):
@@ -189,14 +191,135 @@ def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path |
     return kept
 
 
+# The names of the standard streams: never files, whatever the file system says they point to.
+_STREAM_NAMES = {"-": 1, "/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1, "/dev/stderr": 2, "/dev/fd/2": 2}
+_STREAM_NAMES["/proc/self/fd/2"] = 2
+OUTPUT_REFUSED = "OUTPUT_REFUSED"
+_WRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def standard_stream(name: str) -> int | None:
+    """1 or 2 when `name` means standard output or error (`-`, `/dev/stdout`, ...), else None."""
+    return _STREAM_NAMES.get(name)
+
+
+def _refused(path: str, why: str, hint: str) -> SwarmError:
+    return SwarmError(OUTPUT_REFUSED, f"{path}: {why}; nothing was written", hint=hint, recoverable=True)
+
+
+def _streamable(mode: int) -> bool:
+    """A character device or a FIFO takes a stream of bytes and has no content to replace."""
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: TextIO | None = None) -> Path | None:
+    """Write `text` where the user said (`--output`), never replacing anything but a regular file.
+
+    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N` spellings): that standard stream;
+    * nothing there, or a regular file: `write_keeping_earlier` (the earlier file kept as `stem.N.ext`);
+    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced;
+    * a symbolic link: written through only when it ends at a character device or a FIFO; a link
+      to a file (or to nothing) is refused, since following it would replace a file elsewhere;
+    * anything else (a folder, a block device, a socket): refused.
+
+    Refusals are `OUTPUT_REFUSED` naming the path and what it is. Returns where an earlier file was kept.
+    `stdout` is the standard output to use (the caller's, when it moved `sys.stdout` elsewhere).
+    """
+    name = os.fspath(path)
+    stream = standard_stream(name)
+    if stream is not None:
+        _write_stream(stream, text.encode("utf-8"), stdout)
+        return None
+    try:
+        st = os.lstat(name)
+    except FileNotFoundError:
+        return write_keeping_earlier(Path(name), text, mode=mode)
+    if stat.S_ISREG(st.st_mode):
+        return write_keeping_earlier(Path(name), text, mode=mode)
+    if stat.S_ISLNK(st.st_mode):
+        target = os.path.realpath(name)
+        try:
+            final = os.stat(name).st_mode
+        except OSError:
+            raise _refused(
+                name,
+                f"a symbolic link to {target}, which does not exist; not followed",
+                f"name the file to write yourself (--output {target}), or remove the link",
+            ) from None
+        if not _streamable(final):
+            raise _refused(
+                name,
+                f"a symbolic link to {target} ({_kind(final)}); not followed, so no file elsewhere is replaced",
+                f"write the link's target explicitly: --output {target}",
+            )
+        _write_to(name, text.encode("utf-8"), follow=True)
+        return None
+    if not _streamable(st.st_mode):
+        raise _refused(name, f"{_kind(st.st_mode)}, not a file", "name a regular file, or - for standard output")
+    _write_to(name, text.encode("utf-8"), follow=False)
+    return None
+
+
+def _kind(mode: int) -> str:
+    from swarm_handoff.textfile import file_kind
+
+    return "a regular file" if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def _write_to(name: str, data: bytes, *, follow: bool) -> None:
+    """Open an existing device or FIFO for writing (no create, no truncate) and stream `data` into it.
+
+    The opened descriptor is checked again (`fstat`): a name swapped for a regular file meanwhile is
+    refused before a byte is written, and without O_TRUNC it has not been changed.
+    """
+    flags = _WRITE_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(name, flags)
+    except OSError as exc:
+        raise _refused(name, f"cannot open it for writing: {exc.strerror or exc}", "check the path") from None
+    try:
+        st = os.fstat(fd)
+        if not _streamable(st.st_mode):
+            raise _refused(name, f"changed into {_kind(st.st_mode)} while being opened", "run the command again")
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_stream(stream: int, data: bytes, stdout: TextIO | None) -> None:
+    import sys
+
+    handle = (stdout or sys.stdout) if stream == 1 else sys.stderr
+    handle.flush()
+    buffer = getattr(handle, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text-only stream (an embedding host replaced it)
+        handle.write(data.decode("utf-8"))
+        handle.flush()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def keep_earlier(path: Path) -> Path | None:
     """Give an existing `path` a second name, `name.1.ext`, `name.2.ext`, ..., never taking a used one.
 
     The name is made with a hard link (exclusive: it fails rather than replace), so `path` itself
     stays; call this under `safefs.locked(path.parent)` and replace `path` next.
     """
-    if not os.path.lexists(path):
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
         return None
+    if not stat.S_ISREG(st.st_mode):  # a device, FIFO or link linked aside would be the node itself
+        raise _refused(
+            str(path), f"{_kind(st.st_mode)}, not a regular file", "name a regular file, or - for standard output"
+        )
     for n in range(1, _MAX_TRIES + 1):
         kept = path.with_name(f"{path.stem}.{n}{path.suffix}")
         try:

@@ -26,9 +26,9 @@ from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
 from swarm_handoff.payload.handoff_checks import SESSION_WRITABLE_BY_OTHERS as SESSION_WRITABLE_BY_OTHERS
 from swarm_handoff.payload.handoff_checks import UNSAFE_NAME as UNSAFE_NAME
+from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_target, not_found, remote_host, remote_note
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
-from swarm_handoff.payload.handoff_checks import gone_target, not_found
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
@@ -39,7 +39,7 @@ from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpec
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.unsigned import mark_unsigned, signature_required, unsigned_hops
-from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, utc_now
+from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
@@ -72,8 +72,13 @@ class HandoffOptions:
     override_accepts_from: bool = False  # hand off although the target does not accept the source
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
+    expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
     # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
     require_signature: bool | None = None
+
+
+# How long a payload may stay valid: a hand-off is short-lived work, but a review may wait out a holiday.
+MAX_EXPIRES_IN = dt.timedelta(days=30)
 
 
 # The inputs as the CLI spells them (`payload/names.py`): what refusals name and what a payload and the
@@ -114,6 +119,18 @@ def hand_off(
         raise
 
 
+def _check_expires_in(expires_in: dt.timedelta | None, option: str) -> None:
+    """Refuse an expiry that is not in the future or is longer than MAX_EXPIRES_IN."""
+    if expires_in is None:
+        return
+    if expires_in < dt.timedelta(seconds=1) or expires_in > MAX_EXPIRES_IN:
+        raise UsageError(
+            f"{option} must be between 1 second and {MAX_EXPIRES_IN.days} days, not {expires_in}",
+            hint=f"for example {given(option, '3h')} or {given(option, '2d')}",
+            option=option,
+        )
+
+
 def _hand_off(
     run: HandoffRun,
     options: HandoffOptions,
@@ -134,6 +151,7 @@ def _hand_off(
     if options.source is not None:
         check_name(options.source, names["source"])  # it becomes part of the v3.0 file name
     check_session(options.session, names["session"])
+    _check_expires_in(options.expires_in, names["expires_in"])
     if options.synthesis is None and options.received is None:
         raise UsageError(
             f"give {given(names['synthesis'], 'FILE')}, or {given(names['received'], 'PAYLOAD')} to continue the chain "
@@ -154,6 +172,9 @@ def _hand_off(
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
+    alias_note = None
+    if record is None:  # a skill's frontmatter `name:` where it differs from its folder, as `why` takes it
+        record, alias_note = by_frontmatter_name(found.workflows, options.target)
     undeclared = named_undeclared(found, options.target) if record is None else None
     if record is None and undeclared is not None and options.allow_undeclared:
         record = undeclared
@@ -164,6 +185,7 @@ def _hand_off(
     gone = gone_target(record)
     if gone is not None:
         raise gone
+    target = record.name  # the folder name: what discovery, the payload and the history use
     if received is not None:
         source = continuation.continuing_source(received, options.source, names["source"])
         if not SAFE_NAME.match(source):
@@ -196,7 +218,16 @@ def _hand_off(
     chain = options.chain or (source,)
     if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
         chain = (*chain, source)
-    notes: list[str] = []
+    notes: list[str] = [alias_note] if alias_note else []  # kept ahead of what the builder notes
+    remote = remote_host(record)
+    if remote is not None:
+        if options.health_check:  # asked for, but the check is a command on the other machine
+            raise UsageError(
+                f"{names['health_check']}: {target} is a remote workflow on {remote}; its health_check runs there",
+                hint=f"hand off without {names['health_check']}, and run the check on {remote}",
+                option=names["health_check"],
+            )
+        notes.append(remote_note(record, remote))
     side_files: tuple[tuple[Path, Any], ...] = ()
     dropped: tuple[str, ...] = ()
     try:
@@ -213,7 +244,7 @@ def _hand_off(
                 approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
             )
             built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis, names)
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
         elif synthesis is None:
             raise UsageError(f"{names['synthesis']} is required without {names['received']}")
         elif not build_v3_first:
@@ -241,19 +272,23 @@ def _hand_off(
                 feedback=options.feedback,
                 user_approved=approved,
             )
-            run.payload, side_files, notes = built.payload, built.side_files, list(built.notes)
+            run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
     except PayloadTooLarge as exc:
         run.payload = exc.payload
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
         unsigned = unsigned_hops(run.payload)
-        run.payload, dropped = _downconvert(run.payload)
+        run.payload, dropped, rewritten = _downconvert(run.payload)
         if unsigned:  # v2.0 has no tracing: the record of unsigned hops moves to meta, never dropped
             mark_unsigned(run.payload, unsigned)
             run.payload = seal(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
+        notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
+    if options.expires_in is not None:  # the caller's expiry instead of the one-hour default
+        run.payload["handoff"]["expires_at"] = stamp(moment + options.expires_in)
+        run.payload = seal(run.payload)
     if override is not None:  # said in the payload, so the target and the history both see it
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override
         run.payload = seal(run.payload)
@@ -285,7 +320,7 @@ def _hand_off(
         )
     report = validate_payload(run.payload, host)
     if not report.valid:
-        error = report.to_error(target=options.target)
+        error = report.to_error(target=target)
         if [p.code for p in report.errors] == [REENTRY_NEEDS_REASON]:  # the input, as the caller spells it
             error.hint = f"say why the work goes back to it ({names['reason']})"
         raise run.fail(error)
@@ -293,15 +328,15 @@ def _hand_off(
     if missing:
         raise run.fail(targeting.requirements_error(record, missing, version))
     notes.extend(optional)
-    if in_chain(options.target, chain) and not ask(loop_message(options.target, chain)):
+    if in_chain(target, chain) and not ask(loop_message(target, chain)):
         raise run.fail(
             SwarmError(
                 ErrorCode.VALIDATION_FAILED,
-                f"hand-off to {options.target} refused: it is already in the chain and was not confirmed",
+                f"hand-off to {target} refused: it is already in the chain and was not confirmed",
                 details={
                     "missing_fields": [],
-                    "validation_errors": [f"handoff.target.skill: {options.target} is already in the chain"],
-                    "target_skill": options.target,
+                    "validation_errors": [f"handoff.target.skill: {target} is already in the chain"],
+                    "target_skill": target,
                     "override": "confirm",
                 },
                 hint=f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
@@ -313,18 +348,16 @@ def _hand_off(
             folder = Path(record.path).parent if record.path else None
             health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
-                raise run.fail(health_error(options.target, health, None, names["health_check"]))
+                raise run.fail(health_error(target, health, None, names["health_check"]))
         else:
-            notes.append(f"{options.target} declares no health_check; nothing to run")
+            notes.append(f"{target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)
     return write_payload(run, record, warnings, notes, side_files, health, dropped)
 
 
-def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Turn the built v3.0 payload into v2.0 with the registered adapter, marked as converted."""
+def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
+    """Turn the built v3.0 payload into v2.0 with the adapter (which marks it converted): payload, dropped, notes."""
     from swarm_handoff.payload.adapters import Downgrade
 
     result = Downgrade().convert(payload)
-    converted = result.payload
-    converted["handoff"].setdefault("meta", {})["converted_from"] = "3.0"
-    return seal(converted), result.dropped
+    return seal(result.payload), result.dropped, result.notes

@@ -27,6 +27,7 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
     "override_accepts_from": "--override-accepts-from",
     "allow_undeclared": UNDECLARED_OPTION,
     "confirm": "--yes",
+    "expires_in": "--expires-in",
     "require_signature": "--require-signature",
 }
 # The refusals an override lifts, by neutral name: each carries it in `details["override"]`.

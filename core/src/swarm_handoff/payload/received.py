@@ -90,7 +90,7 @@ def load_received(
     `require_signature` refuses a payload without a valid signature, or one whose chain already
     went through an unsigned hop (`unsigned.py`); `option` is that requirement as the caller spells it.
     """
-    from swarm_handoff.payload.integrity import examine
+    from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.names import switched_off
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT
@@ -121,7 +121,7 @@ def load_received(
             RECEIVED_TAMPERED,
             path,
             "it fails its integrity check: " + "; ".join(findings.problems),
-            f"a changed payload cannot be trusted: run `swarm-handoff verify {path}` and ask for it again",
+            untrusted_hint(findings, f"run `swarm-handoff verify {path}` and ask for it again"),
             findings.problems,
         )
     earlier = unsigned_hops(payload)

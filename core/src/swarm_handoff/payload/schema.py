@@ -104,7 +104,7 @@ class Str(Node):
     max_len: int | None = None
     pattern: str | None = None
     choices: tuple[str, ...] = ()
-    fmt: str | None = None  # "date-time", "uuid" or "uri"
+    fmt: str | None = None  # "date-time", "uuid", "uri" or "path" (no NUL: no file path can hold one)
     nullable: bool = False
     hint: str | None = None  # said when the pattern does not match
 
@@ -140,6 +140,15 @@ class Str(Node):
             out.append(problem(BAD_VALUE, field, f"{shown(value)} is not a lower-case UUID", "use str(uuid.uuid4())"))
         elif self.fmt == "uri" and not _URI.match(value):
             out.append(problem(BAD_VALUE, field, f"{shown(value)} is not a URI", "write a full URL with its scheme"))
+        elif self.fmt == "path" and "\0" in value:
+            out.append(
+                problem(
+                    BAD_VALUE,
+                    field,
+                    f"holds a NUL character (at {value.index(chr(0))}), which no file path can hold",
+                    "write the file's real path; a NUL byte is never part of one",
+                )
+            )
 
 
 @attrs.frozen

@@ -168,6 +168,7 @@ class SignatureCheck:
 
     status: str
     reason: str | None = None
+    other_key: bool = False  # invalid only because another key signed it (or no key is here to check it)
 
 
 def check_signature(payload: Mapping[str, Any], config: Path) -> SignatureCheck:
@@ -183,11 +184,15 @@ def check_signature(payload: Mapping[str, Any], config: Path) -> SignatureCheck:
     key = read_key(config)
     if key is None:
         return SignatureCheck(
-            INVALID, f"meta.signature cannot be checked: there is no signing key at {key_path(config)}"
+            INVALID,
+            f"meta.signature cannot be checked: there is no signing key at {key_path(config)}",
+            other_key=True,
         )
     if parts[1] != key_id(key):
         return SignatureCheck(
-            INVALID, f"meta.signature was made with another key (id {shown(parts[1])}, ours {key_id(key)})"
+            INVALID,
+            f"meta.signature was made with another key (id {shown(parts[1])}, ours {key_id(key)})",
+            other_key=True,
         )
     if not hmac.compare_digest(stated, signature_of(payload, key)):
         return SignatureCheck(INVALID, "meta.signature does not match the content: the payload changed after signing")

@@ -75,7 +75,7 @@ SCHEMA = Obj(
                     fields={
                         "skill": Str(min_len=1),
                         "workflow_id": Str(min_len=1),
-                        "session_path": Str(),
+                        "session_path": Str(fmt="path"),
                         "phase": Str(),
                     },
                 ),
@@ -105,7 +105,7 @@ SCHEMA = Obj(
                                         required=("name", "path", "type"),
                                         fields={
                                             "name": Str(),
-                                            "path": Str(),
+                                            "path": Str(fmt="path"),
                                             "type": Str(choices=ARTIFACT_TYPES),
                                             "description": Str(),
                                             "checksum": Str(pattern=HASH_PATTERN),
@@ -121,7 +121,7 @@ SCHEMA = Obj(
                                     Obj(
                                         required=("path",),
                                         fields={
-                                            "path": Str(),
+                                            "path": Str(fmt="path"),
                                             "description": Str(),
                                             "relevance": Str(choices=RELEVANCE),
                                         },

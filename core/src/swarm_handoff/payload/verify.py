@@ -83,7 +83,7 @@ def verify_file(
     that requirement as the caller's interface spells it (`require_signature` over MCP).
     """
     from swarm_handoff.discovery import config_dir
-    from swarm_handoff.payload.integrity import examine
+    from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
     from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
@@ -152,7 +152,7 @@ def verify_file(
         code,
         f"{path}: " + "; ".join(problems),
         details={"missing_fields": [], "validation_errors": problems, "verification": verdict.to_data()},
-        hint="a changed payload cannot be trusted: rebuild it with `swarm-handoff handoff`"
+        hint=untrusted_hint(findings, "rebuild it with `swarm-handoff handoff`")
         if mismatches
         else "the payload is stale: hand off again to get a fresh one",
         recoverable=not mismatches,

@@ -23,6 +23,23 @@ from swarm_handoff.termsafe import escape_controls, escape_data
 if TYPE_CHECKING:
     from swarm_handoff.components import Document
 
+MENU_DESCRIPTION = 100  # characters of a description a menu line shows (whole in --explain and machine formats)
+
+
+def one_line(text: str, limit: int = MENU_DESCRIPTION) -> str:
+    """A description cut to its first line and `limit` characters, so a menu entry stays one line.
+
+    Works on raw or escaped text: a line break, or its escaped form `\\n`, ends the first line.
+    The cut falls on a word boundary where one is near, and says so with "...".
+    """
+    first = text.split("\n", 1)[0].split("\\n", 1)[0].rstrip()
+    cut = first != text.rstrip()
+    if len(first) > limit:
+        space = first.rfind(" ", limit // 2, limit)
+        first, cut = first[: space if space > 0 else limit].rstrip(" ,;:"), True
+    return f"{first} ..." if cut else first
+
+
 DATA = "data"  # the layout takes `escape_data(document.to_data())`
 DOCUMENT = "document"  # the layout takes the document and escapes each field itself
 
@@ -98,16 +115,3 @@ class TextFormatter:
         covers any `to_text()` a plugin wrote that forgot a field.
         """
         return escape_controls(text_of(document), multiline=True)
-
-
-def deprecated_to_text(document: Document) -> str:
-    """What the `to_text()` methods core documents used to have return, with a warning for one release."""
-    import warnings
-
-    warnings.warn(
-        f"{type(document).__name__}.to_text() is deprecated; the text layouts live in swarm_handoff.textviews: "
-        'use swarm_handoff.api.render(document, "text")',
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return text_of(document)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from swarm_handoff.textviews import one_line
+
 if TYPE_CHECKING:
     from swarm_handoff.cli.session_commands import SessionDocument
     from swarm_handoff.demo import DemoReport
@@ -51,7 +53,7 @@ def demo_text(report: DemoReport) -> str:
 
     found = report.discovery.workflows
     lines = [f"session: {report.session}", "", f"1. discovered {len(found)} skill(s) that accept a hand-off:"]
-    lines += [f"   {r.name}  [{r.scope.value}]  {r.description}" for r in found]
+    lines += [f"   {r.name}  [{r.scope.value}]  {one_line(r.description)}" for r in found]
     lines += ["", "2. ranked against the example synthesis (scorer swarm-v2):"]
     for item in report.ranking.ranked[: report.ranking.top]:
         lines.append(f"   {item.label}) {item.record.name}  score {item.total:g}")

@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import Problem
 from swarm_handoff.termsafe import escape_controls as esc
+from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.records import SkillRecord
 
 
 def problem_line(problem: Problem, indent: str = "  ") -> list[str]:
@@ -26,26 +28,43 @@ def problem_line(problem: Problem, indent: str = "  ") -> list[str]:
 
 def discovery_text(result: DiscoveryResult) -> str:
     """One line per eligible workflow in priority order; --all adds the skipped and the shadowed."""
+    from swarm_handoff.agent_copies import agent_name
+
+    view = result.agent_view()
+
+    def agents(record: SkillRecord) -> str:
+        names = [agent_name(a) for a in view.agents(record)]
+        return f"  [agents: {esc(', '.join(names)) if names else 'none'}]"
+
     lines: list[str] = []
     for r in result.workflows:
         cats = ", ".join(esc(c) for c in r.categories) or "-"
-        lines.append(f"{esc(r.name)}  [{r.scope.value}, {esc(r.priority)}]  ({cats})  {esc(r.description)}")
-        lines.append(f"  {esc(r.path or r.source)}")
+        lines.append(f"{esc(r.name)}  [{r.scope.value}, {esc(r.priority)}]  ({cats})  {esc(one_line(r.description))}")
+        lines.append(f"  {esc(r.path or r.source)}{agents(r)}")
+        for other in view.other_copies(r):  # the copy that agent loads is not the one handed off to
+            copy = other.record
+            note = "" if copy.eligible else " (not a hand-off target)"
+            where = esc(copy.path or copy.source)
+            lines.append(f"  {esc(agent_name(other.agent))} loads another copy: [{copy.scope.value}] {where}{note}")
     if result.message:
         lines.append(esc(result.message, multiline=True))  # the tool's own advice, several lines
     if result.show_all:
         if result.ineligible:
             lines += ["", "skipped:"]
             for r in result.ineligible:
-                reason = next((p for p in r.problems if p.severity.value != "warning"), None)
+                # the first error; else the warning a source gave as its reason (its last: the registry's stale mark)
+                reason = next((p for p in r.problems if p.severity.value != "warning"), None) or (
+                    r.problems[-1] if r.problems else None
+                )
                 code = f"{esc(reason.code)}: {esc(reason.message)}" if reason else "not eligible"
                 lines.append(f"  {esc(r.name)}  [{r.scope.value}]  {code}")
-                lines.append(f"    {esc(r.path or r.source)}")
+                lines.append(f"    {esc(r.path or r.source)}{agents(r)}")
         if result.shadowed:
             lines += ["", "shadowed:"]
             for s in result.shadowed:
                 record, winner = s.record, s.winner
-                lines.append(f"  {esc(record.name)}  [{record.scope.value}] {esc(record.path or record.source)}")
+                where = esc(record.path or record.source)
+                lines.append(f"  {esc(record.name)}  [{record.scope.value}] {where}{agents(record)}")
                 lines.append(f"    by [{winner.scope.value}] {esc(winner.path or winner.source)}")
         if result.excluded:
             lines += ["", "left out by the query:"]

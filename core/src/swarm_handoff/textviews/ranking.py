@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from swarm_handoff.textviews import one_line
+
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.3f}".rstrip("0").rstrip(".")
@@ -34,7 +36,9 @@ def ranking_text(data: dict[str, Any]) -> str:
         lines.append("hint: add `handoff: {accepts_handoff: true, ...}` to a SKILL.md (see `swarm-handoff discover`)")
     for entry in data["workflows"]:
         categories = ", ".join(entry["categories"])
-        lines.append(f"({entry['label']}) [{categories}] {entry['skill']} - {entry['description']}")
+        # the menu: one line per entry; --explain shows the whole description
+        description = entry["description"] if data.get("explain") else one_line(entry["description"])
+        lines.append(f"({entry['label']}) [{categories}] {entry['skill']} - {description}")
         details = [f"score {_number(entry['score'])}", entry["scope"]]
         if entry.get("estimated_duration"):
             details.append(f"est. {entry['estimated_duration']}")

@@ -78,6 +78,11 @@ def _dispatch_lines(info: dict[str, Any]) -> list[str]:
     lines = [f"DISPATCH TO: {info['agent']} ({info.get('mode') or 'free-form'})"]
     if info.get("script"):
         lines.append(f"  script: {info['script']}")
+    if info.get("total_steps") is not None:
+        lines.append(f"  starts at: step {info.get('step', 1)} of {info['total_steps']}")
+    if info.get("context"):
+        lines.append("  with:")
+        lines += [f"    {key} = {value}" for key, value in info["context"].items()]
     if info.get("prompt"):
         lines += ["  prompt:"] + [f"    {line}" for line in str(info["prompt"]).splitlines()]
     elif info.get("orchestrator_action"):  # script mode: no prompt carries it, so show it here

@@ -41,7 +41,8 @@ class DispatchDocument:
         """Take the dispatch out of a step document; a step without one is a ValueError."""
         if document.dispatch is None:
             raise ValueError(f"step {document.step!r} of {document.workflow!r} dispatches no sub-agent")
-        context = {**document.params, **document.state}
+        declared = document.dispatch.get("context")  # the dispatch's own context_vars win over the step's values
+        context = {**document.params, **document.state, **(dict(declared) if isinstance(declared, Mapping) else {})}
         return cls(
             document.workflow,
             document.step,

@@ -277,12 +277,7 @@ def render_step(
     qr: Mapping[str, Any] | None = None
     banner = _dynamic(workflow, step.id, "banner", step.banner, ctx) if step.banner is not None else None
     if isinstance(step.handler, Dispatch):
-        dispatch = {
-            "agent": step.handler.agent.value,
-            "mode": "script" if step.handler.script else "free-form",
-            "script": step.handler.script,
-            "prompt": step.handler.prompt,
-        }
+        dispatch = step.handler.to_data()
         then = (
             "Then run the if-pass command if it reports PASS, or the if-fail command if it reports FAIL."
             if len(groups) > 1

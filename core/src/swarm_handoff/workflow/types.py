@@ -111,6 +111,10 @@ PASS = "pass"
 FAIL = "fail"
 
 
+def _read_only(value: Mapping[str, str]) -> Mapping[str, str]:
+    return types.MappingProxyType(dict(value))
+
+
 @attrs.frozen
 class Dispatch:
     """A step whose work is done by a sub-agent; the agent's PASS/FAIL verdict picks the branch.
@@ -129,10 +133,22 @@ class Dispatch:
     state_prefix: str = "qr"
     relay_questions: bool = False
     gate: str | None = None
+    # What the sub-agent starts from (the seed's `context_vars`): names to text, shown with the dispatch.
+    context_vars: Mapping[str, str] = attrs.field(factory=dict, converter=_read_only)
+    # A script's own length: the sub-agent runs it from step 1 of `total_steps` (script mode only).
+    total_steps: int | None = None
 
     def __attrs_post_init__(self) -> None:
         if (self.script is None) == (self.prompt is None):
             raise ValueError("Dispatch needs exactly one of script= or prompt=")
+        for key, value in self.context_vars.items():
+            if not (isinstance(key, str) and key.isidentifier() and isinstance(value, str)):
+                raise ValueError(f"context_vars maps names to text; {key!r}: {value!r} is not that")
+        if self.total_steps is not None:
+            if self.script is None:
+                raise ValueError("total_steps= is the length of a dispatched script; a prompt has none")
+            if isinstance(self.total_steps, bool) or not isinstance(self.total_steps, int) or self.total_steps < 1:
+                raise ValueError(f"total_steps= is a whole number of steps, at least 1, not {self.total_steps!r}")
 
     @staticmethod
     def outcome_for(verdict: str) -> Outcome:
@@ -163,7 +179,30 @@ class Dispatch:
     def describe(self) -> str:
         """Say in one line whom the step dispatches to and with what."""
         what = f"script {self.script}" if self.script else "a prompt"
+        if self.total_steps is not None:
+            what += f", starting at step 1 of {self.total_steps}"
+        if self.context_vars:
+            what += " and its context (" + ", ".join(f"{k}={v}" for k, v in self.context_vars.items()) + ")"
         return f"dispatch to the {self.agent.value} agent with {what}"
+
+    def to_data(self) -> dict[str, Any]:
+        """The dispatch as a step document shows it: whom, how, and what the sub-agent starts from.
+
+        `context`, `step` and `total_steps` appear only when declared, so a dispatch that declares
+        neither reads as it always did.
+        """
+        data: dict[str, Any] = {
+            "agent": self.agent.value,
+            "mode": "script" if self.script else "free-form",
+            "script": self.script,
+            "prompt": self.prompt,
+        }
+        if self.total_steps is not None:
+            data["step"] = 1
+            data["total_steps"] = self.total_steps
+        if self.context_vars:
+            data["context"] = dict(self.context_vars)
+        return data
 
 
 Handler = HandlerFunction | Dispatch

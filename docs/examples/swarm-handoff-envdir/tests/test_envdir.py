@@ -93,3 +93,10 @@ def test_the_guide_shows_this_code_exactly():
     assert {path for path, _ in blocks} >= {f"{example}src/swarm_handoff_envdir/{m}.py" for m in ("source", "plugin")}
     for path, text in blocks:
         assert (root / path).read_text(encoding="utf-8") == text, f"update the block quoting {path}"
+
+
+def test_its_skills_carry_the_scope_it_declares(world):
+    """The source declares `envdir` (3.2): after your own global skills, before installed packs."""
+    context = make_context(world["project"], world["env"])
+    records = {r.name: r for r in discover(context, world["host"]).workflows}
+    assert (records["review"].scope, records["review"].priority) == ("envdir", 3.2)

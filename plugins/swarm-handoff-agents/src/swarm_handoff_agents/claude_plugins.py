@@ -21,18 +21,19 @@ from swarm_handoff.api import (
     Scope,
     ScopeSpec,
     Severity,
+    SkillsPlace,
     SourceResult,
     quoted,
-    read_skills,
+    walk_skills,
     watch,
 )
-from swarm_handoff_agents.common import SAFE_PART, Files, enabled, list_skills, read_json, switch_key
+from swarm_handoff_agents.common import SAFE_PART, enabled, read_json, switch_key
 
 if TYPE_CHECKING:
     from swarm_handoff.api import Location
 
 SOURCE = "claude-plugins"
-PLUGINS_SCOPE = ScopeSpec("claude-plugins", 3.7)
+PLUGINS_SCOPE = ScopeSpec("claude-plugins", 3.7, read_by=("claude-code",))
 INSTALLED_FILE = "installed_plugins.json"
 SETTINGS_FILE = "settings.json"
 PLUGINS_JSON_INVALID = "CLAUDE_PLUGINS_JSON_INVALID"
@@ -134,17 +135,24 @@ class ClaudePluginsSource:
             return SourceResult()
         problems: list[Problem] = []
         scope = Scope(PLUGINS_SCOPE.name)
-        files: Files = []
-        for name, install in installs(context.config_dir, problems):
-            for path, skill, _ in list_skills(install / "skills", scope, problems):
-                if not SAFE_PART.match(skill):
-                    hint = "a skill folder name is letters, digits, '.', '_' or '-'"
-                    message = f"skill folder {quoted(skill)} of plugin {quoted(name)} is skipped"
-                    problems.append(_problem(PLUGIN_NAME_UNSAFE, message, Path(path), hint))
-                    continue
-                files.append((path, f"{name}:{skill}", scope))
-        records = read_skills(files, source=SOURCE)
-        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
+        places = [
+            SkillsPlace(install / "skills", scope, prefix=f"{name}:")
+            for name, install in installs(context.config_dir, problems)
+        ]
+        found = walk_skills(places, source=SOURCE, env=context.env)
+        records = []
+        scanned = found.scanned
+        for record in found.records:
+            skill = record.name.split(":", 1)[1]
+            if not SAFE_PART.match(skill):
+                plugin = record.name.split(":", 1)[0]
+                hint = "a skill folder name is letters, digits, '.', '_' or '-'"
+                message = f"skill folder {quoted(skill)} of plugin {quoted(plugin)} is skipped"
+                problems.append(_problem(PLUGIN_NAME_UNSAFE, message, Path(record.path or ""), hint))
+                scanned -= 1
+                continue
+            records.append(record)
+        return SourceResult(records=tuple(records), problems=(*problems, *found.problems), scanned=max(scanned, 0))
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """Only the switch: the config folder is in every key, and the two JSON files are watched."""

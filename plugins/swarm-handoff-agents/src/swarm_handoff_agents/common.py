@@ -1,22 +1,18 @@
-"""What the sources share: the off switch, the repository walk, listing one skills folder, bounded JSON."""
+"""What the sources share: the off switch, safe name parts and bounded JSON (the walk is the core's `walk_skills`)."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from swarm_handoff.api import YAML_TOO_LARGE, LoadError, Problem, Scope, Severity, read_text, watch
+from swarm_handoff.api import YAML_TOO_LARGE, LoadError, Problem, Severity, read_text, watch
 
 ENV_SOURCES = "SWARM_HANDOFF_AGENTS_SOURCES"
 SOURCE_NAMES = ("agents-skills", "claude-nested", "claude-plugins", "skill-roots")
 MAX_JSON_BYTES = 1 << 20  # settings files are small; a bigger one is hostile or broken, never read whole
-SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
 # A name part must be usable as a file name and on a terminal: no separators, no control characters.
 SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
-
-Files = list[tuple[str, str, Scope]]
 
 
 def enabled(name: str, env: Mapping[str, str]) -> bool:
@@ -30,68 +26,9 @@ def enabled(name: str, env: Mapping[str, str]) -> bool:
 
 
 def switch_key(env: Mapping[str, str]) -> str:
-    """The part of every cache key the off switch contributes."""
-    return f"{ENV_SOURCES}={env.get(ENV_SOURCES, '')}"
-
-
-def ceilings(env: Mapping[str, str]) -> set[str]:
-    """Folders above which the repository walk stops, as git's GIT_CEILING_DIRECTORIES says."""
-    return {os.path.realpath(p) for p in env.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if p}
-
-
-def walk_to_root(cwd: Path, env: Mapping[str, str]) -> tuple[list[Path], bool]:
-    """The folders from `cwd` up to the repository root (a `.git` entry), and whether a root was found.
-
-    Every `.git` looked at is watched, so a repository appearing or vanishing invalidates the answer.
-    Without a repository only `cwd` is returned (the Agent Skills client guide scans the cwd then).
-    """
-    stop = ceilings(env)
-    chain: list[Path] = []
-    for folder in (cwd, *cwd.parents):
-        if chain and os.path.realpath(folder) in stop:
-            break
-        chain.append(folder)
-        if watch(folder / ".git") is not None:
-            return chain, True
-    return [cwd], False
-
-
-def list_skills(folder: Path, scope: Scope, problems: list[Problem]) -> Files:
-    """The `(SKILL.md, name, scope)` of every skill folder under `folder`; absent folders find nothing.
-
-    The folder is watched before it is listed and each SKILL.md path before it is kept, so a skill
-    added, removed or given its SKILL.md later invalidates a stored answer. Hidden folders are skipped.
-    """
-    if watch(folder) is None:
-        return []
-    try:
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError as exc:
-        problems.append(
-            Problem(
-                SKILLS_DIR_UNREADABLE,
-                f"cannot list skills folder: {exc.strerror or exc}",
-                path=str(folder),
-                hint="check the folder's permissions",
-                severity=Severity.WARNING,
-            )
-        )
-        return []
-    files: Files = []
-    for entry in entries:
-        if entry.name.startswith("."):
-            continue
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        path = os.path.join(entry.path, "SKILL.md")
-        # A folder without SKILL.md is not a skill; watching the path notices when one appears.
-        if is_dir and watch(path) is not None:
-            files.append((path, entry.name, scope))
-    return files
+    """The part of every cache key the off switch and the trust settings (which folders are read) contribute."""
+    trust = "|".join(f"{key}={env.get(key, '')}" for key in ("SWARM_HANDOFF_TRUSTED_FOLDERS", "SUDO_UID"))
+    return f"{ENV_SOURCES}={env.get(ENV_SOURCES, '')}|{trust}"
 
 
 def read_json(path: Path, code: str, what: str, problems: list[Problem]) -> object | None:

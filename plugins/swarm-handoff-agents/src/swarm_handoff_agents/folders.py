@@ -1,27 +1,37 @@
 """`.agents/skills` (Agent Skills clients, Codex) and nested `.claude/skills` folders of a monorepo.
 
-Both walk from the working directory up to the repository root (the nearest folder with a `.git`
-entry; without one, only the working directory). Nearer folders come first: a skill of the same
-name in a farther folder of the same scope is kept as shadowed.
+Both walk from the working directory up to the repository root, as the core's one walker finds it
+(`find_repository`: the nearest `.git` entry, the superproject inside a submodule; without one,
+only the working directory), and hand the folders to `walk_skills`, which applies the one rule for
+entries and trust (a folder above the working directory of a repository owned by another user is
+listed, never read). Nearer folders come first: a skill of the same name in a farther folder of
+the same scope is kept as shadowed.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, SourceResult, read_skills
-from swarm_handoff_agents.common import Files, enabled, list_skills, switch_key, walk_to_root
+from swarm_handoff.api import (
+    DiscoveryContext,
+    Scope,
+    ScopeSpec,
+    SkillsPlace,
+    SourceResult,
+    find_repository,
+    walk_skills,
+)
+from swarm_handoff_agents.common import enabled, switch_key
 
 if TYPE_CHECKING:
     from swarm_handoff.api import Location
 
 AGENTS = "agents-skills"
 NESTED = "claude-nested"
-AGENTS_PROJECT = ScopeSpec("agents-project", 1.5)
-NESTED_PROJECT = ScopeSpec("claude-nested", 1.7)
-AGENTS_GLOBAL = ScopeSpec("agents-global", 3.5)
+AGENTS_PROJECT = ScopeSpec("agents-project", 1.5, read_by=("codex", "agent-skills"))
+NESTED_PROJECT = ScopeSpec("claude-nested", 1.7, read_by=("claude-code",))
+AGENTS_GLOBAL = ScopeSpec("agents-global", 3.5, read_by=("codex", "agent-skills"))
 
 
 def _home(context: DiscoveryContext) -> Path:
@@ -30,7 +40,12 @@ def _home(context: DiscoveryContext) -> Path:
 
 def _key(context: DiscoveryContext) -> str:
     env = context.env
-    return "|".join((switch_key(env), f"HOME={env.get('HOME', '')}", f"CEIL={env.get('GIT_CEILING_DIRECTORIES', '')}"))
+    parts = (
+        switch_key(env),
+        f"HOME={env.get('HOME', '')}",
+        f"CEIL={env.get('GIT_CEILING_DIRECTORIES', '')}",
+    )
+    return "|".join(parts)
 
 
 class AgentsSkillsSource:
@@ -38,29 +53,19 @@ class AgentsSkillsSource:
 
     scopes = (AGENTS_PROJECT, AGENTS_GLOBAL)
 
-    def _folders(self, context: DiscoveryContext) -> list[tuple[Path, Scope]]:
-        chain, _ = walk_to_root(context.cwd, context.env)
+    def _places(self, context: DiscoveryContext) -> list[SkillsPlace]:
+        repo = find_repository(context.cwd, context.env)
         project, glob = Scope(AGENTS_PROJECT.name), Scope(AGENTS_GLOBAL.name)
-        out = [(folder / ".agents" / "skills", project) for folder in chain]
-        home = _home(context) / ".agents" / "skills"
-        out.append((home, glob))
+        out = [SkillsPlace(folder / ".agents" / "skills", project, untrusted=bad) for folder, bad in repo.folders()]
+        out.append(SkillsPlace(_home(context) / ".agents" / "skills", glob))
         return out
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read every skill of every `.agents/skills` folder, nearest first; a folder reached twice is read once."""
         if not enabled(AGENTS, context.env):
             return SourceResult()
-        problems: list[Problem] = []
-        files: Files = []
-        seen: set[str] = set()
-        for folder, scope in self._folders(context):
-            real = os.path.realpath(folder)
-            if real in seen:  # the home folder inside the repository: read at its most local scope
-                continue
-            seen.add(real)
-            files.extend(list_skills(folder, scope, problems))
-        records = read_skills(files, source=AGENTS)
-        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
+        found = walk_skills(self._places(context), source=AGENTS, env=context.env)
+        return SourceResult(records=found.records, problems=found.problems, scanned=found.scanned)
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """The switch, the home folder and the walk's ceiling: each changes which folders are read."""
@@ -72,7 +77,7 @@ class AgentsSkillsSource:
 
         if not enabled(AGENTS, context.env):
             return []
-        return [Location(scope, str(folder / name / "SKILL.md")) for folder, scope in self._folders(context)]
+        return [Location(p.scope, str(p.folder / name / "SKILL.md")) for p in self._places(context)]
 
 
 class NestedClaudeSource:
@@ -80,24 +85,22 @@ class NestedClaudeSource:
 
     scopes = (NESTED_PROJECT,)
 
-    def _folders(self, context: DiscoveryContext) -> list[Path]:
-        chain, found = walk_to_root(context.cwd, context.env)
-        if not found:
+    def _places(self, context: DiscoveryContext) -> list[SkillsPlace]:
+        repo = find_repository(context.cwd, context.env)
+        if repo.root is None:
             return []  # no repository: nothing lies between the cwd and its root
         # The cwd's own and the root's own are the frontmatter source's project and git-root scopes.
-        return [folder / ".claude" / "skills" for folder in chain[1:-1]]
+        scope = Scope(NESTED_PROJECT.name)
+        return [
+            SkillsPlace(folder / ".claude" / "skills", scope, untrusted=bad) for folder, bad in repo.folders()[1:-1]
+        ]
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read the skills of each nested `.claude/skills`, nearest first."""
         if not enabled(NESTED, context.env):
             return SourceResult()
-        problems: list[Problem] = []
-        scope = Scope(NESTED_PROJECT.name)
-        files: Files = []
-        for folder in self._folders(context):
-            files.extend(list_skills(folder, scope, problems))
-        records = read_skills(files, source=NESTED)
-        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
+        found = walk_skills(self._places(context), source=NESTED, env=context.env)
+        return SourceResult(records=found.records, problems=found.problems, scanned=found.scanned)
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """The switch and the walk's ceiling."""
@@ -109,5 +112,4 @@ class NestedClaudeSource:
 
         if not enabled(NESTED, context.env):
             return []
-        scope = Scope(NESTED_PROJECT.name)
-        return [Location(scope, str(folder / name / "SKILL.md")) for folder in self._folders(context)]
+        return [Location(p.scope, str(p.folder / name / "SKILL.md")) for p in self._places(context)]

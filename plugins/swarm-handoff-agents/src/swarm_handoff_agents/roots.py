@@ -3,7 +3,8 @@
 The file: `{"version": 1, "roots": [{"path": "~/team-skills", "scope": "extra-roots"}, ...]}`.
 `scope` is optional (default `extra-roots`, precedence 3.8) and may name any declared scope (for
 example `agents-global` or `project`). It is untrusted: bounded in size and entries, and a bad
-entry is a coded problem while the other entries are still read.
+entry is a coded problem while the other entries are still read. A root listed here is trusted
+whoever owns it (the user named it); its skill folders are walked by the core's one walker.
 """
 
 from __future__ import annotations
@@ -11,8 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swarm_handoff.api import DiscoveryContext, Problem, Scope, ScopeSpec, Severity, SourceResult, read_skills
-from swarm_handoff_agents.common import Files, enabled, list_skills, read_json, switch_key
+from swarm_handoff.api import (
+    DiscoveryContext,
+    Problem,
+    Scope,
+    ScopeSpec,
+    Severity,
+    SkillsPlace,
+    SourceResult,
+    walk_skills,
+)
+from swarm_handoff_agents.common import enabled, read_json, switch_key
 
 if TYPE_CHECKING:
     from swarm_handoff.api import Location
@@ -70,11 +80,10 @@ class ExtraRootsSource:
         if not enabled(SOURCE, context.env):
             return SourceResult()
         problems: list[Problem] = []
-        files: Files = []
-        for folder, scope in configured_roots(context, problems):
-            files.extend(list_skills(folder, scope, problems))
-        records = read_skills(files, source=SOURCE)
-        return SourceResult(records=tuple(records), problems=tuple(problems), scanned=len(records))
+        # Listed by the user in their own config folder: trusted whoever owns the folder.
+        places = [SkillsPlace(folder, scope, vouched=True) for folder, scope in configured_roots(context, problems)]
+        found = walk_skills(places, source=SOURCE, env=context.env)
+        return SourceResult(records=found.records, problems=(*problems, *found.problems), scanned=found.scanned)
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """The switch and HOME (a `~` path expands with it); the file itself is watched."""

@@ -2,13 +2,17 @@
 
 The file is read and replaced under the skill folder's lock, so two runs at once cannot both
 write (the second finds the metadata there and changes nothing); the replacement is atomic and the
-previous content is kept next to it as `SKILL.md.bak`. Only a regular file directly inside a folder
-that is not itself a link is written: a linked or installed skill belongs to someone else.
+previous content is kept next to it as `SKILL.md.bak` (or the next free `SKILL.md.bak.N`: a backup
+already there is never replaced). Only the skills of a project, a git root or the global folder are
+written, and only through folders opened one by one without following a link (`O_NOFOLLOW`), every
+later step relative to the skill folder's descriptor: a linked or installed skill belongs to someone
+else, and a folder swapped for a link during the run is not written through.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import stat
 import tempfile
@@ -19,22 +23,19 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.api import (
-    LoadError,
     Problem,
     Scope,
     SkillRecord,
     SwarmError,
-    atomic_write,
     close_names,
     load_skill_md,
-    locked,
     quoted,
-    read_regular,
     record_from_frontmatter,
 )
 from swarm_handoff_authoring.edit import ADOPT_BAD_FRONTMATTER, add_keys, split
 
 ADOPT_NOT_FOUND = "ADOPT_NOT_FOUND"
+ADOPT_NOT_OWN_SKILL = "ADOPT_NOT_OWN_SKILL"
 ADOPT_SYMLINK = "ADOPT_SYMLINK"
 ADOPT_NOT_A_FILE = "ADOPT_NOT_A_FILE"
 ADOPT_UNREADABLE = "ADOPT_UNREADABLE"
@@ -92,36 +93,102 @@ def resolve(skill: str, records: Sequence[SkillRecord] = ()) -> Path:
     )
 
 
-def _guard(path: Path) -> os.stat_result:
-    """Refuse anything but a regular file inside a real folder (no link to follow out of it)."""
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_MAX_BACKUPS = 1000  # SKILL.md.bak, .bak.1, ... .bak.999: a folder holding more is a mistake
+
+
+def _scope_chain(path: Path) -> tuple[Path, tuple[str, ...]]:
+    """The folder a skill scope hangs from, and the names from it down to the skill folder.
+
+    A project or git root: `ROOT/.claude/skills/NAME/SKILL.md`; the global scope: `~/.claude/...`
+    (the same shape) or `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md`. Anything else (a pip-installed
+    pack, a Claude Code plugin's cached copy, a registry entry elsewhere) is someone else's skill.
+    """
+    from swarm_handoff.api import config_dir
+
+    absolute = Path(os.path.abspath(path))  # never resolved: a link on the way must be seen, not followed
+    skill, skills = absolute.parent, absolute.parent.parent
+    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude":
+        return skills.parent.parent, (".claude", "skills", skill.name)
+    if absolute.name == "SKILL.md" and skills == Path(os.path.abspath(config_dir())) / "skills":
+        return skills.parent, ("skills", skill.name)
+    raise SwarmError(
+        ADOPT_NOT_OWN_SKILL,
+        f"{path}: not a skill of a project, git root or your global skills folder; adopt writes only those",
+        details={"path": str(path)},
+        hint="an installed pack or plugin's skill belongs to its publisher: copy the skill folder into "
+        ".claude/skills/ of your project (or ~/.claude/skills/) and adopt the copy",
+    )
+
+
+def _open_chain(path: Path) -> int:
+    """Open the skill folder one name at a time, O_NOFOLLOW|O_DIRECTORY each: a link anywhere stops it.
+
+    The descriptor returned is the folder that was checked; everything after goes through it, so a
+    folder swapped for a link while adopt runs changes nothing it writes.
+    """
+    anchor, names = _scope_chain(path)
+    try:
+        fd = os.open(anchor, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SwarmError(ADOPT_NOT_FOUND, f"{anchor}: {exc.strerror}", details={"path": str(path)}) from None
+    where = anchor
+    for name in names:
+        where = where / name
+        try:
+            inner = os.open(name, _DIR_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            os.close(fd)
+            raise _chain_error(path, where, name, exc) from None
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def _chain_error(path: Path, where: Path, name: str, exc: OSError) -> SwarmError:
+    details = {"path": str(path), "link": str(where)}
+    if os.path.islink(where) or exc.errno == errno.ELOOP:
+        return SwarmError(
+            ADOPT_SYMLINK,
+            f"{where}: a symbolic link on the way to {path}; adopt writes only files inside the skill folder",
+            details=details,
+            hint="adopt the skill where it really lives (the link's target), or copy it into your own skills folder",
+        )
+    return SwarmError(ADOPT_NOT_FOUND, f"{where}: {exc.strerror}", details=details, hint="check the path")
+
+
+def _guard(folder: int, path: Path) -> os.stat_result:
+    """Refuse anything but a regular file inside the skill folder (no link to follow out of it)."""
     where = {"path": str(path)}
-    if os.path.islink(path.parent) or os.path.islink(path):
+    try:
+        st = os.stat("SKILL.md", dir_fd=folder, follow_symlinks=False)
+    except OSError as exc:
+        raise SwarmError(ADOPT_NOT_FOUND, f"{path}: {exc.strerror}", details=where, hint="check the path") from None
+    if stat.S_ISLNK(st.st_mode):
         raise SwarmError(
             ADOPT_SYMLINK,
             f"{path}: a symbolic link (the file or its skill folder); adopt writes only files inside the skill folder",
             details=where,
             hint="adopt the skill where it really lives (the link's target), or copy it into your own skills folder",
         )
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise SwarmError(ADOPT_NOT_FOUND, f"{path}: {exc.strerror}", details=where, hint="check the path") from None
     if not stat.S_ISREG(st.st_mode):
         raise SwarmError(ADOPT_NOT_A_FILE, f"{path}: not a regular file", details=where, hint="point at a SKILL.md")
     return st
 
 
-def _read(path: Path) -> str:
+def _read(folder: int, path: Path) -> str:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
-        raw = read_regular(path, limit=MAX_BYTES, follow=False)
-    except LoadError as exc:
-        raise SwarmError(
-            ADOPT_UNREADABLE,
-            f"{path}: {exc.problem.message}",
-            details={"path": str(path), "limit_bytes": MAX_BYTES},
-            hint=exc.problem.hint or "check the file",
-            problems=(exc.problem,),
-        ) from None
+        fd = os.open("SKILL.md", flags, dir_fd=folder)
+    except OSError as exc:
+        raise _unreadable(path, f"cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise SwarmError(ADOPT_NOT_A_FILE, f"{path}: not a regular file", details={"path": str(path)})
+        raw = handle.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise _unreadable(path, f"larger than {MAX_BYTES} bytes")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -132,6 +199,64 @@ def _read(path: Path) -> str:
             details={"path": str(path), "line": line},
             hint="save the file as UTF-8 first",
         ) from None
+
+
+def _unreadable(path: Path, why: str) -> SwarmError:
+    return SwarmError(
+        ADOPT_UNREADABLE,
+        f"{path}: {why}",
+        details={"path": str(path), "limit_bytes": MAX_BYTES},
+        hint="check the file",
+    )
+
+
+def _create(folder: int, name: str, data: bytes, mode: int) -> bool:
+    """Create `name` in `folder` holding `data`; False when the name is taken (by anything, a link included)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags, 0o600, dir_fd=folder)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+        os.fchmod(handle.fileno(), mode)
+    return True
+
+
+def _keep_backup(folder: int, path: Path, data: bytes, mode: int) -> Path:
+    """Keep the previous text as `SKILL.md.bak`, or the next free `.bak.N`: an existing backup is never replaced."""
+    for n in range(_MAX_BACKUPS):
+        name = "SKILL.md" + BACKUP_SUFFIX + (f".{n}" if n else "")
+        if _create(folder, name, data, mode):
+            return path.with_name(name)
+    raise SwarmError(
+        ADOPT_UNREADABLE,
+        f"{path}: no free backup name after {_MAX_BACKUPS} tries ({path.name}.bak.N)",
+        details={"path": str(path)},
+        hint="remove the old SKILL.md.bak* files you no longer need",
+    )
+
+
+def _replace(folder: int, data: bytes, mode: int) -> None:
+    """Replace SKILL.md in `folder` at once: a temporary in the same folder, then a rename inside it."""
+    tmp = f".SKILL.md.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # the core's temporary pattern: recognisable if left
+    if not _create(folder, tmp, data, mode):  # pragma: no cover - 48 random bits
+        raise FileExistsError(errno.EEXIST, "temporary name taken", tmp)
+    try:
+        os.replace(tmp, "SKILL.md", src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        os.unlink(tmp, dir_fd=folder)
+        raise
+
+
+def _lock(folder: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    fcntl.flock(folder, fcntl.LOCK_EX)  # released when the descriptor is closed
 
 
 def _diff_name(side: str, path: Path) -> str:
@@ -161,48 +286,67 @@ def adopt(
     dry_run: bool = False,
 ) -> AdoptReport:
     """Write hand-off metadata into one SKILL.md (or show the diff), atomically, keeping a backup."""
-    name = path.parent.resolve().name
-    with locked(path.parent):
-        _guard(path)
-        text = _read(path)
-        before, data = reading(text, name, str(path))
+    if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows has no descriptor-relative open
+        raise SwarmError(ADOPT_NOT_A_FILE, "adopt needs descriptor-relative file access (POSIX)")
+    name = Path(os.path.abspath(path)).parent.name
+    folder = _open_chain(path)
+    try:
+        _lock(folder)
+        return _adopt_in(folder, path, name, form, accepts_from, categories, dry_run)
+    finally:
+        os.close(folder)
 
-        def report(**outcome: Any) -> AdoptReport:
-            return AdoptReport(skill=name, path=str(path), form=form, dry_run=dry_run, **outcome)
 
-        if before.eligible:
-            return report(changed=False, already_target=True)
-        if data is None:
-            first = before.problems[0] if before.problems else Problem(ADOPT_BAD_FRONTMATTER, "unreadable")
-            raise SwarmError(
-                ADOPT_BAD_FRONTMATTER,
-                f"{path}: line {first.line or 1}: {first.message}",
-                details={"path": str(path), "line": first.line},
-                hint=first.hint or "fix the frontmatter first (swarm-handoff lint PATH)",
-                problems=before.problems,
-            )
-        parts = split(text, str(path))
-        new_text = parts.join(add_keys(parts, data, form, list(accepts_from), list(categories), str(path)))
-        after, _ = reading(new_text, name, str(path))
-        if not after.eligible:
-            raise SwarmError(
-                ADOPT_STILL_INELIGIBLE,
-                f"{path}: the skill would still not accept hand-offs after adopt",
-                details={"path": str(path)},
-                hint="; ".join(p.message for p in after.problems) or "run swarm-handoff lint on it",
-                problems=after.problems,
-            )
-        diff = "".join(
-            difflib.unified_diff(
-                text.splitlines(keepends=True),
-                new_text.splitlines(keepends=True),
-                fromfile=_diff_name("a", path),
-                tofile=_diff_name("b", path),
-            )
+def _adopt_in(
+    folder: int,
+    path: Path,
+    name: str,
+    form: str,
+    accepts_from: Sequence[str],
+    categories: Sequence[str],
+    dry_run: bool,
+) -> AdoptReport:
+    """The body of `adopt`, holding the skill folder's descriptor (locked)."""
+    st = _guard(folder, path)
+    text = _read(folder, path)
+    before, data = reading(text, name, str(path))
+
+    def report(**outcome: Any) -> AdoptReport:
+        return AdoptReport(skill=name, path=str(path), form=form, dry_run=dry_run, **outcome)
+
+    if before.eligible:
+        return report(changed=False, already_target=True)
+    if data is None:
+        first = before.problems[0] if before.problems else Problem(ADOPT_BAD_FRONTMATTER, "unreadable")
+        raise SwarmError(
+            ADOPT_BAD_FRONTMATTER,
+            f"{path}: line {first.line or 1}: {first.message}",
+            details={"path": str(path), "line": first.line},
+            hint=first.hint or "fix the frontmatter first (swarm-handoff lint PATH)",
+            problems=before.problems,
         )
-        if dry_run:
-            return report(changed=False, diff=diff)
-        backup = Path(str(path) + BACKUP_SUFFIX)
-        atomic_write(backup, text.encode("utf-8"))
-        atomic_write(path, new_text.encode("utf-8"))
-        return report(changed=True, backup=str(backup), diff=diff)
+    parts = split(text, str(path))
+    new_text = parts.join(add_keys(parts, data, form, list(accepts_from), list(categories), str(path)))
+    after, _ = reading(new_text, name, str(path))
+    if not after.eligible:
+        raise SwarmError(
+            ADOPT_STILL_INELIGIBLE,
+            f"{path}: the skill would still not accept hand-offs after adopt",
+            details={"path": str(path)},
+            hint="; ".join(p.message for p in after.problems) or "run swarm-handoff lint on it",
+            problems=after.problems,
+        )
+    diff = "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            fromfile=_diff_name("a", path),
+            tofile=_diff_name("b", path),
+        )
+    )
+    if dry_run:
+        return report(changed=False, diff=diff)
+    mode = stat.S_IMODE(st.st_mode)
+    backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
+    _replace(folder, new_text.encode("utf-8"), mode)
+    return report(changed=True, backup=str(backup), diff=diff)

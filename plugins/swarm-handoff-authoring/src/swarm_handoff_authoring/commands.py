@@ -18,24 +18,29 @@ def add_commands(app: typer.Typer) -> None:
     @app.command("graph")
     def graph_command(
         style: Annotated[str, typer.Option("--as", help="Text output: mermaid (default) or dot.")] = "mermaid",
+        edges_only: Annotated[
+            bool, typer.Option("--edges-only", help="Leave out the skills no hand-off edge touches.")
+        ] = False,
         cwd: Optional[Path] = _CWD,  # noqa: UP045 - typer reads the annotation at run time (Python 3.10)
         fmt: str = format_option(),
     ) -> None:
         """Draw who hands off to whom among the discovered skills, from every hand-off form.
 
-        Examples: swarm-handoff graph; swarm-handoff graph --as dot | dot -Tsvg > handoffs.svg
-        (docs/handoff-metadata.md).
+        Examples: swarm-handoff graph; swarm-handoff graph --edges-only;
+        swarm-handoff graph --as dot | dot -Tsvg > handoffs.svg (docs/handoff-metadata.md).
         """
 
         def action(host: PluginHost) -> Document:
             from swarm_handoff.api import discover, make_context
             from swarm_handoff_authoring.graph import STYLES, build, discovered, with_style
+            from swarm_handoff_authoring.graph import edges_only as only_edges
 
             if style not in STYLES:
                 raise UsageError(f"unknown graph style {style!r}", hint="use --as mermaid or --as dot")
             check_cwd(cwd)
             found = discover(make_context(cwd), host, show_all=True)
-            return with_style(build(discovered(found.workflows, found.ineligible)), style)
+            graph = build(discovered(found.workflows, found.ineligible))
+            return with_style(only_edges(graph) if edges_only else graph, style)
 
         run(fmt, action)
 

@@ -95,8 +95,9 @@ def metadata_lines(accepts: Sequence[str], categories: Sequence[str]) -> list[tu
     return pairs
 
 
-def _flow(values: Sequence[str]) -> str:
-    return "[" + ", ".join(_yaml_text(v) for v in values) + "]"
+def _block(values: Sequence[str], indent: str, nl: str) -> str:
+    """A block-style list (`- item` lines): `lint --strict-spec` refuses flow style (`[a, b]`)."""
+    return "".join(f"{indent}- {_yaml_text(v)}{nl}" for v in values)
 
 
 def add_keys(
@@ -127,9 +128,9 @@ def add_keys(
                 return inserted
         return _round_trip(front, path, lambda doc: _set_metadata(doc, pairs), nl)
     if "handoff" not in data and "handoff" not in keys:
-        added = f"handoff:{nl}  accepts_from: {_flow(accepts)}{nl}"
+        added = f"handoff:{nl}  accepts_from:{nl}{_block(accepts, '    ', nl)}"
         if categories and "categories" not in data:
-            added += f"categories: {_flow(categories)}{nl}"
+            added += f"categories:{nl}{_block(categories, '  ', nl)}"
         return front + added
     return _round_trip(front, path, lambda doc: _set_v3(doc, accepts, categories, path), nl)
 
@@ -180,17 +181,17 @@ def _set_v3(doc: Any, accepts: Sequence[str], categories: Sequence[str], path: s
             details={"path": path},
             hint="fix or remove the 'handoff:' line by hand, then run adopt again",
         )
-    handoff["accepts_from"] = _flow_seq(accepts)
+    handoff["accepts_from"] = _block_seq(accepts)
     if categories and not doc.get("categories") and not handoff.get("handoff_categories"):
-        doc["categories"] = _flow_seq(categories)
+        doc["categories"] = _block_seq(categories)
 
 
-def _flow_seq(values: Sequence[str]) -> Any:
-    """A `[a, b]` list: it replaces a value on its own line, so the line's comment stays beside it."""
+def _block_seq(values: Sequence[str]) -> Any:
+    """A block-style list (`- item` lines), which `lint --strict-spec` accepts and `[a, b]` is not."""
     from ruamel.yaml.comments import CommentedSeq
 
     seq = CommentedSeq(values)
-    seq.fa.set_flow_style()
+    seq.fa.set_block_style()
     return seq
 
 

@@ -47,10 +47,15 @@ class GraphDocument:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
     style: str = "mermaid"
+    hidden_without_edges: int = 0  # skills left out by `--edges-only` (they have no edge)
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form (no rendering: the data is what a program wants)."""
-        return {"nodes": [attrs.asdict(n) for n in self.nodes], "edges": [attrs.asdict(e) for e in self.edges]}
+        return {
+            "nodes": [attrs.asdict(n) for n in self.nodes],
+            "edges": [attrs.asdict(e) for e in self.edges],
+            "hidden_without_edges": self.hidden_without_edges,
+        }
 
     def to_text(self) -> str:
         """Render as Mermaid (a `flowchart`) or DOT (a `digraph`)."""
@@ -124,6 +129,8 @@ def mermaid(graph: GraphDocument) -> str:
     if missing:
         lines.append("    classDef missing stroke-dasharray: 5 5")
         lines.append(f"    class {','.join(missing)} missing")
+    if graph.hidden_without_edges:
+        lines.append(f"    %% {_hidden_note(graph)}")
     return "\n".join(lines) + "\n"
 
 
@@ -148,8 +155,21 @@ def dot(graph: GraphDocument) -> str:
             attributes.append("style=dashed")
         suffix = f" [{', '.join(attributes)}]" if attributes else ""
         lines.append(f"    {quoted(edge.source)} -> {quoted(edge.target)}{suffix};")
+    if graph.hidden_without_edges:
+        lines.append(f"    // {_hidden_note(graph)}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _hidden_note(graph: GraphDocument) -> str:
+    return f"{graph.hidden_without_edges} skill(s) with no hand-off edge hidden (--edges-only)"
+
+
+def edges_only(graph: GraphDocument) -> GraphDocument:
+    """The graph without the skills no edge touches: on a real repository, most of them."""
+    joined = {name for edge in graph.edges for name in (edge.source, edge.target)}
+    kept = tuple(node for node in graph.nodes if node.name in joined)
+    return attrs.evolve(graph, nodes=kept, hidden_without_edges=len(graph.nodes) - len(kept))
 
 
 def with_style(graph: GraphDocument, style: str) -> GraphDocument:

@@ -64,9 +64,12 @@ def _mapping(w: XmlWriter, tag: str, values: dict[str, Any]) -> None:
 
 
 def _dispatch(w: XmlWriter, dispatch: dict[str, Any], **extra: Any) -> None:
-    w.open("subagent_dispatch", agent=dispatch["agent"], mode=dispatch.get("mode"), **extra)
+    steps = {"step": dispatch["step"], "total_steps": dispatch["total_steps"]} if "total_steps" in dispatch else {}
+    w.open("subagent_dispatch", agent=dispatch["agent"], mode=dispatch.get("mode"), **steps, **extra)
     if dispatch.get("script") is not None:
         w.text("script", dispatch["script"])
+    if dispatch.get("context"):
+        _mapping(w, "context_vars", dict(dispatch["context"]))
     if dispatch.get("prompt") is not None:
         w.text("prompt", dispatch["prompt"])
     elif dispatch.get("orchestrator_action"):  # script mode: no prompt carries the reviewer's closing block

@@ -7,6 +7,7 @@ returns the CLI's own document, so the structured content is what `--format json
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import tempfile
@@ -171,6 +172,7 @@ def handoff_tool(call: Call) -> Document:
             sign=bool(call.args.get("sign", False)),
             override_accepts_from=bool(call.args.get("override_accepts_from", False)),
             allow_undeclared=bool(call.args.get("allow_undeclared", False)),
+            expires_in=_duration(call.args.get("expires_in"), "expires_in"),
             require_signature=call.args.get("require_signature"),  # absent: required when a signing key exists
         )
         confirm = call.confirm
@@ -178,6 +180,13 @@ def handoff_tool(call: Call) -> Document:
             confirm = _yes
         # Refusals name this tool's arguments, and the payload and the history record the override as given.
         return hand_off(options, host=call.host, context=make_context(), confirm=confirm, option_names=handoff_names())
+
+
+def _duration(text: str | None, name: str) -> dt.timedelta | None:
+    """Read a duration argument as the CLI reads its option (`3h`, `2d`), naming the argument when it cannot."""
+    from swarm_handoff.api import parse_duration
+
+    return parse_duration(text, name) if text is not None else None
 
 
 def _yes(_message: str) -> bool:

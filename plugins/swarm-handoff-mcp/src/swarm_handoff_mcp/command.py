@@ -78,7 +78,11 @@ def register(app: typer.Typer) -> None:
             typer.Option("--allow-remote", help=f"Allow a non-loopback --http address (needs ${TOKEN_ENV})."),
         ] = False,
         print_config: Annotated[
-            str | None, typer.Option("--print-config", help="Print the client snippet: claude, codex, vscode, cursor.")
+            str | None,
+            typer.Option(
+                "--print-config",
+                help="Print the client's config file (claude, codex, vscode, cursor); where it goes is on stderr.",
+            ),
         ] = None,
         elicit_timeout: Annotated[
             str | None,
@@ -91,12 +95,13 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Serve swarm-handoff over the Model Context Protocol (stdio by default), or print a client's config."""
-        from swarm_handoff_mcp.config import CLIENTS, snippet
+        from swarm_handoff_mcp.config import CLIENTS, placement, snippet
 
         try:
             if print_config is not None:
                 if print_config not in CLIENTS:
                     raise UsageError(f"unknown client {print_config!r}", hint=f"use one of: {', '.join(CLIENTS)}")
+                sys.stderr.write(placement(print_config))  # stdout is the file alone: `> .mcp.json` works
                 sys.stdout.write(snippet(print_config))
                 return
             token = os.environ.get(TOKEN_ENV) or None

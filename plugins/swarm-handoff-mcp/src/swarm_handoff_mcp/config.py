@@ -27,23 +27,31 @@ def command_path() -> str:
 
 
 def snippet(client: str, command: str | None = None) -> str:
-    """The configuration text for `client` (one of CLIENTS), with where it goes as a comment or note."""
+    """The configuration file text for `client` (one of CLIENTS), exactly what pastes into the file."""
     command = command or command_path()
-    if client == "claude":  # Claude Code: project-scoped .mcp.json (or `claude mcp add`)
+    if client in ("claude", "cursor"):  # Claude Code's .mcp.json and Cursor's mcp.json: `mcpServers`
         body = json.dumps({"mcpServers": {NAME: {"command": command, "args": ["mcp"]}}}, indent=2)
-        return (
-            f"# Claude Code: put this in .mcp.json at the project root, or run:\n"
-            f"#   claude mcp add --scope project {NAME} -- {command} mcp\n{body}\n"
-        )
-    if client == "codex":  # Codex CLI: ~/.codex/config.toml
-        return (
-            f"# Codex: add to ~/.codex/config.toml (or run: codex mcp add {NAME} -- {command} mcp)\n"
-            f'[mcp_servers.{NAME}]\ncommand = {json.dumps(command)}\nargs = ["mcp"]\n'
-        )
+        return body + "\n"
+    if client == "codex":  # Codex CLI: a table of ~/.codex/config.toml
+        return f'[mcp_servers.{NAME}]\ncommand = {json.dumps(command)}\nargs = ["mcp"]\n'
     if client == "vscode":  # VS Code: .vscode/mcp.json uses `servers`, with an explicit type
         body = json.dumps({"servers": {NAME: {"type": "stdio", "command": command, "args": ["mcp"]}}}, indent=2)
-        return f"# VS Code: put this in .vscode/mcp.json in the workspace\n{body}\n"
-    if client == "cursor":  # Cursor: .cursor/mcp.json (project) or ~/.cursor/mcp.json (global)
-        body = json.dumps({"mcpServers": {NAME: {"command": command, "args": ["mcp"]}}}, indent=2)
-        return f"# Cursor: put this in .cursor/mcp.json (project) or ~/.cursor/mcp.json (every project)\n{body}\n"
+        return body + "\n"
+    raise ValueError(client)
+
+
+def placement(client: str, command: str | None = None) -> str:
+    """Where the snippet goes, for stderr: stdout stays a file that `> FILE` writes valid."""
+    command = command or command_path()
+    if client == "claude":
+        return (
+            "Claude Code: put this in .mcp.json at the project root, or run:\n"
+            f"  claude mcp add --scope project {NAME} -- {command} mcp\n"
+        )
+    if client == "codex":
+        return f"Codex: add to ~/.codex/config.toml (or run: codex mcp add {NAME} -- {command} mcp)\n"
+    if client == "vscode":
+        return "VS Code: put this in .vscode/mcp.json in the workspace\n"
+    if client == "cursor":
+        return "Cursor: put this in .cursor/mcp.json (project) or ~/.cursor/mcp.json (every project)\n"
     raise ValueError(client)

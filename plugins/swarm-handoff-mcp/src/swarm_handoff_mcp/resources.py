@@ -8,6 +8,7 @@ started with), and only regular files directly inside them: a URI never walks th
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -76,10 +77,15 @@ def _read_limited(path: Path) -> bytes:
     """Read a regular file of bounded size; anything else is a coded error naming the file."""
     try:
         # O_NONBLOCK: a FIFO planted in place of a file must not hang the server (symlinked skill
-        # folders are normal, `skills link` makes them; session payloads refuse links before this)
+        # folders are normal, `skills link` makes them; session payloads never come here)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise SwarmError(ErrorCode.RESOURCE_NOT_FOUND, f"cannot read {path}: {exc.strerror}") from None
+    return _read_fd(fd, path)
+
+
+def _read_fd(fd: int, path: Path) -> bytes:
+    """Read an open descriptor (closed here) if it is a regular file of bounded size."""
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
@@ -92,6 +98,44 @@ def _read_limited(path: Path) -> bytes:
             hint="read the file directly",
         )
     return data
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def _read_in_session(uri: str, folder: Path, name: str) -> bytes:
+    """Read `folder/name` through the folder's descriptor, following no link at either step.
+
+    A check of the name followed by an open of the path could be raced (a peer swaps the file for a
+    link in between): here the folder is opened with O_NOFOLLOW|O_DIRECTORY, the file relative to it
+    with O_NOFOLLOW, and the open descriptor must be a regular file (`fstat`), so what is served is
+    what was checked.
+    """
+    outside = SwarmError(
+        ErrorCode.RESOURCE_OUTSIDE_SESSION,
+        f"{uri}: is a symbolic link (or its session folder is); not followed",
+        hint="serve only files written into the session folder itself",
+    )
+    if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows: no descriptor-relative open
+        if (folder / name).is_symlink() or folder.is_symlink():
+            raise outside
+        return _read_limited(folder / name)
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY | _DIRECTORY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise outside from None
+        raise SwarmError(ErrorCode.RESOURCE_NOT_FOUND, f"cannot read {folder}: {exc.strerror}") from None
+    try:
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise outside from None
+        raise SwarmError(ErrorCode.RESOURCE_NOT_FOUND, f"cannot read {folder / name}: {exc.strerror}") from None
+    finally:
+        os.close(dir_fd)
+    return _read_fd(fd, folder / name)
 
 
 def _discovered(host: PluginHost) -> tuple[SkillRecord, ...]:
@@ -190,6 +234,7 @@ def read(uri: str, host: PluginHost, sessions: SessionIndex) -> types.TextResour
         if path is None:
             raise _not_found(uri, "no discovered skill by that name (see the `why` tool)")
         mime = "text/markdown"
+        data = _read_limited(path)
     elif uri.startswith("handoff://"):
         parts = [unquote(p) for p in uri[len("handoff://") :].split("/")]
         folder = sessions.get(parts[0]) if len(parts) == 2 else None
@@ -199,12 +244,10 @@ def read(uri: str, host: PluginHost, sessions: SessionIndex) -> types.TextResour
         if not name or name in {".", ".."} or "/" in name or "\\" in name or "\0" in name:
             raise SwarmError(ErrorCode.RESOURCE_OUTSIDE_SESSION, f"{uri}: names a file outside the session")
         path = folder / name
-        if path.is_symlink():
-            raise SwarmError(ErrorCode.RESOURCE_OUTSIDE_SESSION, f"{uri}: is a symbolic link; not followed")
         mime = "application/json" if path.suffix == ".json" else "application/yaml"
+        data = _read_in_session(uri, folder, name)
     else:
         raise _not_found(uri, "unknown scheme (use skill:// or handoff://)")
-    data = _read_limited(path)
     return types.TextResourceContents(
         uri=uri,
         mime_type=mime,

@@ -170,6 +170,9 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
                         "type": "boolean",
                         "description": "Hand off to a skill that declares no hand-off metadata (recorded as such).",
                     },
+                    "expires_in": text_arg(
+                        "How long the payload stays valid: 90m, 3h, 2d (at most 30d); default 1h (as --expires-in)."
+                    ),
                     "require_signature": {
                         "type": "boolean",
                         "description": "With from_payload: refuse an unsigned received payload or one with an "

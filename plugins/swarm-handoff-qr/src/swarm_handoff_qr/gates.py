@@ -55,10 +55,34 @@ class GateConfig:
     ask_user_step: str = "ask-user"
     policy: str = DEFAULT_POLICY
     prefix: str = "qr"
+    # Review by independent sub-questions (factored verification); see `factored_verification_rationale`.
+    factored: bool = False
 
     def fixer(self) -> str:
         """Say who fixes the findings: the agent running the workflow, or a dispatched sub-agent."""
         return "fix them yourself" if self.self_fix else f"dispatch them to the {self.fix_target.value} agent to fix"
+
+
+FACTORED_EXPECTED = "one line per sub-question: the question, its answer, and where in the work the answer was found"
+
+
+def factored_verification_rationale() -> str:
+    """Why and how a reviewer checks the work by independent sub-questions (factored verification).
+
+    A reviewer who reads the work and then judges it tends to agree with it: the work's own account
+    frames every check. Splitting the review into questions that can each be answered on its own,
+    from the work or its sources rather than from the claim being checked, keeps one answer from
+    leaning on another; findings come from the answers that disagree with the work.
+    """
+    return (
+        "Verify by independent sub-questions. First list the claims the work makes (what it says it "
+        "does, fixes or establishes), each as one question that can be checked on its own, such as "
+        '"Does the function return an error for an empty input?". Then answer each question from the '
+        "work itself or its sources, not from the work's description of itself, and without looking "
+        "at your answers to the other questions. Only then compare: every answer that disagrees with "
+        "the work is a finding. Reason: checking a claim while reading the argument for it invites "
+        "agreement; a question answered on its own does not inherit the work's mistakes."
+    )
 
 
 def gate_policy(name: str) -> GatePolicy:
@@ -116,6 +140,10 @@ def gate_step(
     handler = QRGate(
         agent=agent, script=script, prompt=prompt, state_prefix=config.prefix, gate=config.policy, config=config
     )
+    if config.factored:
+        actions = (*actions, factored_verification_rationale())
+        expected = tuple(expected) or ("PASS or FAIL", "each finding with its severity (MUST, SHOULD or COULD)")
+        expected = (*expected, FACTORED_EXPECTED)
     return StepDef(
         id,
         title or config.qr_name,

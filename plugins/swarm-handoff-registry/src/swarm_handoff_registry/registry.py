@@ -62,6 +62,11 @@ def read_entries(path: Path) -> tuple[list[Mapping[str, Any]], list[Problem]]:
         data = load_file(path)
     except LoadError as exc:
         return [], [attrs.evolve(exc.problem, severity=Severity.WARNING)]
+    return entries_of(data, path)
+
+
+def entries_of(data: Any, path: Path) -> tuple[list[Mapping[str, Any]], list[Problem]]:
+    """The usable workflow entries of a parsed registry, with a problem for each one set aside."""
     if data is None:
         return [], []
     if not isinstance(data, Mapping) or not isinstance(data.get("workflows", []), list):
@@ -97,6 +102,9 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
     name = entry["name"]
     if name in (".", "..") or any(sep in name for sep in ("/", "\\")) or _CONTROL.search(name):
         return f"has the name {quoted(name)}, which is a path or holds control characters, not a skill name"
+    host = entry.get("host")
+    if host is not None and not (isinstance(host, str) and _HOST.fullmatch(host)):
+        return f"has the host {quoted(host)}, which is not a machine name (letters, digits, '.', '-', '_')"
     skill_path = entry.get("skill_path")
     if skill_path is None:
         return None
@@ -104,22 +112,61 @@ def entry_problem(entry: Mapping[str, Any]) -> str | None:
         return f"has a skill_path that is not a path: {quoted(skill_path)}"
     expanded = os.path.expanduser(skill_path)
     if not os.path.isabs(expanded) or ".." in Path(expanded).parts:
-        return f"has the skill_path {quoted(skill_path)}: it must be absolute, with no '..'"
+        why = f"has the skill_path {quoted(skill_path)}: it must be absolute, with no '..'"
+        if "://" in skill_path:  # a URL: the machine is said with `host:`, the path is a path there
+            why += "; for a workflow on another machine write its path there and add `host: MACHINE`"
+        return why
     return None
+
+
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+
+
+def this_host() -> str:
+    """This machine's name, as a registry entry's `host:` names a machine."""
+    import socket
+
+    return socket.gethostname()
+
+
+def remote_host(entry: Mapping[str, Any], here: str | None = None) -> str | None:
+    """The machine a remote entry's skill lives on; None when the entry is this machine's.
+
+    An entry is remote when its `host:` names another machine (case ignored; a short name matches
+    its fully qualified form). Its `skill_path` is a path on that machine, so its absence here
+    says nothing: such an entry is never stale, and a hand-off to it writes the payload here for
+    the user to carry over.
+    """
+    host = entry.get("host")
+    if not isinstance(host, str) or not host.strip():
+        return None
+    mine = (here if here is not None else this_host()).casefold()
+    theirs = host.strip().casefold()
+    if theirs == mine or theirs.split(".")[0] == mine.split(".")[0]:
+        return None
+    return host.strip()
 
 
 def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
     """One registry entry as a record of scope `registry` (same fields as a frontmatter)."""
     data = plain(dict(entry))
     skill_path = data.get("skill_path")
+    remote = remote_host(entry)
+    local_path = os.path.expanduser(skill_path) if isinstance(skill_path, str) and remote is None else None
     record = record_from_frontmatter(
         data,
         name=data["name"],
         scope=Scope.REGISTRY,
         source=SOURCE,
-        path=os.path.expanduser(skill_path) if isinstance(skill_path, str) else str(path),
+        # a remote entry's skill_path is a path on its host: nothing here may read it
+        path=local_path or str(path),
     )
-    record = attrs.evolve(record, meta={**record.meta, "registry_file": str(path)})
+    meta: dict[str, Any] = {**record.meta, "registry_file": str(path)}
+    if remote is not None:
+        meta["remote_host"] = remote
+        if isinstance(skill_path, str):
+            meta["remote_skill_path"] = skill_path
+    record = attrs.evolve(record, meta=meta)
     why = unusable(entry, path)
     if why is None:
         return record
@@ -127,12 +174,22 @@ def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
 
 
 def unusable(entry: Mapping[str, Any], path: Path) -> Problem | None:
-    """Why an entry is never a hand-off target here: its skill is gone, or it is another environment's pack."""
+    """Why an entry is never a hand-off target here: its skill is gone, or it is another environment's pack.
+
+    A remote entry (`host:` another machine) is neither: its skill_path is a path over there.
+    """
     import sys
 
     name = entry.get("name")
-    if entry.get("stale") is True:
-        reason = entry.get("stale_reason") or "its skill is gone"
+    if remote_host(entry) is not None:  # its skill is on another machine: never stale here
+        return None
+    stale = entry.get("stale") is True
+    reason = entry.get("stale_reason") or "its skill is gone"
+    skill_path = entry.get("skill_path")
+    if not stale and isinstance(skill_path, str) and not os.path.exists(os.path.expanduser(skill_path)):
+        # gone since the last `registry sync`: `handoff` refuses it, so the listing must not offer it
+        stale, reason = True, f"{skill_path} is gone"
+    if stale:
         return _warn(
             REGISTRY_ENTRY_STALE,
             f"registry entry {name} is stale: {reason}",
@@ -161,6 +218,10 @@ class RegistrySource:
         path = context.config_dir / REGISTRY_FILE
         watch(path)  # before reading: the core then knows the answer rests on this file (absent or not)
         entries, problems = read_entries(path)
+        for entry in entries:  # a skill folder removed since is seen by the next run, cached or not
+            skill_path = entry.get("skill_path")
+            if isinstance(skill_path, str):
+                watch(Path(os.path.expanduser(skill_path)))
         records = tuple(entry_record(e, path) for e in entries)
         return SourceResult(records=records, problems=tuple(problems))
 
@@ -203,6 +264,8 @@ class RegistryDocument:
         lines = [f"{self.path}: {len(self.entries)} workflow(s)"]
         for r in self.entries:
             state = "" if r.eligible else f"  [not a target: {r.problems[-1].message}]" if r.problems else ""
+            if r.eligible and "remote_host" in r.meta:
+                state = f"  [remote: on {r.meta['remote_host']}]"
             lines.append(f"  {r.name}  ({', '.join(r.categories) or '-'})  {r.description}{state}")
         lines += [f"  {p.location()}: {p.code}: {p.message}" for p in self.problems]
         return "\n".join(lines) + "\n"

@@ -25,9 +25,14 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Scope, SkillRecord, SwarmError, atomic_write
+from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
+REGISTRY_TOO_LARGE = "REGISTRY_TOO_LARGE"
+# What every reader of the registry accepts (the core's document limit, `textfile.MAX_BYTES`, which
+# discovery's reader applies): sync reads with it and never writes more, so it never writes a
+# registry that discovery, `registry show` or the next sync would refuse.
+REGISTRY_MAX_BYTES = 4 * 1024 * 1024
 BACKUP_SUFFIX = ".bak"
 
 
@@ -42,10 +47,15 @@ class SyncReport:
     updated: tuple[str, ...]
     kept: tuple[str, ...]
     stale: tuple[str, ...] = ()
+    remote: tuple[str, ...] = ()
+    # what re-reading the written file found wrong with entries the user wrote (each kept as written)
+    problems: tuple[Problem, ...] = ()
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
-        return attrs.asdict(self)
+        data = attrs.asdict(self, filter=lambda a, _v: a.name != "problems")
+        data["problems"] = [p.to_data() for p in self.problems]
+        return data
 
     def to_text(self) -> str:
         """A short summary of the sync."""
@@ -55,9 +65,11 @@ class SyncReport:
             ("updated", self.updated),
             ("kept as written", self.kept),
             ("stale (skill gone; `registry prune` removes)", self.stale),
+            ("remote (on another machine: kept, never stale)", self.remote),
         ):
             if names:
                 lines.append(f"  {label}: {', '.join(names)}")
+        lines += [f"  {p.location()}: {p.code}: {p.message}" for p in self.problems]
         return "\n".join(lines) + "\n"
 
 
@@ -96,7 +108,18 @@ STALE_KEYS = ("stale", "stale_reason")
 
 
 def _mark_stale(entry: Any) -> bool:
-    """Mark an entry whose local skill is gone; True when it is (now or already) stale."""
+    """Mark an entry whose local skill is gone; True when it is (now or already) stale.
+
+    A remote entry (`host:` another machine) is never stale here, and loses a mark an earlier sync
+    gave it before it said where it lives.
+    """
+    from swarm_handoff_registry.registry import remote_host
+
+    if remote_host(entry) is not None:
+        for key in STALE_KEYS:
+            if key in entry:
+                del entry[key]
+        return False
     skill_path = entry.get("skill_path")
     if not isinstance(skill_path, str) or os.path.exists(os.path.expanduser(skill_path)):
         return bool(entry.get("stale") is True)
@@ -147,7 +170,7 @@ def _read(path: Path) -> bytes | None:
     from swarm_handoff.api import LoadError, read_regular
 
     try:
-        return read_regular(path)
+        return read_regular(path, limit=REGISTRY_MAX_BYTES)
     except LoadError as exc:
         if not os.path.lexists(path):
             return None
@@ -160,6 +183,28 @@ def _unreadable(path: Path, why: object) -> SwarmError:
         f"cannot read {path}: {why}",
         hint="fix the file (or move it away) and sync again; it was not changed",
     )
+
+
+def _write(path: Path, previous: bytes | None, text: str) -> Path | None:
+    """Keep the previous file as `.bak`, then write `text`; a registry over the read limit is refused first."""
+    data = text.encode("utf-8")
+    _refuse_oversized(path, data)
+    backup = _keep_backup(path, previous) if previous is not None else None
+    atomic_write(path, data)
+    return backup
+
+
+def _refuse_oversized(path: Path, data: bytes) -> None:
+    """Refuse, before the backup or the write, a registry its own readers would refuse."""
+    if len(data) > REGISTRY_MAX_BYTES:
+        raise SwarmError(
+            REGISTRY_TOO_LARGE,
+            f"{path}: the new registry would be {len(data)} bytes, over the {REGISTRY_MAX_BYTES} bytes "
+            "every reader of it accepts; nothing was written",
+            details={"path": str(path), "size_bytes": len(data), "limit_bytes": REGISTRY_MAX_BYTES},
+            hint="run `swarm-handoff registry prune` to drop stale entries, or remove entries (long "
+            "descriptions) you no longer need, then sync again",
+        )
 
 
 def _keep_backup(path: Path, previous: bytes) -> Path:
@@ -243,6 +288,9 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
     others = [e for e in workflows if isinstance(e, dict) and e.get("name") not in names]
     kept = [str(e.get("name")) for e in others]
     stale = [str(e.get("name")) for e in others if _mark_stale(e)]
+    from swarm_handoff_registry.registry import remote_host
+
+    remote = [str(e.get("name")) for e in others if remote_host(e) is not None]
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     document["updated_at"] = stamp
     meta = document.setdefault("meta", CommentedMap())
@@ -250,10 +298,13 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         meta["total_workflows"] = len(workflows)
         meta["last_scan"] = stamp
         meta.setdefault("discovery_mode", "hybrid")
-    stream = io.StringIO()
-    yaml.dump(document, stream)
+    text = _dump(yaml, document)
+    written = text.encode("utf-8")
+    _refuse_oversized(path, written)
+    _validate(text, path, [r.name for r in local])  # the seed's step 5, before anything is replaced
     backup = _keep_backup(path, previous) if previous is not None else None
-    atomic_write(path, stream.getvalue().encode("utf-8"))
+    atomic_write(path, written)
+    problems = _reread(path, written, previous, [r.name for r in local])  # ... and on the file itself
     return SyncReport(
         path=str(path),
         backup=str(backup) if backup else None,
@@ -261,7 +312,71 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         updated=tuple(updated),
         kept=tuple(kept),
         stale=tuple(stale),
+        remote=tuple(remote),
+        problems=problems,
     )
+
+
+def _dump(yaml: Any, document: Any) -> str:
+    """The registry's text as the round-trip writer lays it out."""
+    stream = io.StringIO()
+    yaml.dump(document, stream)
+    return stream.getvalue()
+
+
+def _written_wrong(path: Path, why: str) -> SwarmError:
+    return SwarmError(
+        REGISTRY_SYNC_FAILED,
+        f"the registry sync was about to write to {path} does not read back: {why}",
+        hint="the previous file was left (or put back) in place; report this with the registry file attached",
+    )
+
+
+def _check(data: Any, path: Path, synced: list[str]) -> tuple[Problem, ...]:
+    """Validate a parsed registry as discovery reads it: every synced workflow there, entries' problems reported."""
+    from swarm_handoff_registry.registry import REGISTRY_INVALID, entries_of
+
+    _entries, problems = entries_of(data, path)
+    if any(p.code == REGISTRY_INVALID for p in problems):
+        raise _written_wrong(path, problems[0].message)
+    listed = data.get("workflows") if isinstance(data, dict) else None
+    present = {e.get("name") for e in listed or () if isinstance(e, dict)}
+    missing = sorted(set(synced) - present)  # written, not there: a writer's bug, never the user's
+    if missing:
+        raise _written_wrong(path, f"no usable entry for {', '.join(missing)}")
+    return tuple(problems)
+
+
+def _validate(text: str, path: Path, synced: list[str]) -> None:
+    """Parse the text about to be written with the safe loader discovery uses, and check it as discovery would."""
+    from swarm_handoff.api import LoadError, parse_yaml
+
+    try:
+        data = parse_yaml(text, path=str(path))
+    except LoadError as exc:
+        raise _written_wrong(path, exc.problem.message) from None
+    _check(data, path, synced)
+
+
+def _reread(path: Path, written: bytes, previous: bytes | None, synced: list[str]) -> tuple[Problem, ...]:
+    """Read the written file back from disk and validate it; on failure put the previous file back.
+
+    Returns the problems of entries the user wrote by hand (kept as written, never a failure).
+    """
+    from swarm_handoff.api import LoadError, load_file, read_regular
+
+    try:
+        if read_regular(path) != written:
+            raise _written_wrong(path, "the file on disk is not what was written")
+        return _check(load_file(path), path, synced)
+    except (LoadError, SwarmError) as exc:
+        if previous is not None:
+            atomic_write(path, previous)
+        else:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, SwarmError):
+            raise
+        raise _written_wrong(path, exc.problem.message) from None
 
 
 @attrs.frozen
@@ -306,6 +421,5 @@ def prune(path: Path) -> PruneReport:
             meta["total_workflows"] = len(workflows)
         stream = io.StringIO()
         yaml.dump(document, stream)
-        backup = _keep_backup(path, previous)
-        atomic_write(path, stream.getvalue().encode("utf-8"))
+        backup = _write(path, previous, stream.getvalue())
         return PruneReport(path=str(path), backup=str(backup), removed=tuple(removed))

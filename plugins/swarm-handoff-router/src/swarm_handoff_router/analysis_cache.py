@@ -6,8 +6,8 @@ the SKILL.md file, of the record discovery made of it, and of this code. So each
 the core's `FileMemo` (`$XDG_CACHE_HOME/swarm-handoff/memo/router.bin`, off with
 `SWARM_HANDOFF_NO_CACHE=1`) and reused only while the file's stat (modification and status-change
 times, size, inode, device) is the one it was analysed at, the record is the same, and the memo was
-written by this very code (its version is a digest of the router's source files and the Python
-version, so an upgrade or an edit of the router never reads an older analysis). A damaged or
+written by this very code (its version is a digest of every source file of the router's package
+and the Python version, so an upgrade or an edit of any of its modules never reads an older analysis). A damaged or
 forged entry (counts that are not positive integers, lengths that are not their sums, fields of
 another type) is analysed again.
 
@@ -31,8 +31,6 @@ from swarm_handoff.api import FileMemo, SkillRecord
 MEMO_NAME = "router"
 # Below this many skills, analysing them costs about what reading a memo of ~2,000 skills does (~0.1 s).
 MIN_RECORDS = 50
-# The files whose code decides what an analysis is: any change to them makes a new memo version.
-_SOURCES = ("analysis_cache.py", "router.py", "text.py")
 
 T = TypeVar("T", bound=attrs.AttrsInstance)
 _version: str | None = None
@@ -51,23 +49,24 @@ def memo_version() -> str:
 
 
 def code_digest(folder: Path) -> str | None:
-    """The digest of the analysing code in `folder`, from its sources, else from its bytecode (an install
-    that ships only `.pyc` files, as some packagers and frozen apps do); None when neither is readable."""
+    """The digest of every module of the package in `folder`: its `.py` sources, else (an install that ships
+    only bytecode, as some packagers and frozen apps do) its `.pyc` files; None when there are neither."""
     from hashlib import sha256
 
     digest = sha256(repr(sys.version_info[:2]).encode())
-    for name in _SOURCES:
-        stem = name.removesuffix(".py")
-        for candidate, kind in ((name, b"source"), (f"{stem}.pyc", b"bytecode")):
-            try:
-                data = (folder / candidate).read_bytes()
-            except OSError:
-                continue
-            digest.update(name.encode() + b"\0" + kind + b"\0" + data)
-            break
-        else:
-            return None
-    return digest.hexdigest()
+    for pattern in ("*.py", "*.pyc"):
+        files = sorted(path for path in folder.rglob(pattern) if path.is_file())
+        if not files:
+            continue  # no source at all: the bytecode, top-level and __pycache__ copies alike
+        try:
+            for path in files:
+                data = path.read_bytes()
+                name = path.relative_to(folder).as_posix()
+                digest.update(f"{name}\0{len(data)}\0".encode() + data)
+        except OSError:
+            return None  # a module that cannot be read: the version would not follow the code
+        return digest.hexdigest()
+    return None
 
 
 def encode(value: object) -> object:

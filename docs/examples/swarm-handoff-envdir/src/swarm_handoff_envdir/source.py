@@ -6,7 +6,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swarm_handoff.api import DiscoveryContext, Problem, Scope, Severity, SourceResult, read_skills, watch
+from swarm_handoff.api import (
+    DiscoveryContext,
+    Problem,
+    Scope,
+    ScopeSpec,
+    Severity,
+    SourceResult,
+    read_skills,
+    watch,
+)
 
 if TYPE_CHECKING:
     from swarm_handoff.api import Location
@@ -14,12 +23,15 @@ if TYPE_CHECKING:
 ENV_VAR = "SKILLS_ENVDIR"
 SOURCE = "envdir"
 ENVDIR_UNREADABLE = "ENVDIR_UNREADABLE"
+# A scope of its own, between `global` (3) and `installed` (4): a team folder is less local than your
+# own ~/.claude/skills, more local than installed packs. `discover` shows it as `[envdir, 3.2]`.
+ENVDIR = ScopeSpec("envdir", 3.2)
 
 
 class EnvDirSource:
-    """Skills in the folder named by $SKILLS_ENVDIR, in the global scope."""
+    """Skills in the folder named by $SKILLS_ENVDIR, in a scope of its own (`envdir`)."""
 
-    priority = 3
+    scopes = (ENVDIR,)  # the declaration also places the source: it runs at its most local scope
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Read every `NAME/SKILL.md` under the folder; an unset variable or absent folder finds nothing."""
@@ -40,8 +52,9 @@ class EnvDirSource:
                 severity=Severity.WARNING,
             )
             return SourceResult(problems=(problem,))
+        scope = Scope(ENVDIR.name)  # declared by now: the core registers `scopes` when it builds the source
         files = [
-            (os.path.join(entry.path, "SKILL.md"), entry.name, Scope.GLOBAL)
+            (os.path.join(entry.path, "SKILL.md"), entry.name, scope)
             for entry in entries
             if entry.is_dir() and not entry.name.startswith(".")
         ]
@@ -60,4 +73,4 @@ class EnvDirSource:
         folder = context.env.get(ENV_VAR)
         if not folder:
             return []  # nothing to look at: `why` says nothing about this source
-        return [Location(Scope.GLOBAL, str(Path(folder) / name / "SKILL.md"))]
+        return [Location(ENVDIR.name, str(Path(folder) / name / "SKILL.md"))]

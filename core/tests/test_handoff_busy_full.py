@@ -1,0 +1,134 @@
+"""A hand-off against a locked or full disk: a bounded wait naming the holder, a payload never lost unsaid.
+
+Issue 25, low findings: a hand-off waited forever on another process's lock on the session folder,
+and when the session folder and the config folder were both full the payload was lost and the
+error did not say where it went.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff import safefs
+from swarm_handoff.api import hookimpl
+from swarm_handoff.payload.io import parse_payload_text
+from swarm_handoff.records import SkillRecord, SourceResult
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
+
+SYNTHESIS = "original_prompt: Should we expand?\nproblem_type: strategic\nsynthesis_summary: Maybe.\n"
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch, swarm_host, register_plugin):
+    session = tmp_path / "session"
+    (session / "perspectives").mkdir(parents=True)
+    session.chmod(0o755)
+    synthesis = tmp_path / "synthesis.yaml"
+    synthesis.write_text(SYNTHESIS)
+    config = tmp_path / "config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    record = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
+
+    class Source:
+        priority = 1
+
+        def discover(self, context):
+            return SourceResult(records=(record,), scanned=1)
+
+    class Plugin:
+        @hookimpl
+        def swarm_handoff_discovery_sources(self, register):
+            register("fake-skills", Source)
+
+    register_plugin(Plugin(), "fake-skills")
+    return {"session": session, "synthesis": synthesis, "config": config}
+
+
+def _handoff(swarm_cli, world, *extra):
+    args = ["handoff", "lit-pm", "--synthesis", str(world["synthesis"]), "--session", str(world["session"])]
+    return swarm_cli(*args, *extra, "--format", "json")
+
+
+def _in_thread(function):
+    """Run `function` in a thread; the join's bound is only a safety net so a hang fails the test."""
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert out, "it waited forever"
+    return out[0]
+
+
+# -- a lock held by someone else --------------------------------------------------------------------
+
+
+def test_a_folder_held_by_another_writer_is_waited_for_only_as_long_as_configured(tmp_path, monkeypatch):
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
+
+    def take_it():
+        try:
+            with safefs.locked(tmp_path):
+                return None
+        except safefs.FolderBusy as busy:
+            return busy
+
+    with safefs.locked(tmp_path):  # another writer (another open file description) holds it
+        busy = _in_thread(take_it)
+    assert isinstance(busy, safefs.FolderBusy)
+    assert busy.folder == str(tmp_path)
+    if sys.platform.startswith("linux"):  # /proc/locks names the holder
+        assert busy.holders == (os.getpid(),)
+        assert f"process {os.getpid()}" in str(busy)
+    with safefs.locked(tmp_path):  # released: the next writer gets it at once
+        pass
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [("", 30.0), ("2.5", 2.5), ("0", 0.0), ("soon", 30.0), ("-1", 30.0)])
+def test_the_wait_comes_from_the_environment_with_a_default(raw, seconds):
+    assert safefs.lock_timeout({safefs.LOCK_TIMEOUT_ENV: raw}) == seconds
+
+
+def test_a_handoff_into_a_session_another_process_holds_is_session_busy(swarm_cli, world, monkeypatch):
+    monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
+    with safefs.locked(world["session"]):
+        result = _in_thread(lambda: _handoff(swarm_cli, world))
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "SESSION_BUSY"
+    assert str(world["session"]) in error["message"]
+    assert safefs.LOCK_TIMEOUT_ENV in error["hint"]
+    if sys.platform.startswith("linux"):
+        assert error["details"]["holder_pids"] == [os.getpid()]
+    kept = error["payload_preserved"]  # the session was busy: the payload went to the config folder
+    assert kept
+    assert kept.startswith(str(world["config"]))
+    assert parse_payload_text(Path(kept).read_text())["handoff"]["target"]["skill"] == "lit-pm"
+
+
+# -- both folders full ------------------------------------------------------------------------------
+
+
+def test_when_the_session_and_the_config_folder_are_full_the_error_carries_the_payload(swarm_cli, world, monkeypatch):
+    def full(folder, name, data, *, mode, durable):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), os.path.join(folder, name))
+
+    monkeypatch.setattr(safefs, "write_temp", full)
+    result = _handoff(swarm_cli, world)
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["payload_preserved"] is None
+    assert "could not be kept on disk" in error["message"]
+    assert "No space left on device" in error["message"]
+    assert str(world["session"]) in error["message"]
+    assert str(world["config"]) in error["message"]
+    assert "details.payload_text" in error["message"]
+    payload = parse_payload_text(error["details"]["payload_text"])
+    assert payload["handoff"]["target"]["skill"] == "lit-pm"
+    assert len(error["details"]["preserve_failures"]) == 2

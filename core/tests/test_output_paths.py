@@ -1,0 +1,167 @@
+"""`convert --output`: a path that is not a regular file is written as a stream or refused, never replaced.
+
+Issue 25, finding 1: the writer that keeps the earlier file (hard link, then rename over it) turned a
+device, a FIFO or a symlink into a regular file and linked the old node beside it as `PATH.1`.
+These tests never touch the machine's own /dev/null or /dev/stdout: a FIFO made in `tmp_path`, a
+symlink in `tmp_path` to /dev/null (only the link could be replaced) and `-` stand in for them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+import pytest
+
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.payload import io
+from swarm_handoff.payload.io import dump_payload, parse_payload_text
+from swarm_handoff.payload.v2 import build_v2
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.synthesis import parse_synthesis
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX special files (mkfifo, symlinks, devices)")
+
+TARGET = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
+SYNTHESIS = parse_synthesis({"original_prompt": "Why?", "problem_type": "analytical", "synthesis_summary": "Because."})
+
+
+@pytest.fixture
+def v2_file(tmp_path):
+    (tmp_path / "perspectives").mkdir()
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    path = tmp_path / "handoff-payload.yaml"
+    path.write_text(dump_payload(payload, path))
+    return path
+
+
+def _convert(swarm_cli, v2_file, output, *extra):
+    return swarm_cli("convert", str(v2_file), "--to", "3.0", "--output", str(output), *extra)
+
+
+def _siblings(path):
+    return sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name.split(".")[0]))
+
+
+def test_a_fifo_output_is_written_as_a_stream_and_stays_a_fifo(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there, so the writer's open returns
+    try:
+        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
+        assert result.exit_code == 0, result.stdout
+        received = b""
+        while chunk := os.read(reader, 65536):
+            received += chunk
+    finally:
+        os.close(reader)
+    assert parse_payload_text(received.decode())["handoff"]["version"] == "3.0"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert _siblings(fifo) == ["out.yaml"]  # no out.1.yaml: the FIFO was never linked aside
+
+
+def test_a_symlink_to_a_file_elsewhere_is_refused_and_nothing_changes(swarm_cli, swarm_host, v2_file, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    real = elsewhere / "real.yaml"
+    real.write_text("keep me\n")
+    link = tmp_path / "out.yaml"
+    link.symlink_to(real)
+    result = _convert(swarm_cli, v2_file, link, "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert str(link) in error["message"]
+    assert "symbolic link" in error["message"]
+    assert str(real) in error["hint"]  # the fix: name the link's target yourself
+    assert real.read_text() == "keep me\n"
+    assert os.readlink(link) == str(real)
+    assert _siblings(link) == ["out.yaml"]
+
+
+def test_a_dangling_symlink_is_refused(swarm_cli, swarm_host, v2_file, tmp_path):
+    link = tmp_path / "out.yaml"
+    link.symlink_to(tmp_path / "nowhere" / "file.yaml")
+    error = _convert(swarm_cli, v2_file, link, "--format", "json").json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert link.is_symlink()
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_symlink_to_a_character_device_is_written_through_as_a_stream(swarm_cli, swarm_host, v2_file, tmp_path):
+    link = tmp_path / "out.yaml"
+    link.symlink_to(os.devnull)  # like /dev/stdout -> /proc/self/fd/1 -> a terminal
+    result = _convert(swarm_cli, v2_file, link, "--format", "json")
+    assert result.exit_code == 0, result.stdout
+    assert os.readlink(link) == os.devnull
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert _siblings(link) == ["out.yaml"]
+
+
+def test_a_symlink_to_a_fifo_is_written_through_as_a_stream(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "out.yaml"
+    link.symlink_to(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0
+        received = os.read(reader, 1 << 20)
+    finally:
+        os.close(reader)
+    assert b"version:" in received
+    assert link.is_symlink()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_dash_is_standard_output_and_the_report_goes_to_stderr(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = swarm_cli("convert", str(v2_file), "--to", "3.0", "-o", "-", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert parse_payload_text(result.stdout)["handoff"]["version"] == "3.0"  # only the payload
+    assert '"target_version":"3.0"' in result.stderr.replace(" ", "")  # the report, on stderr
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/stderr"])
+def test_the_standard_stream_names_are_streams_never_files(name):
+    assert io.standard_stream(name) == (2 if name == "/dev/stderr" else 1)
+
+
+def test_other_names_are_not_standard_streams(tmp_path):
+    assert io.standard_stream(str(tmp_path / "out.yaml")) is None
+    assert io.standard_stream("./-") is None  # a file really named "-" can still be written
+
+
+def test_dot_slash_dash_is_a_file_named_dash(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = swarm_cli("convert", str(v2_file), "--to", "3.0", "-o", "./-", "--format", "json")
+    assert result.exit_code == 0, result.stdout
+    assert parse_payload_text((tmp_path / "-").read_text())["handoff"]["version"] == "3.0"
+    assert result.json()["target_version"] == "3.0"
+
+
+def test_a_folder_is_refused_with_a_code(swarm_cli, swarm_host, v2_file, tmp_path):
+    folder = tmp_path / "out.yaml"
+    folder.mkdir()
+    error = _convert(swarm_cli, v2_file, folder, "--format", "json").json()["error"]
+    assert error["code"] == "OUTPUT_REFUSED"
+    assert "folder" in error["message"]
+
+
+def test_a_regular_file_is_still_kept_as_the_earlier_copy(swarm_cli, swarm_host, v2_file, tmp_path):
+    out = tmp_path / "out.yaml"
+    out.write_text("earlier\n")
+    assert _convert(swarm_cli, v2_file, out, "--format", "json").exit_code == 0
+    assert (tmp_path / "out.1.yaml").read_text() == "earlier\n"
+    assert parse_payload_text(out.read_text())["handoff"]["version"] == "3.0"
+
+
+def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(SwarmError) as caught:
+        io.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
+    assert caught.value.code == "OUTPUT_REFUSED"
+    assert not (tmp_path / "out.1.yaml").exists()
