@@ -302,3 +302,99 @@ def test_relative_paths_of_the_received_payload_stay_pointing_at_its_session(swa
     _, two = written(swarm_cli(*args))
     [entry] = two["handoff"]["payload"]["references"]["files"]
     assert entry["path"] == str(world["session"].resolve() / "notes.md")
+
+
+# Issue 25, HIGH 4: a stripped signature must not be laundered by the next hop.
+
+
+def strip_and_edit(path, text="Regulation is no risk at all."):
+    """What an attacker with write access does: edit the content, drop meta.signature, seal again."""
+
+    def change(handoff):
+        handoff["context"]["summary"] = text
+        handoff["meta"].pop("signature", None)
+
+    return reseal(path, change)
+
+
+def test_a_stripped_signature_is_refused_by_from_and_ack_when_a_signing_key_exists(swarm_cli, world):
+    one = first(swarm_cli, world, "alpha", "--source", "origin", "--sign")  # the key now exists
+    assert swarm_cli("verify", str(one), "--require-signature").exit_code == 0
+    strip_and_edit(one)
+    result = cont(swarm_cli, world, "beta", one)
+    error = result.json()["error"]
+    assert error["code"] == "RECEIVED_PAYLOAD_UNSIGNED"
+    assert str(one) in error["message"]
+    assert "--no-require-signature" in error["hint"]
+    assert not list((world["session"] / "handoffs").glob("alpha-to-beta-*"))
+    ack = swarm_cli("ack", str(one), "--status", "success", "--format", "json")
+    assert ack.exit_code == 1
+    assert ack.json()["error"]["code"] == "SIGNATURE_INVALID"
+    with open_history(world["config"]) as history:
+        assert history.success_counts() == {}  # nothing a ranker could count
+
+
+def test_continuing_an_unsigned_payload_is_recorded_and_fails_verify_require_signature_after_signing(swarm_cli, world):
+    one = first(swarm_cli, world, "alpha", "--source", "origin", "--sign")
+    strip_and_edit(one)
+    result = cont(swarm_cli, world, "beta", one, "--no-require-signature", "--sign")
+    assert "RECEIVED_PAYLOAD_UNSIGNED" in result.stderr  # said, not silent
+    two_path, two = written(result)
+    tracing = two["handoff"]["tracing"]
+    assert tracing["tags"]["unsigned_hops"] == "alpha"
+    received = [e for e in tracing["events"] if e["event_type"] == "received"]
+    assert received[-1]["details"]["signature"] == "absent"
+    assert swarm_cli("validate", str(two_path), "--format", "json").json()["valid"] is True
+    assert swarm_cli("verify", str(two_path)).exit_code == 0  # signed, intact: only a requirement refuses
+    strict = swarm_cli("verify", str(two_path), "--require-signature", "--format", "json")
+    assert strict.exit_code == 1
+    assert strict.json()["error"]["code"] == "UNSIGNED_HOP_IN_CHAIN"
+    assert strict.json()["error"]["details"]["verification"]["unsigned_hops"] == ["alpha"]
+    # The next hop refuses it by default (a key exists), and carries the mark when told to go on.
+    assert cont(swarm_cli, world, "gamma", two_path).json()["error"]["code"] == "RECEIVED_PAYLOAD_UNSIGNED"
+    ack = swarm_cli("ack", str(two_path), "--status", "success", "--format", "json")
+    assert ack.json()["error"]["code"] == "UNSIGNED_HOP_IN_CHAIN"
+    _, three = written(cont(swarm_cli, world, "gamma", two_path, "--no-require-signature", "--sign"))
+    assert three["handoff"]["tracing"]["tags"]["unsigned_hops"] == "alpha"  # beta's input was signed
+    assert swarm_cli("ack", str(two_path), "--status", "success", "--no-require-signature").exit_code == 0
+
+
+def test_without_a_key_an_unsigned_hop_continues_but_is_recorded_in_v3_and_v2(swarm_cli, world):
+    one = first(swarm_cli, world, "alpha", "--source", "origin")
+    _, two = written(cont(swarm_cli, world, "beta", one))
+    assert two["handoff"]["tracing"]["tags"]["unsigned_hops"] == "alpha"
+    v2_one = first(swarm_cli, world, "lit-pm")
+    v2_path, v2 = written(cont(swarm_cli, world, "old-reader", v2_one))
+    assert v2["handoff"]["meta"]["unsigned_hops"] == ["lit-pm"]
+    assert (
+        swarm_cli("verify", str(v2_path), "--require-signature", "--format", "json").json()["error"]["code"]
+        == "SIGNATURE_INVALID"
+    )  # absent here, and an unsigned hop: the signature's problems
+    _, up = written(cont(swarm_cli, world, "alpha", v2_path))  # v2.0 -> v3.0 keeps the record
+    assert up["handoff"]["tracing"]["tags"]["unsigned_hops"] == "lit-pm,old-reader"
+    explicit = cont(swarm_cli, world, "beta", one, "--require-signature")
+    assert explicit.json()["error"]["code"] == "RECEIVED_PAYLOAD_UNSIGNED"
+
+
+def test_a_forced_v2_from_a_v3_chain_keeps_the_unsigned_record_in_meta(swarm_cli, world):
+    one = first(swarm_cli, world, "alpha", "--source", "origin")
+    path, two = written(cont(swarm_cli, world, "old-reader", one))  # old-reader reads 2.0: down-converted
+    assert two["handoff"]["version"] == "2.0"
+    assert two["handoff"]["meta"]["unsigned_hops"] == ["alpha"]
+    assert swarm_cli("verify", str(path)).exit_code == 0
+
+
+def test_over_budget_the_unsigned_record_survives_dropping_tracing(tmp_path):
+    from swarm_handoff.payload.build3 import _trim_tracing
+    from swarm_handoff.payload.unsigned import unsigned_hops
+
+    payload = {
+        "handoff": {
+            "source": {"skill": "alpha"},
+            "tracing": {"events": [], "tags": {"unsigned_hops": "origin", "team": "x"}},
+        }
+    }
+    notes = _trim_tracing(payload, 0)
+    assert payload["handoff"]["tracing"] == {"tags": {"unsigned_hops": "origin"}}
+    assert unsigned_hops(payload) == ("origin",)
+    assert "kept tags.unsigned_hops" in notes[-1]

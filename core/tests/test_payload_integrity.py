@@ -167,3 +167,164 @@ def test_ack_accepts_an_intact_payload_even_after_it_expired(tmp_path, swarm_cli
     path.write_text(dump_payload(payload, path))
     result = swarm_cli("ack", str(path), "--status", "success", "--format", "json")
     assert result.exit_code == 0, result.stdout
+
+
+# Issue 25, MEDIUM 6: one payload must not make verify hash the same big file thousands of times.
+
+
+@pytest.fixture
+def hashed(monkeypatch):
+    """Count every file `integrity` hashes (by path), instead of timing anything."""
+    from swarm_handoff.payload import integrity
+
+    seen: list[str] = []
+    real = integrity.file_checksum
+
+    def counting(path):
+        seen.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(integrity, "file_checksum", counting)
+    return seen
+
+
+def with_references(path, entries):
+    """The payload at `path` with `entries` as its references, sealed again."""
+    payload = json.loads(path.read_text())
+    from swarm_handoff.payload.build3 import _count
+
+    payload["handoff"]["payload"].setdefault("references", {})["files"] = entries
+    for key in ("payload_hash", "payload_size_bytes"):
+        payload["handoff"]["meta"].pop(key, None)
+    _count(payload)
+    path.write_text(json.dumps(seal(payload)))
+    return path
+
+
+def test_a_file_referenced_many_times_is_hashed_once(v3_with_side_file, swarm_cli, swarm_host, hashed):
+    from swarm_handoff.payload.integrity import file_checksum
+
+    path, side_path = v3_with_side_file
+    entry = {"path": side_path.name, "checksum": file_checksum(side_path)}
+    hashed.clear()
+    with_references(path, [entry] * 12)
+    result = swarm_cli("verify", str(path), "--format", "json")
+    assert result.exit_code == 0, result.stdout
+    assert hashed == [str(side_path)]
+    assert len(result.json()["files"]) == 12  # each reference is still reported
+
+
+def test_too_many_checked_references_are_refused_before_any_hashing(
+    v3_with_side_file, swarm_cli, swarm_host, hashed, monkeypatch
+):
+    from swarm_handoff.payload import integrity
+
+    monkeypatch.setattr(integrity, "MAX_CHECKED_REFERENCES", 3)  # the real bound is 64; the limit, not the size
+    path, side_path = v3_with_side_file
+    entry = {"path": side_path.name, "checksum": "sha256:" + "0" * 64}
+    with_references(path, [entry] * 4)
+    for command in ("verify", "validate", "ack"):
+        args = ("--status", "success") if command == "ack" else ()
+        result = swarm_cli(command, str(path), *args, "--format", "json")
+        assert result.exit_code == 1, command
+        error = result.json()["error"]
+        assert error["code"] == "PAYLOAD_FILE_CHECKS_LIMIT", command
+        assert str(path) in error["message"]
+        assert "more than the 3 that are checked" in error["message"]
+    assert hashed == []
+
+
+def test_the_total_bytes_of_checked_files_are_bounded_before_hashing(
+    v3_with_side_file, swarm_cli, swarm_host, hashed, monkeypatch, tmp_path
+):
+    from swarm_handoff.payload import integrity
+
+    path, side_path = v3_with_side_file
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"x" * 600)
+    entries = [
+        {"path": str(side_path), "description": "side", "checksum": integrity.file_checksum(side_path)},
+        {"path": str(other), "description": "other", "checksum": integrity.file_checksum(other)},
+    ]
+    with_references(path, entries)
+    hashed.clear()
+    monkeypatch.setattr(integrity, "MAX_CHECKED_TOTAL_BYTES", side_path.stat().st_size + 599)
+    result = swarm_cli("verify", str(path), "--format", "json")
+    assert result.json()["error"]["code"] == "PAYLOAD_FILE_CHECKS_LIMIT"
+    assert "bytes" in result.json()["error"]["message"]
+    assert hashed == []
+    monkeypatch.setattr(integrity, "MAX_CHECKED_TOTAL_BYTES", side_path.stat().st_size + 600)
+    assert swarm_cli("verify", str(path)).exit_code == 0
+    assert sorted(hashed) == sorted([str(side_path), str(other)])
+
+
+def test_a_v2_payload_s_extra_references_are_not_hashed(tmp_path, swarm_cli, swarm_host, hashed):
+    (tmp_path / "perspectives").mkdir()
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"y" * 1000)
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    entry = {"path": str(big), "checksum": "sha256:" + "1" * 64}
+    payload["handoff"]["payload"] = {"references": {"files": [entry] * 500}}  # an ignored v2.0 extra field
+    for key in ("payload_hash", "payload_size_bytes"):
+        payload["handoff"]["meta"].pop(key, None)
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(seal(payload)))
+    swarm_cli("verify", str(path))
+    assert hashed == []
+
+
+def test_verify_validates_the_schema_before_hashing(v3_with_side_file, swarm_cli, swarm_host, hashed):
+    path, _ = v3_with_side_file
+    payload = json.loads(path.read_text())
+    payload["handoff"]["context"]["problem_type"] = "gossip"
+    for key in ("payload_hash", "payload_size_bytes"):
+        payload["handoff"]["meta"].pop(key, None)
+    path.write_text(json.dumps(seal(payload)))
+    hashed.clear()
+    result = swarm_cli("verify", str(path), "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "VALIDATION_FAILED"
+    assert any("problem_type" in e for e in error["details"]["validation_errors"])
+    assert hashed == []
+
+
+def test_check_files_itself_refuses_more_than_the_real_bound_unhashed(tmp_path, hashed):
+    """The bound holds for every caller, validated or not: 21,000 references to one file read nothing."""
+    from swarm_handoff.errors import SwarmError
+    from swarm_handoff.payload.integrity import MAX_CHECKED_REFERENCES
+
+    (tmp_path / "f").write_bytes(b"z")
+    entry = {"path": "f", "checksum": "sha256:" + "2" * 64}
+    payload = {"handoff": {"version": "3.0", "payload": {"references": {"files": [entry] * 21000}}}}
+    with pytest.raises(SwarmError) as caught:
+        check_files(payload, tmp_path / "p.json")
+    assert caught.value.code == "PAYLOAD_FILE_CHECKS_LIMIT"
+    assert f"more than the {MAX_CHECKED_REFERENCES}" in caught.value.message
+    assert hashed == []
+    assert len(check_files({**payload, "handoff": {**payload["handoff"], "version": "2.0"}}, tmp_path)) == 0
+
+
+def test_ack_refuses_a_payload_it_cannot_verify_and_records_nothing(tmp_path, swarm_cli, swarm_host, monkeypatch):
+    """Issue 25: an acknowledgment feeds the rankers (registry-v3 among them), so only a verifiable payload counts."""
+    config = tmp_path / "config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    (tmp_path / "perspectives").mkdir()
+    payload = build_v2(SYNTHESIS, TARGET, tmp_path)
+    for key in ("payload_hash", "payload_size_bytes"):
+        payload["handoff"]["meta"].pop(key)
+    path = tmp_path / "unsealed.json"
+    path.write_text(json.dumps(payload))
+    result = swarm_cli("ack", str(path), "--status", "success", "--format", "json")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "ACK_UNVERIFIABLE"
+    assert str(path) in error["message"]
+    with open_history(config) as history:
+        assert history.list() == []
+        assert history.success_counts() == {}
+    invalid = tmp_path / "invalid.json"
+    payload["handoff"]["context"]["problem_type"] = "gossip"
+    invalid.write_text(json.dumps(seal(payload)))
+    refused = swarm_cli("ack", str(invalid), "--status", "success", "--format", "json").json()["error"]
+    assert refused["code"] == "VALIDATION_FAILED"  # verified first: the shape, then the hash

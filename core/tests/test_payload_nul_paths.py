@@ -67,7 +67,9 @@ def test_a_v2_session_path_with_nul_is_a_coded_error(swarm_cli, swarm_host, tmp_
 
 
 def test_the_file_check_reports_a_nul_path_instead_of_raising():
-    payload = {"handoff": {"payload": {"references": {"files": [{"path": "a\0b", "checksum": CHECKSUM}]}}}}
+    # v3.0: only its tiers reference files (issue 25, medium 6: another version's are never read)
+    files = [{"path": "a\0b", "checksum": CHECKSUM}]
+    payload = {"handoff": {"version": "3.0", "payload": {"references": {"files": files}}}}
     [check] = check_files(payload, None)
     assert check.computed is None
     assert "NUL" in (check.problem or "")

@@ -230,3 +230,27 @@ def test_a_swarm_of_six_perspectives_hands_off(session, swarm_host):
     assert problem.code == "PAYLOAD_PERSPECTIVES_MISMATCH"
     payload["handoff"]["meta"]["perspectives_completed"] = -1
     assert "PAYLOAD_BAD_VALUE" in {p.code for p in validate_payload(payload, swarm_host).errors}
+
+
+@pytest.mark.parametrize("name", ["lit pm", "x;touch pwned", "a$(id)b", "it's", "tab\there"])
+def test_the_v2_invocation_quotes_the_skill_name_for_a_shell(tmp_path, name):
+    """Issue 25: a v2.0 skill's name is not checked as a file name, so the invocation must quote it."""
+    import shlex
+    from pathlib import Path
+
+    from swarm_handoff.payload.handoff_checks import substitute
+
+    (tmp_path / "perspectives").mkdir()
+    record = SkillRecord(name=name, scope="global", source="test", trigger="--handoff {payload_path}")
+    payload = build_v2(SYNTHESIS, record, tmp_path)
+    invocation = payload["handoff"]["target"]["invocation"]
+    assert shlex.split(invocation.replace("{payload_path}", "P")) == [f"/{name}", "--handoff", "P"]
+    line = substitute(record, Path("/s/handoff payload.yaml"))
+    assert shlex.split(line) == [f"/{name}", "--handoff", "/s/handoff payload.yaml"]
+
+
+def test_a_plain_skill_name_is_left_as_it_was():
+    record = SkillRecord(name="lit-pm", scope="global", source="test", trigger="--handoff {payload_path}")
+    from swarm_handoff.payload.v2 import invocation_for
+
+    assert invocation_for(record) == "/lit-pm --handoff {payload_path}"

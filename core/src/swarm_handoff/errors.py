@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff.termsafe import bounded_message
+
 
 class ErrorCode(str, enum.Enum):
     """Stable error codes; the value is what users see, so a value never changes once released."""
@@ -133,7 +135,7 @@ class Problem:
     """One thing wrong with one input, kept with the results instead of being logged and lost."""
 
     code: str = attrs.field(converter=_code_value)
-    message: str
+    message: str = attrs.field(converter=bounded_message)  # escaped and bounded, whatever built it
     path: str | None = None
     line: int | None = None
     column: int | None = None
@@ -181,6 +183,7 @@ class SwarmError(Exception):
         payload_preserved: str | None = None,
         problems: tuple[Problem, ...] = (),
     ) -> None:
+        message = bounded_message(message)  # escaped and bounded, whatever built it (termsafe.py)
         super().__init__(message)
         self.code = _code_value(code)
         self.message = message

@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -35,10 +37,63 @@ class BadResult(ValueError):
     """A plugin returned a value its protocol does not allow; the message says what was wrong."""
 
 
+# fd 1 is the process's, shared by every thread: the first `quiet()` to enter points it at stderr,
+# the last to leave points it back (plugin hooks run in worker threads, side by side).
+_fd_lock = threading.Lock()
+_fd_users = 0
+_fd_saved: int | None = None
+
+
+def _flush(stream: Any) -> None:
+    with contextlib.suppress(Exception):  # a closed or replaced stream: nothing to flush
+        stream.flush()
+
+
+@contextlib.contextmanager
+def stdout_descriptor_to_stderr() -> Iterator[None]:
+    """Point file descriptor 1 at stderr while plugin code runs, and back after (nested and threaded calls share it).
+
+    `redirect_stdout` only catches Python's `print`; `os.write(1, ...)`, C code and child processes
+    write to the descriptor itself, which is the document's (`--format json`). Over MCP's stdio the
+    SDK already points fd 1 away from the protocol; this keeps it so and restores it the same way.
+    """
+    global _fd_users, _fd_saved
+    with _fd_lock:
+        if _fd_users == 0:
+            _flush(sys.stdout)
+            _flush(sys.__stdout__)
+            try:
+                saved = os.dup(1)
+            except OSError:  # no fd 1 at all: nothing to protect
+                saved = None
+            if saved is not None:
+                try:
+                    os.dup2(2, 1)
+                except OSError:
+                    os.close(saved)
+                    saved = None
+            _fd_saved = saved
+        _fd_users += 1
+    try:
+        yield
+    finally:
+        with _fd_lock:
+            _fd_users -= 1
+            if _fd_users == 0 and _fd_saved is not None:
+                _flush(sys.__stdout__)  # what the plugin buffered goes where fd 1 pointed while it ran
+                with contextlib.suppress(OSError):
+                    os.dup2(_fd_saved, 1)
+                os.close(_fd_saved)
+                _fd_saved = None
+
+
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
-    """Run plugin code with stdout pointing at stderr, so its prints never corrupt a document."""
-    with contextlib.redirect_stdout(sys.stderr):
+    """Run plugin code with stdout pointing at stderr, so its prints never corrupt a document.
+
+    Both levels: Python's `sys.stdout` and file descriptor 1 (`stdout_descriptor_to_stderr`).
+    """
+    with stdout_descriptor_to_stderr(), contextlib.redirect_stdout(sys.stderr):
         yield
 
 

@@ -122,3 +122,39 @@ def escape_data(data: Any, multiline_keys: frozenset[str] = MULTI_LINE_KEYS, *, 
     if data is None or isinstance(data, (bool, int, float)):
         return data
     return escape_controls(data, multiline=_multiline)
+
+
+# How much of a value read from a file an error message echoes: a payload or a SKILL.md can hold a
+# 4 MiB string, and a message is for a person (the file itself has the rest).
+MAX_SHOWN = 200
+# A whole error message or problem message, however it was built, is cut here as a last resort.
+MAX_MESSAGE = 4000
+ELLIPSIS = "\u2026"
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """A value from a file as an error message quotes it: `repr()`-style, at most `limit` characters of it.
+
+    Longer text is cut, marked with an ellipsis and its length (`'aaa…' (5000 characters)`);
+    control, bidi and undecodable characters are visible escapes, as `repr()` and `quoted` write them.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return escape_controls(quoted(value))
+        return f"{escape_controls(quoted(value[:limit]))}{ELLIPSIS} ({len(value)} characters)"
+    text = escape_controls(quoted(value))
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
+
+def shown_name(value: object, limit: int = MAX_SHOWN) -> str:
+    """A key or name from a file as a message names it, unquoted: escaped and at most `limit` characters."""
+    text = escape_controls(escape_undecodable(value if isinstance(value, str) else str(value)))
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
+
+def bounded_message(message: str) -> str:
+    """The last-resort bound on an error message: controls escaped (line breaks kept), cut at `MAX_MESSAGE`."""
+    text = escape_controls(escape_undecodable(message), multiline=True)
+    if len(text) <= MAX_MESSAGE:
+        return text
+    return f"{text[:MAX_MESSAGE]}{ELLIPSIS} ({len(text) - MAX_MESSAGE} more characters)"

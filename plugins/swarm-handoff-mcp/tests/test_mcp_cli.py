@@ -162,3 +162,20 @@ def test_mcp_help_shows_examples_and_the_docs_page(swarm_cli: Any) -> None:
     assert "Examples:\n    swarm-handoff mcp\n" in page, page
     assert "swarm-handoff mcp --print-config claude > .mcp.json" in page
     assert "More: docs/mcp.md" in page
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan", "soon", "3601"])
+def test_a_bad_elicit_timeout_is_a_usage_error_before_serving(bad: str) -> None:
+    from swarm_handoff_mcp.command import parse_elicit_timeout
+
+    with pytest.raises(UsageError) as caught:
+        parse_elicit_timeout(bad)
+    assert "--elicit-timeout" in caught.value.message
+
+
+def test_the_elicit_timeout_defaults_and_reads_seconds() -> None:
+    from swarm_handoff_mcp.command import parse_elicit_timeout
+    from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
+
+    assert parse_elicit_timeout(None) == DEFAULT_ELICIT_TIMEOUT == 120.0
+    assert parse_elicit_timeout("2.5") == 2.5

@@ -156,3 +156,44 @@ def test_type_errors_name_json_types_not_python_ones(tmp_path: Path, argument: s
     assert said in caught.value.message
     for python_name in ("NoneType", "str", "int", "float", "dict", "list", "bool"):
         assert not re.search(rf"\bnot {python_name}\b", caught.value.message), caught.value.message
+
+
+def test_a_stripped_signature_is_refused_by_handoff_and_ack_naming_the_tool_argument(host: Any, tmp_path: Path) -> None:
+    """Issue 25: with a signing key, `from_payload` and `ack` require a signature unless told otherwise."""
+    import json
+
+    from swarm_handoff.payload.canonical import seal
+    from swarm_handoff_mcp.calls import ack_tool
+
+    signed = Path(handoff(host, tmp_path, source="planner", sign=True).to_data()["payload_path"])
+    data = load_payload(signed)
+    data["handoff"]["context"]["summary"] = "Forged."
+    for key in ("signature", "payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key)
+    signed.write_text(json.dumps(seal(data)))
+    with pytest.raises(SwarmError) as caught:
+        handoff(host, tmp_path, from_payload=str(signed))
+    assert caught.value.code == "RECEIVED_PAYLOAD_UNSIGNED"
+    assert "require_signature=false" in (caught.value.hint or "")
+    spec = next(s for s in tool_specs() if s.name == "ack")
+    with pytest.raises(SwarmError) as caught:
+        ack_tool(Call(check_arguments(spec, {"path": str(signed), "status": "success"}), host))
+    assert caught.value.code == "SIGNATURE_INVALID"
+    assert "require_signature=false" in (caught.value.hint or "")
+    args = check_arguments(spec, {"path": str(signed), "status": "success", "require_signature": False})
+    assert ack_tool(Call(args, host)).to_data()["handoff"]["status"] == "success"
+
+
+def test_arguments_nested_deeper_than_the_bound_are_refused_before_any_work(host: Any, tmp_path: Path) -> None:
+    """Issue 25: the argument depth is checked with the other argument limits, naming the argument."""
+    from swarm_handoff_mcp.arguments import MAX_ARGUMENT_DEPTH
+
+    at_bound: dict[str, Any] = {}
+    for _ in range(MAX_ARGUMENT_DEPTH - 1):
+        at_bound = {"a": at_bound}  # {} is one level: this is MAX_ARGUMENT_DEPTH levels
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    with pytest.raises(SwarmError) as caught:
+        check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": {"a": at_bound}})
+    assert caught.value.code == "USAGE"
+    assert f"synthesis is nested more than {MAX_ARGUMENT_DEPTH} deep" in caught.value.message
+    check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": at_bound})  # at the bound

@@ -180,3 +180,31 @@ def test_broken_plugin_is_reported_and_stdout_stays_the_protocols(world: World) 
     assert "RAW NOISE written to fd 1" in err
     assert "mcp-test-broken" in err
     assert not any("NOISE" in line for line in server.lines)
+
+
+def nested_call(depth: int, request_id: int) -> str:
+    """A `rank` call whose synthesis nests `depth` objects, written as text (json.dumps would recurse)."""
+    deep = '{"a":' * depth + "{}" + "}" * depth
+    head = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", '
+    return head + f'"params": {{"name": "rank", "arguments": {{"synthesis": {deep}}}}}}}'
+
+
+@pytest.mark.parametrize("depth", [200, 5000])
+def test_a_call_nested_too_deep_gets_a_coded_answer_and_the_server_lives_on(world: World, depth: int) -> None:
+    """Issue 25: the SDK's parser gives up on such a line and nothing answered; now the request id is answered."""
+    from swarm_handoff_mcp.depth import MAX_MESSAGE_DEPTH, TOO_DEEP
+
+    server = Raw(world)
+    server.start()
+    assert server.proc.stdin is not None
+    server.proc.stdin.write(nested_call(depth, 2) + "\n")
+    server.proc.stdin.flush()
+    error = server.receive(2)["error"]
+    assert error["code"] == -32602
+    assert error["data"]["code"] == TOO_DEEP
+    assert f"more than the {MAX_MESSAGE_DEPTH}" in error["message"]
+    server.send(call("why", {"name": "lit-review"}, 3))
+    assert not server.receive(3)["result"].get("isError")  # the next call is served as before
+    status, _out, err = server.finish()
+    assert status == 0, err
+    assert "Traceback" not in err

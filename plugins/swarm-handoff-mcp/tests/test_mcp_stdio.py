@@ -379,3 +379,38 @@ def test_resources_and_prompts(world: World) -> None:
     assert "(C)" in out["menu_json"].messages[0].content.text
     if example_step() is not None:
         assert "think-through" in out["step"].messages[0].content.text
+
+
+def test_an_elicitation_never_answered_times_out_as_declined_and_frees_the_worker(world: World) -> None:
+    """Issue 25: a client that declares elicitation and never answers no longer holds a worker for ever.
+
+    The bound is configured small (`SWARM_HANDOFF_MCP_ELICIT_TIMEOUT`); the test asserts what happens
+    after it, not how long anything took.
+    """
+    asked: list[str] = []
+
+    async def never(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        await anyio.sleep_forever()
+
+    args = {
+        "target": "lit-review",
+        "synthesis": str(world.synthesis),
+        "session": str(world.session),
+        "chain": ["lit-review"],
+    }
+
+    async def main() -> tuple[Any, Any]:
+        env = {"SWARM_HANDOFF_MCP_ELICIT_TIMEOUT": "0.5"}
+        async with connect(world, env=env, elicitation_callback=never) as client:
+            refused = await client.call_tool("handoff", args)
+            after = await client.call_tool("why", {"name": "lit-review"})  # the server still answers
+        return refused, after
+
+    refused, after = anyio.run(main)
+    error = assert_tool_error(refused)
+    assert error["details"]["elicitation"] == "no answer within 0.5 s: treated as declined"
+    assert "confirm_loop" in error["hint"]
+    assert len(asked) == 1
+    assert not after.is_error
+    no_tracebacks(world)

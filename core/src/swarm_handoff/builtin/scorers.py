@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from swarm_handoff.components import Register
 from swarm_handoff.hookspecs import hookimpl
 from swarm_handoff.records import Contribution, Scope, SkillRecord, category_key
+from swarm_handoff.skill_keys import in_chain
 
 if TYPE_CHECKING:
     from swarm_handoff.ranking import RankingRequest
@@ -225,7 +226,7 @@ class RegistryV3Scorer:
         return Contribution("autonomy_match", 0, f"runs {runs}, preference is {preference}")
 
     def _loop(self, candidate: SkillRecord, chain: tuple[str, ...]) -> Contribution:
-        if candidate.name in chain:
+        if in_chain(candidate.name, chain):  # as the loop rules compare names (skill_keys.py)
             reason = f"already in the hand-off chain: {' -> '.join(chain)}"
             return Contribution("loop_penalty", self.points["loop_penalty"], reason)
         return Contribution("loop_penalty", 0, "not in the hand-off chain")

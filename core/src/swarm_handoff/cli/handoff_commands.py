@@ -134,6 +134,14 @@ def register(app: typer.Typer) -> None:
                 help="How long the payload stays valid: 90m, 3h, 2d (at most 30d); default: 1h.",
             ),
         ] = None,
+        require_signature: Annotated[
+            bool | None,
+            typer.Option(
+                "--require-signature/--no-require-signature",
+                help="With --from: refuse an unsigned received payload, or one with an unsigned hop "
+                "(default: on when you have a signing key; --no-require-signature continues, recorded).",
+            ),
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Build, validate and write a hand-off payload, then print the command that hands it over."""
@@ -160,6 +168,7 @@ def register(app: typer.Typer) -> None:
                 received=received,
                 allow_undeclared=allow_undeclared,
                 expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
+                require_signature=require_signature,
             )
             result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(yes))
             _warn(result.warnings)
@@ -194,7 +203,7 @@ def register(app: typer.Typer) -> None:
         """Check a payload's hash, size, files, signature and expiry; exit 1 when any fails."""
         from swarm_handoff.payload.verify import verify_file  # only `verify` pays for the checker
 
-        run(fmt, lambda host: verify_file(payload, require_signature=require_signature))
+        run(fmt, lambda host: verify_file(payload, require_signature=require_signature, host=host))
 
     @app.command("convert")
     def convert(
@@ -252,6 +261,14 @@ def register(app: typer.Typer) -> None:
     def ack(
         payload: Annotated[Path, typer.Argument(help="The payload file being acknowledged.")],
         status: Annotated[str, typer.Option("--status", help="received, processed, success or failure.")],
+        require_signature: Annotated[
+            bool | None,
+            typer.Option(
+                "--require-signature/--no-require-signature",
+                help="Refuse an unsigned payload, or one with an unsigned hop "
+                "(default: on when you have a signing key).",
+            ),
+        ] = None,
         fmt: str = format_option(),
     ) -> None:
         """Record the target's acknowledgment of a hand-off in the history."""
@@ -268,7 +285,7 @@ def register(app: typer.Typer) -> None:
             data = load_payload(payload)
             if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
                 raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-            require_intact(payload, data, config_dir())
+            require_intact(payload, data, config_dir(), require_signature=require_signature, host=host)
             with open_history(config_dir()) as history:
                 row = history.acknowledge(payload.resolve(), data, status)
                 _warn(history.problems)

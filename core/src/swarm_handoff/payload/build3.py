@@ -29,6 +29,7 @@ from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.integrity import text_checksum
 from swarm_handoff.payload.io import dump_payload
+from swarm_handoff.payload.unsigned import UNSIGNED_TAG
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, utc_now, workflow_id_for
 from swarm_handoff.payload.v3 import SUMMARY_CAP, TOKEN_CAP, estimate_tokens
 from swarm_handoff.records import SkillRecord
@@ -334,6 +335,11 @@ def _trim_tracing(payload: dict[str, Any], cap: int) -> list[str]:
             notes.append(f"kept only {source}'s tracing events ({own} earlier ones are in the parent payload)")
             if _count(payload) <= cap:
                 return notes
+    tags = tracing.get("tags")
+    if isinstance(tags, dict) and UNSIGNED_TAG in tags:  # never dropped: it is what a signature cannot vouch for
+        handoff["tracing"] = {"tags": {UNSIGNED_TAG: tags[UNSIGNED_TAG]}}
+        notes.append(f"dropped tracing's events and other tags to fit {cap} tokens (kept tags.{UNSIGNED_TAG})")
+        return notes
     del handoff["tracing"]
     notes.append(f"dropped optional field tracing to fit {cap} tokens")
     return notes

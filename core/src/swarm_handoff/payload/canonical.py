@@ -34,6 +34,8 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.termsafe import shown
+
 HASH_PREFIX = "sha256:"
 INTEGRITY_FIELDS = ("payload_hash", "payload_size_bytes")
 SIGNATURE_FIELD = "signature"
@@ -57,7 +59,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         for key in value:
             if not isinstance(key, str):  # str(1) == "1": two different payloads would hash alike
-                raise NotCanonical(f"the key {key!r} is a {type(key).__name__}, not text")
+                raise NotCanonical(f"the key {shown(key)} is a {type(key).__name__}, not text")
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -129,12 +131,14 @@ class Integrity:
         if self.stated_hash is None:
             found.append("meta.payload_hash is missing")
         elif self.stated_hash != self.computed_hash:
-            found.append(f"meta.payload_hash is {self.stated_hash!r} but the content hashes to {self.computed_hash!r}")
+            found.append(
+                f"meta.payload_hash is {shown(self.stated_hash)} but the content hashes to {self.computed_hash!r}"
+            )
         if self.stated_size is None:
             found.append("meta.payload_size_bytes is missing")
         elif type(self.stated_size) is not int or self.stated_size != self.computed_size:
             found.append(
-                f"meta.payload_size_bytes is {self.stated_size!r} but the content is {self.computed_size} bytes"
+                f"meta.payload_size_bytes is {shown(self.stated_size)} but the content is {self.computed_size} bytes"
             )
         return found
 

@@ -42,6 +42,7 @@ from swarm_handoff.payload.received import refuse
 from swarm_handoff.payload.received import section as _section
 from swarm_handoff.payload.received import span_id as span_id
 from swarm_handoff.payload.received import unsafe_source as unsafe_source
+from swarm_handoff.payload.unsigned import mark_unsigned
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
@@ -52,6 +53,7 @@ from swarm_handoff.payload.v3 import (
     SELF_HANDOFF,
 )
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.skill_keys import in_chain, same_skill
 from swarm_handoff.synthesis import Synthesis, parse_synthesis
 
 CONTINUED_PHASE = "Hand-off"  # source.phase when the received payload names no expected phase
@@ -60,7 +62,7 @@ Ask = Callable[[str], bool]
 
 def continued_chain(received: Received, source: str) -> tuple[str, ...]:
     """The received chain plus the continuing skill (once: a chain that already ends with it stays)."""
-    return received.chain if received.chain[-1] == source else (*received.chain, source)
+    return received.chain if same_skill(str(received.chain[-1]), source) else (*received.chain, source)
 
 
 def check_loop_rules(
@@ -85,7 +87,7 @@ def check_loop_rules(
             code, f"hand-off to {target} refused: {message}", details=details, hint=hint, recoverable=True
         )
 
-    if target == source:
+    if same_skill(target, source):  # `Next`, `next ` and its full-width form are one skill (skill_keys.py)
         raise refuse(SELF_HANDOFF, f"{source} cannot hand off to itself", "choose another target")
     if len(chain) > CHAIN_MAX:
         raise refuse(
@@ -94,7 +96,7 @@ def check_loop_rules(
             f"end the chain here, or start a new one from a synthesis ({names['synthesis']}, "
             f"without {names['received']})",
         )
-    if target in chain and not reason.strip():
+    if in_chain(target, chain) and not reason.strip():
         raise refuse(
             REENTRY_NEEDS_REASON,
             f"{target} is already in the chain ({' -> '.join(chain)}) and no reason was given",
@@ -231,7 +233,12 @@ def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
             "timestamp": when,
             "event_type": "received",
             "workflow": hop.source,
-            "details": {"payload": received.path.name, "span_id": received.span, "from": str(received.chain[-1])},
+            "details": {
+                "payload": received.path.name,
+                "span_id": received.span,
+                "from": str(received.chain[-1]),
+                "signature": received.signature,
+            },
         },
         {"timestamp": when, "event_type": "processed", "workflow": hop.source},
         {"timestamp": when, "event_type": "created", "workflow": hop.source, "details": {"target": hop.record.name}},
@@ -239,6 +246,14 @@ def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
     handoff["tracing"] = {"events": events, "parent_span_id": received.span}
     if isinstance(tracing.get("tags"), Mapping):
         handoff["tracing"]["tags"] = dict(tracing["tags"])
+    mark_unsigned(payload, unsigned_of(received, hop))
+
+
+def unsigned_of(received: Received, hop: Hop) -> tuple[str, ...]:
+    """The unsigned hops the next payload records: the received ones, plus this one when it was unsigned."""
+    from swarm_handoff.payload.signing import ABSENT
+
+    return (*received.unsigned_hops, *((hop.source,) if received.signature == ABSENT else ()))
 
 
 def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict[str, Any]:
@@ -262,7 +277,9 @@ def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict
         meta["user_feedback"] = hop.feedback
     if hop.approved is not None:
         meta["user_approved"] = hop.approved  # v2.0 is open: the approval is kept as v3.0 would keep it
-    return seal({"handoff": handoff})
+    payload = {"handoff": handoff}
+    mark_unsigned(payload, unsigned_of(received, hop))
+    return seal(payload)
 
 
 def _synthesis_v2(synthesis: Synthesis, hop: Hop) -> dict[str, Any]:

@@ -18,17 +18,27 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from swarm_handoff.errors import working_directory
+from swarm_handoff.errors import SwarmError, working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
 from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
+from swarm_handoff.termsafe import shown
+
+if TYPE_CHECKING:
+    from swarm_handoff.plugins import PluginHost
 
 CHECKSUM_PREFIX = "sha256:"
 # A referenced file bigger than this is not read (it is reported as unchecked, which fails).
 MAX_CHECKED_BYTES = 64 * 1024 * 1024
+# One payload may not make a reader hash without end (issue 25): at most this many entries that state
+# a checksum, and at most this many bytes over the distinct files they name (each file is hashed once,
+# however often it is referenced). Both are checked before anything is hashed.
+MAX_CHECKED_REFERENCES = 64
+MAX_CHECKED_TOTAL_BYTES = 256 * 1024 * 1024
+FILE_CHECKS_LIMIT = "PAYLOAD_FILE_CHECKS_LIMIT"
 
 
 def text_checksum(text: str) -> str:
@@ -54,11 +64,17 @@ def file_checksum(path: Path) -> str:
 
 
 def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
-    """(field, path, stated checksum) for each referenced file that states a checksum."""
+    """(field, path, stated checksum) for each referenced file that states a checksum (v3.0 only).
+
+    Only v3.0 defines the tiers that reference files; in any other version `handoff.payload` is an
+    extra field no reader uses, so the files it names are not read (its bytes are hashed as any text).
+    """
+    from swarm_handoff.payload.validate import version_of
+
     handoff = payload.get("handoff")
     tiers = handoff.get("payload") if isinstance(handoff, Mapping) else None
     found: list[tuple[str, Any, Any]] = []
-    if not isinstance(tiers, Mapping):
+    if not isinstance(tiers, Mapping) or version_of(payload) != "3.0":
         return found
     for section, key in (("references", "files"), ("session", "artifacts")):
         block = tiers.get(section)
@@ -98,28 +114,81 @@ class FileCheck:
         return {**attrs.asdict(self), "ok": self.problem is None}
 
 
+def _limit(payload_path: Path | None, message: str, hint: str) -> SwarmError:
+    where = f"{payload_path}: " if payload_path is not None else ""
+    return SwarmError(
+        FILE_CHECKS_LIMIT,
+        f"{where}{message}",
+        details={"missing_fields": [], "validation_errors": [message]},
+        hint=hint,
+        recoverable=False,
+    )
+
+
+def _identity(path: Path) -> tuple[Any, int]:
+    """The file a path names (device and inode; the path itself when it cannot be stated), and its size."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return str(path), 0
+    return (info.st_dev, info.st_ino), info.st_size if stat.S_ISREG(info.st_mode) else 0
+
+
 def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[FileCheck, ...]:
-    """Recompute the checksum of every referenced file whose entry states one."""
+    """Recompute the checksum of every referenced file whose entry states one, each distinct file once.
+
+    More than `MAX_CHECKED_REFERENCES` such entries, or more than `MAX_CHECKED_TOTAL_BYTES` over the
+    distinct files they name, is `PAYLOAD_FILE_CHECKS_LIMIT`, raised before anything is hashed.
+    """
+    entries = _entries(payload)
+    if len(entries) > MAX_CHECKED_REFERENCES:
+        raise _limit(
+            payload_path,
+            f"the payload states checksums for {len(entries)} referenced files, more than the "
+            f"{MAX_CHECKED_REFERENCES} that are checked",
+            "a payload written by `swarm-handoff handoff` references one side file; do not trust this one",
+        )
+    located: list[tuple[str, Any, Any, Path | None]] = []
+    sizes: dict[Any, int] = {}
+    for field, name, stated in entries:
+        usable = isinstance(name, str) and bool(name) and "\0" not in name  # the OS refuses a NUL (ValueError)
+        path = locate(name, payload, payload_path) if usable else None
+        located.append((field, name, stated, path))
+        if path is not None:
+            key, size = _identity(path)
+            sizes[key] = min(size, MAX_CHECKED_BYTES + 1)  # a bigger one is refused unread, below
+    total = sum(sizes.values())
+    if total > MAX_CHECKED_TOTAL_BYTES:
+        raise _limit(
+            payload_path,
+            f"the {len(sizes)} files the payload references with a checksum hold {total} bytes, more than "
+            f"the {MAX_CHECKED_TOTAL_BYTES} bytes that are checked",
+            "reference fewer or smaller files, or check them by other means",
+        )
+    computed_by_file: dict[Any, str | OSError] = {}
     checks = []
-    for field, name, stated in _entries(payload):
-        if not isinstance(name, str) or not name:
-            checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
-            continue
-        if "\0" in name:  # the OS refuses it (ValueError): say so as the file's problem
+    for field, name, stated, path in located:
+        if path is None and isinstance(name, str) and "\0" in name:
             checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
             continue
-        path = locate(name, payload, payload_path)
-        try:
-            computed: str | None = file_checksum(path)
-        except OSError as exc:
-            checks.append(
-                FileCheck(field, str(path), stated, None, f"{field}: cannot read {path}: {exc.strerror or exc}")
-            )
+        if path is None:
+            checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
+            continue
+        key = _identity(path)[0]
+        if key not in computed_by_file:
+            try:
+                computed_by_file[key] = file_checksum(path)
+            except OSError as exc:
+                computed_by_file[key] = exc
+        outcome = computed_by_file[key]
+        if isinstance(outcome, OSError):
+            why = outcome.strerror or outcome
+            checks.append(FileCheck(field, str(path), stated, None, f"{field}: cannot read {path}: {why}"))
             continue
         problem = None
-        if stated != computed:
-            problem = f"{field}.checksum is {stated!r} but {path} hashes to {computed!r}"
-        checks.append(FileCheck(field, str(path), stated, computed, problem))
+        if stated != outcome:
+            problem = f"{field}.checksum is {shown(stated)} but {path} hashes to {outcome!r}"
+        checks.append(FileCheck(field, str(path), stated, outcome, problem))
     return tuple(checks)
 
 
@@ -170,12 +239,56 @@ def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path)
     return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
 
 
-def require_intact(path: Path, data: Any, config: Path) -> None:
-    """Refuse to record an acknowledgment for a payload that is not what was handed off."""
-    from swarm_handoff.errors import SwarmError
+ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
+
+
+def require_intact(
+    path: Path,
+    data: Any,
+    config: Path,
+    *,
+    require_signature: bool | None = None,
+    option: str = "--require-signature",
+    host: PluginHost | None = None,
+) -> None:
+    """Refuse to record an acknowledgment for a payload that cannot be shown to be what was handed off.
+
+    An acknowledgment feeds the history that rankers score by, so only a payload that verifies
+    counts: one that fails a check, one that states no hash (nothing to verify), and, when a
+    signature is required (`require_signature`; None: whenever this user has a signing key), one
+    without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
+    """
+    from swarm_handoff.payload.names import switched_off
+    from swarm_handoff.payload.schema import parse_time
+    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
+    from swarm_handoff.payload.unsigned import (
+        UNSIGNED_HOP_IN_CHAIN,
+        signature_required,
+        unsigned_hops,
+        unsigned_problem,
+    )
+    from swarm_handoff.payload.validate import validate_payload
     from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
 
+    report = validate_payload(data, host, path=str(path))  # as verify: the shape first, then any hashing
+    if not report.valid:
+        raise report.to_error()
     findings = examine(data, path, config)
+    handoff = data.get("handoff") if isinstance(data, Mapping) else None
+    expires = handoff.get("expires_at") if isinstance(handoff, Mapping) else None
+    why = None
+    if findings.status == "absent":
+        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
+    elif expires is not None and parse_time(expires) is None:
+        why = f"its expires_at {shown(expires)} is not an ISO 8601 time, so it cannot be verified"
+    if why is not None:
+        raise SwarmError(
+            ACK_UNVERIFIABLE,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": [], "validation_errors": [why]},
+            hint="acknowledge only a payload `swarm-handoff verify` accepts, as `swarm-handoff handoff` writes them",
+            recoverable=False,
+        )
     problems = findings.problems
     if problems:
         raise SwarmError(
@@ -183,5 +296,22 @@ def require_intact(path: Path, data: Any, config: Path) -> None:
             f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
             details={"missing_fields": [], "validation_errors": problems},
             hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
+            recoverable=False,
+        )
+    if not signature_required(config, require_signature):
+        return
+    hops = unsigned_hops(data)
+    if findings.signature.status == ABSENT or hops:
+        code = SIGNATURE_INVALID if findings.signature.status == ABSENT else UNSIGNED_HOP_IN_CHAIN
+        why = (
+            "meta.signature is absent, and a signature is required"
+            if findings.signature.status == ABSENT
+            else unsigned_problem(hops, "it")
+        )
+        raise SwarmError(
+            code,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": [], "validation_errors": [why]},
+            hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
             recoverable=False,
         )

@@ -38,12 +38,14 @@ from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
+from swarm_handoff.payload.unsigned import mark_unsigned, signature_required, unsigned_hops
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
+from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
@@ -71,6 +73,8 @@ class HandoffOptions:
     received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
     allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
     expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
+    # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
+    require_signature: bool | None = None
 
 
 # How long a payload may stay valid: a hand-off is short-lived work, but a review may wait out a holiday.
@@ -156,7 +160,15 @@ def _hand_off(
     moment = now or utc_now()
     received = None
     if options.received is not None:  # checked before anything else is read: it is someone else's file
-        received = continuation.load_received(options.received, host, context.config_dir, moment)
+        required = signature_required(context.config_dir, options.require_signature)
+        received = continuation.load_received(
+            options.received,
+            host,
+            context.config_dir,
+            moment,
+            require_signature=required,
+            option=names["require_signature"],
+        )
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
     record = found.named(options.target)
@@ -266,7 +278,11 @@ def _hand_off(
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
+        unsigned = unsigned_hops(run.payload)
         run.payload, dropped, rewritten = _downconvert(run.payload)
+        if unsigned:  # v2.0 has no tracing: the record of unsigned hops moves to meta, never dropped
+            mark_unsigned(run.payload, unsigned)
+            run.payload = seal(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
         notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
@@ -312,7 +328,7 @@ def _hand_off(
     if missing:
         raise run.fail(targeting.requirements_error(record, missing, version))
     notes.extend(optional)
-    if target in chain and not ask(loop_message(target, chain)):
+    if in_chain(target, chain) and not ask(loop_message(target, chain)):
         raise run.fail(
             SwarmError(
                 ErrorCode.VALIDATION_FAILED,

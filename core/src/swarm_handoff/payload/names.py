@@ -28,6 +28,7 @@ HANDOFF_CLI_NAMES: Mapping[str, str] = {
     "allow_undeclared": UNDECLARED_OPTION,
     "confirm": "--yes",
     "expires_in": "--expires-in",
+    "require_signature": "--require-signature",
 }
 # The refusals an override lifts, by neutral name: each carries it in `details["override"]`.
 OVERRIDES = ("override_accepts_from", "allow_undeclared", "confirm")
@@ -52,6 +53,11 @@ def given(name: str, value: str) -> str:
 def switched_on(name: str) -> str:
     """A yes/no input turned on: the CLI's flag as it is (`--yes`), a tool's argument `=true`."""
     return name if is_cli_option(name) else f"{name}=true"
+
+
+def switched_off(name: str) -> str:
+    """A yes/no input turned off: the CLI's `--no-` flag (`--no-require-signature`), a tool's argument `=false`."""
+    return f"--no-{name[2:]}" if is_cli_option(name) else f"{name}=false"
 
 
 def entry(name: str, key: str) -> str:

@@ -26,6 +26,7 @@ RECEIVED_UNSEALED = "RECEIVED_PAYLOAD_UNSEALED"
 RECEIVED_TAMPERED = "RECEIVED_PAYLOAD_TAMPERED"
 RECEIVED_EXPIRED = "RECEIVED_PAYLOAD_EXPIRED"  # a warning: it bounds the hand-off, not the work done since
 RECEIVED_NOT_FOR_SOURCE = "RECEIVED_PAYLOAD_NOT_FOR_SOURCE"
+RECEIVED_UNSIGNED = "RECEIVED_PAYLOAD_UNSIGNED"
 
 
 def span_id(payload: Mapping[str, Any]) -> str | None:
@@ -55,6 +56,8 @@ class Received:
     span: str
     problem_type: str
     warnings: tuple[Problem, ...] = ()
+    signature: str = "absent"  # valid or absent (an invalid one is refused): an absent one is recorded
+    unsigned_hops: tuple[str, ...] = ()  # the earlier hops that continued from an unsigned payload
 
     @property
     def handoff(self) -> dict[str, Any]:
@@ -73,10 +76,25 @@ def refuse(code: str, path: Path, why: str, hint: str, problems: list[str] | Non
     )
 
 
-def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) -> Received:
-    """Load and check the received payload (limits, validators, integrity); refuse it with a coded error."""
+def load_received(
+    path: Path,
+    host: PluginHost,
+    config: Path,
+    now: dt.datetime,
+    *,
+    require_signature: bool = False,
+    option: str = "--require-signature",
+) -> Received:
+    """Load and check the received payload (limits, validators, integrity); refuse it with a coded error.
+
+    `require_signature` refuses a payload without a valid signature, or one whose chain already
+    went through an unsigned hop (`unsigned.py`); `option` is that requirement as the caller spells it.
+    """
     from swarm_handoff.payload.integrity import examine, untrusted_hint
+    from swarm_handoff.payload.names import switched_off
     from swarm_handoff.payload.schema import parse_time
+    from swarm_handoff.payload.signing import ABSENT
+    from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_problem
     from swarm_handoff.payload.validate import load_payload, validate_payload
 
     payload = load_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
@@ -106,6 +124,20 @@ def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) 
             untrusted_hint(findings, f"run `swarm-handoff verify {path}` and ask for it again"),
             findings.problems,
         )
+    earlier = unsigned_hops(payload)
+    if require_signature and (findings.signature.status == ABSENT or earlier):
+        why = (
+            "it has no meta.signature, and a signature is required"
+            if findings.signature.status == ABSENT
+            else unsigned_problem(earlier, "it")
+        )
+        raise refuse(
+            RECEIVED_UNSIGNED,
+            path,
+            why,
+            "ask the sender to hand off again with --sign; to continue anyway, pass "
+            f"{switched_off(option)} (the next payload then records this hop as unsigned)",
+        )
     handoff = payload["handoff"]
     warnings: list[Problem] = []
     created, expires = parse_time(handoff.get("timestamp")), parse_time(handoff.get("expires_at"))
@@ -121,6 +153,17 @@ def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) 
                 severity=Severity.WARNING,
             )
         )
+    if findings.signature.status == ABSENT:
+        warnings.append(
+            Problem(
+                RECEIVED_UNSIGNED,
+                f"{path} has no signature; continuing from it, and the next payload records this hop as unsigned "
+                "(tracing.tags.unsigned_hops, or meta.unsigned_hops in v2.0)",
+                path=str(path),
+                hint="ask the sender to hand off with --sign, and require signatures with --require-signature",
+                severity=Severity.WARNING,
+            )
+        )
     chain = section(handoff, "meta").get("handoff_chain")
     source = section(handoff, "source").get("skill")
     return Received(
@@ -132,6 +175,8 @@ def load_received(path: Path, host: PluginHost, config: Path, now: dt.datetime) 
         span=span_id(payload) or "",
         problem_type=str(section(handoff, "context").get("problem_type", "")),
         warnings=tuple(warnings),
+        signature=findings.signature.status,
+        unsigned_hops=earlier,
     )
 
 

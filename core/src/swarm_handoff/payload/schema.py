@@ -16,6 +16,7 @@ from typing import Any, cast
 import attrs
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.termsafe import shown, shown_name
 
 MISSING_FIELD = "PAYLOAD_MISSING_FIELD"
 WRONG_TYPE = "PAYLOAD_WRONG_TYPE"
@@ -121,22 +122,24 @@ class Str(Node):
                 problem(BAD_VALUE, field, f"is {len(value)} characters, at most {self.max_len} allowed", "shorten it")
             )
         if self.choices and value not in self.choices:
-            out.append(problem(BAD_VALUE, field, f"{value!r} is not allowed", f"use one of: {', '.join(self.choices)}"))
+            out.append(
+                problem(BAD_VALUE, field, f"{shown(value)} is not allowed", f"use one of: {', '.join(self.choices)}")
+            )
         if self.pattern is not None and not re.search(_ecma_end(self.pattern), value):
-            out.append(problem(BAD_VALUE, field, f"{value!r} does not match {self.pattern}", self.hint))
+            out.append(problem(BAD_VALUE, field, f"{shown(value)} does not match {self.pattern}", self.hint))
         if self.fmt == "date-time" and parse_time(value) is None:
             out.append(
                 problem(
                     BAD_VALUE,
                     field,
-                    f"{value!r} is not an ISO 8601 date-time",
+                    f"{shown(value)} is not an ISO 8601 date-time",
                     "write it like 2026-02-04T19:30:00Z (a zone, Z or +hh:mm, is required)",
                 )
             )
         elif self.fmt == "uuid" and not _UUID.match(value):
-            out.append(problem(BAD_VALUE, field, f"{value!r} is not a lower-case UUID", "use str(uuid.uuid4())"))
+            out.append(problem(BAD_VALUE, field, f"{shown(value)} is not a lower-case UUID", "use str(uuid.uuid4())"))
         elif self.fmt == "uri" and not _URI.match(value):
-            out.append(problem(BAD_VALUE, field, f"{value!r} is not a URI", "write a full URL with its scheme"))
+            out.append(problem(BAD_VALUE, field, f"{shown(value)} is not a URI", "write a full URL with its scheme"))
         elif self.fmt == "path" and "\0" in value:
             out.append(
                 problem(
@@ -168,7 +171,7 @@ class Num(Node):
         high = self.maximum is not None and number > self.maximum
         if low or high or number != number:  # number != number: NaN
             bounds = f"between {self.minimum} and {self.maximum}" if self.maximum is not None else f">= {self.minimum}"
-            out.append(problem(BAD_VALUE, field, f"{value!r} is out of range, must be {bounds}"))
+            out.append(problem(BAD_VALUE, field, f"{shown(value)} is out of range, must be {bounds}"))
 
 
 @attrs.frozen
@@ -226,7 +229,7 @@ class Obj(Node):
             elif self.closed:
                 allowed = ", ".join(self.fields)
                 hint = f"use: {allowed}"
-                out.append(problem(UNKNOWN_FIELD, f"{prefix}{key}", "is not a field of this version", hint))
+                out.append(problem(UNKNOWN_FIELD, f"{prefix}{shown_name(key)}", "is not a field of this version", hint))
 
 
 def check(node: Node, value: Any) -> list[Problem]:

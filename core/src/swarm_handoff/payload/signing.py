@@ -34,6 +34,7 @@ import attrs
 
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.canonical import SIGNATURE_FIELD, canonical_bytes
+from swarm_handoff.termsafe import shown
 
 ALGORITHM = "hmac-sha256"
 KEY_FILE = "signing.key"
@@ -179,7 +180,7 @@ def check_signature(payload: Mapping[str, Any], config: Path) -> SignatureCheck:
         return SignatureCheck(ABSENT)
     parts = stated.split(":") if isinstance(stated, str) else []
     if len(parts) != 3 or parts[0] != ALGORITHM:
-        return SignatureCheck(INVALID, f"meta.signature {stated!r} is not {ALGORITHM}:<key id>:<mac>")
+        return SignatureCheck(INVALID, f"meta.signature {shown(stated)} is not {ALGORITHM}:<key id>:<mac>")
     key = read_key(config)
     if key is None:
         return SignatureCheck(
@@ -189,7 +190,9 @@ def check_signature(payload: Mapping[str, Any], config: Path) -> SignatureCheck:
         )
     if parts[1] != key_id(key):
         return SignatureCheck(
-            INVALID, f"meta.signature was made with another key (id {parts[1]}, ours {key_id(key)})", other_key=True
+            INVALID,
+            f"meta.signature was made with another key (id {shown(parts[1])}, ours {key_id(key)})",
+            other_key=True,
         )
     if not hmac.compare_digest(stated, signature_of(payload, key)):
         return SignatureCheck(INVALID, "meta.signature does not match the content: the payload changed after signing")

@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import re
 import secrets
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import Arr, Num, Obj, Str, check, problem
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import CONVERGENCE_LEVELS, PROBLEM_TYPES, Synthesis
 
 SOURCE_SKILL = "perspective-swarm"
@@ -148,8 +150,12 @@ def count_perspectives(session: Path) -> int:
 
 
 def invocation_for(record: SkillRecord) -> str:
-    """The target's invocation with `{payload_path}` still in it: `/name` plus the skill's trigger."""
-    return f"/{record.name} {record.trigger}".strip()
+    """The target's invocation with `{payload_path}` still in it: `/name` plus the skill's trigger.
+
+    `/name` is shell-quoted (`'/lit pm'`): a v2.0 skill's name need not be safe as a file name, and
+    someone pastes this line into a shell. A plain name (`/lit-pm`) reads as it always did.
+    """
+    return f"{shlex.quote('/' + record.name)} {record.trigger}".strip()
 
 
 def build_v2(
@@ -249,7 +255,7 @@ def _get(data: Any, *keys: str) -> Any:
 
 def loop_warning(target: Any, chain: Any) -> Problem | None:
     """Warn (never fail) when the target already took part in this session's chain."""
-    if not isinstance(target, str) or not isinstance(chain, list) or target not in chain:
+    if not isinstance(target, str) or not isinstance(chain, list) or not in_chain(target, chain):
         return None
     path = " -> ".join([*(str(s) for s in chain), target])
     return Problem(

@@ -20,6 +20,8 @@ from swarm_handoff.errors import Problem
 from swarm_handoff.payload.canonical import strip_integrity
 from swarm_handoff.payload.schema import Arr, Bool, Num, Obj, Str, check, parse_time, problem
 from swarm_handoff.payload.v2 import HASH_PATTERN, loop_warning
+from swarm_handoff.skill_keys import in_chain, same_skill
+from swarm_handoff.termsafe import shown
 
 TOKEN_CAP = 2000
 SUMMARY_CAP = 500
@@ -234,9 +236,9 @@ class RulesValidator:
                     "move session content to payload.references and drop optional fields",
                 )
             )
-        if isinstance(source, str) and source == target:
+        if isinstance(source, str) and isinstance(target, str) and same_skill(source, target):
             found.append(problem(SELF_HANDOFF, "handoff.target.skill", f"{target} cannot hand off to itself"))
-        if chain is not None and isinstance(target, str) and target in chain:
+        if chain is not None and isinstance(target, str) and in_chain(target, chain):
             reason = meta.get("handoff_reason")
             if not isinstance(reason, str) or not reason.strip():
                 found.append(
@@ -271,7 +273,7 @@ class RulesValidator:
                     problem(
                         SOURCE_NOT_CHAIN_END,
                         "handoff.meta.handoff_chain",
-                        f"ends with {chain[-1]!r} but source.skill is {source!r}",
+                        f"ends with {shown(chain[-1])} but source.skill is {shown(source)}",
                         "the skill handing off appends itself: the chain ends with the source skill",
                     )
                 )

@@ -7,7 +7,8 @@ own; the others still run.
 
 Validity is about shape and rules. `validate_file` also checks integrity (hash and size, referenced
 files' checksums, any signature) and states the result in the report's `integrity` field: `ok`,
-`mismatch` or `absent` (no hash stated), with a warning for the last two. It never makes a payload
+`mismatch` or `absent` (no hash stated), with a warning for the last two; an invalid payload's
+files are never read (`not checked`). It never makes a payload
 invalid (a hand-written draft has no hash yet); `verify` is the integrity gate and `ack` refuses
 what fails it. `validate_payload` on data states `not checked`.
 """
@@ -26,6 +27,7 @@ from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
 from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.termsafe import shown
 from swarm_handoff.yamlio import LoadError
 
 VALIDATOR_FAILED = "PAYLOAD_VALIDATOR_FAILED"
@@ -147,7 +149,7 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
         item = problem(
             UNSUPPORTED_VERSION,
             "handoff.version",
-            f"{version!r} is not a version any installed validator checks",
+            f"{shown(version)} is not a version any installed validator checks",
             f"use one of: {', '.join(supported) or '(no validators installed)'}",
         )
         return ValidationReport(version=version, problems=_with_path([item, *failures], path), path=path)
@@ -198,8 +200,8 @@ def validate_file(path: Path, host: PluginHost | None = None, *, config: Path | 
 
     payload = load_payload(path)
     report = validate_payload(payload, host, path=str(path))
-    if not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
-        return report
+    if not report.valid or not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
+        return report  # an invalid payload's files are not read: validation comes before any hashing
     findings = examine(payload, path, config or config_dir())
     notes: list[Problem] = []
     if findings.status == "mismatch":

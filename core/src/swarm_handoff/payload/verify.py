@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.termsafe import shown
+
+if TYPE_CHECKING:
+    from swarm_handoff.plugins import PluginHost
 
 INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
 PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
@@ -44,6 +48,7 @@ class VerifyReport:
     mismatches: tuple[str, ...] = ()
     signature: str = "absent"
     files: tuple[Any, ...] = ()
+    unsigned_hops: tuple[str, ...] = ()  # skills that continued the chain from an unsigned payload (unsigned.py)
 
     @property
     def ok(self) -> bool:
@@ -53,7 +58,13 @@ class VerifyReport:
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
         data = attrs.asdict(self, recurse=False)
-        return {**data, "mismatches": list(self.mismatches), "files": [f.to_data() for f in self.files], "ok": self.ok}
+        return {
+            **data,
+            "mismatches": list(self.mismatches),
+            "files": [f.to_data() for f in self.files],
+            "unsigned_hops": list(self.unsigned_hops),
+            "ok": self.ok,
+        }
 
 
 def verify_file(
@@ -63,6 +74,7 @@ def verify_file(
     config: Path | None = None,
     require_signature: bool = False,
     option: str = "--require-signature",
+    host: PluginHost | None = None,
 ) -> VerifyReport:
     """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
 
@@ -74,7 +86,8 @@ def verify_file(
     from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
-    from swarm_handoff.payload.validate import load_payload, version_of
+    from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
+    from swarm_handoff.payload.validate import load_payload, validate_payload, version_of
 
     payload = load_payload(path)
     handoff = payload.get("handoff") if isinstance(payload, dict) else None
@@ -84,6 +97,9 @@ def verify_file(
             f"{path} is not a hand-off payload (no handoff: mapping)",
             details={"missing_fields": ["handoff"], "validation_errors": []},
         )
+    report = validate_payload(payload, host, path=str(path))  # before anything is hashed
+    if not report.valid:
+        raise report.to_error()
     findings = examine(payload, path, config or config_dir())
     integrity = findings.integrity
     moment = now or dt.datetime.now(dt.timezone.utc)
@@ -98,9 +114,13 @@ def verify_file(
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
         mismatches.append(f"meta.signature is absent, and a signature is required ({option})")
+    hops = unsigned_hops(payload)
+    laundered = require_signature and bool(hops)
+    if laundered:
+        mismatches.append(unsigned_problem(hops, "the payload") + f" (a signature is required: {option})")
     if expires_raw is not None and expires is None:
-        mismatches.append(f"expires_at {expires_raw!r} is not an ISO 8601 time")
-    report = VerifyReport(
+        mismatches.append(f"expires_at {shown(expires_raw)} is not an ISO 8601 time")
+    verdict = VerifyReport(
         path=str(path),
         version=version_of(payload),
         payload_hash=integrity.stated_hash,
@@ -114,21 +134,24 @@ def verify_file(
         mismatches=tuple(mismatches),
         signature=findings.signature.status,
         files=findings.files,
+        unsigned_hops=hops,
     )
-    if report.ok:
-        return report
+    if verdict.ok:
+        return verdict
     problems = [*mismatches]
-    if report.expired:
+    if verdict.expired:
         how = " (no expires_at: timestamp + 1 h, the default)" if defaulted else ""
-        problems.append(f"expired at {report.expires_at}{how} (checked at {report.checked_at})")
-    signature_only = (findings.signature.status == INVALID and mismatches == [findings.signature.reason]) or (
-        unsigned and len(mismatches) == 1
-    )
-    code = SIGNATURE_INVALID if signature_only else INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
+        problems.append(f"expired at {verdict.expires_at}{how} (checked at {verdict.checked_at})")
+    bad_signature = findings.signature.status == INVALID and findings.signature.reason in mismatches
+    about_signature = int(bad_signature) + int(unsigned) + int(laundered)  # the signature's problems only
+    if mismatches and len(mismatches) == about_signature:
+        code = UNSIGNED_HOP_IN_CHAIN if about_signature == 1 and laundered else SIGNATURE_INVALID
+    else:
+        code = INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
     raise SwarmError(
         code,
         f"{path}: " + "; ".join(problems),
-        details={"missing_fields": [], "validation_errors": problems, "verification": report.to_data()},
+        details={"missing_fields": [], "validation_errors": problems, "verification": verdict.to_data()},
         hint=untrusted_hint(findings, "rebuild it with `swarm-handoff handoff`")
         if mismatches
         else "the payload is stale: hand off again to get a fresh one",

@@ -21,6 +21,8 @@ MAX_TEXT = 4096
 MAX_LIST = 256
 MAX_SYNTHESIS_BYTES = 1 << 20
 MAX_TOP = 100
+# How deep an object argument may nest (a synthesis reads at most 32 levels); checked before any work.
+MAX_ARGUMENT_DEPTH = 32
 
 
 def text_arg(description: str) -> dict[str, Any]:
@@ -118,7 +120,26 @@ def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
     ):
         return f"{key} must be between {prop.get('minimum')} and {prop.get('maximum')}"
     if isinstance(value, dict):
+        if _depth(value) > MAX_ARGUMENT_DEPTH:  # before json.dumps, whose recursion a deep value exhausts
+            return f"{key} is nested more than {MAX_ARGUMENT_DEPTH} deep"
         size = len(json.dumps(value, default=str))
         if size > MAX_SYNTHESIS_BYTES:
             return f"{key} is larger than {MAX_SYNTHESIS_BYTES} bytes as JSON"
     return None
+
+
+def _depth(value: Any) -> int:
+    """How deep `value`'s mappings and lists nest, without recursion (a deep value must not exhaust the stack)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            if level <= MAX_ARGUMENT_DEPTH:  # one level past the bound is enough to refuse
+                stack.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, level)
+            if level <= MAX_ARGUMENT_DEPTH:
+                stack.extend((child, level + 1) for child in item)
+    return deepest

@@ -173,6 +173,7 @@ def handoff_tool(call: Call) -> Document:
             override_accepts_from=bool(call.args.get("override_accepts_from", False)),
             allow_undeclared=bool(call.args.get("allow_undeclared", False)),
             expires_in=_duration(call.args.get("expires_in"), "expires_in"),
+            require_signature=call.args.get("require_signature"),  # absent: required when a signing key exists
         )
         confirm = call.confirm
         if call.args.get("confirm_loop"):
@@ -208,7 +209,7 @@ def verify_tool(call: Call) -> Document:
     from swarm_handoff.api import verify_file
 
     required = bool(call.args.get("require_signature", False))
-    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature")
+    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature", host=call.host)
 
 
 def validate_tool(call: Call) -> Document:
@@ -229,7 +230,8 @@ def ack_tool(call: Call) -> Document:
     data = load_payload(payload)
     if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
         raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-    require_intact(payload, data, config_dir())
+    required = call.args.get("require_signature")
+    require_intact(payload, data, config_dir(), require_signature=required, option="require_signature", host=call.host)
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, call.args["status"])
         return AckReport(handoff=row, problems=history.problems)

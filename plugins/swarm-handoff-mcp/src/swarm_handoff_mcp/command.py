@@ -41,6 +41,29 @@ def parse_http(value: str, allow_remote: bool, token: str | None) -> tuple[str, 
     return host, int(port_text)
 
 
+ELICIT_TIMEOUT_ENV = "SWARM_HANDOFF_MCP_ELICIT_TIMEOUT"
+MAX_ELICIT_TIMEOUT = 3600.0
+
+
+def parse_elicit_timeout(text: str | None) -> float:
+    """The elicitation bound in seconds: a number above 0 and at most an hour; absent, the default (120)."""
+    from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
+
+    if text is None or not text.strip():
+        return DEFAULT_ELICIT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_ELICIT_TIMEOUT:  # NaN fails too
+        raise UsageError(
+            f"--elicit-timeout ({ELICIT_TIMEOUT_ENV}) is {text[:40]!r}, not a number of seconds above 0 and at most "
+            f"{MAX_ELICIT_TIMEOUT:g}",
+            hint="give seconds, for example --elicit-timeout 120",
+        )
+    return value
+
+
 def register(app: typer.Typer) -> None:
     """Add `mcp` to `app`."""
 
@@ -61,6 +84,15 @@ def register(app: typer.Typer) -> None:
                 help="Print the client's config file (claude, codex, vscode, cursor); where it goes is on stderr.",
             ),
         ] = None,
+        elicit_timeout: Annotated[
+            str | None,
+            typer.Option(
+                "--elicit-timeout",
+                envvar=ELICIT_TIMEOUT_ENV,
+                help="Seconds an elicitation (the loop question) waits for the client's answer before it counts "
+                "as declined (default 120).",
+            ),
+        ] = None,
     ) -> None:
         """Serve swarm-handoff over the Model Context Protocol (stdio by default), or print a client's config."""
         from swarm_handoff_mcp.config import CLIENTS, placement, snippet
@@ -74,6 +106,7 @@ def register(app: typer.Typer) -> None:
                 return
             token = os.environ.get(TOKEN_ENV) or None
             address = parse_http(http, allow_remote, token) if http is not None else None
+            waits = parse_elicit_timeout(elicit_timeout)
         except SwarmError as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(error.exit_code) from None
@@ -83,11 +116,15 @@ def register(app: typer.Typer) -> None:
 
         try:
             if address is None:
-                status = anyio.run(server.serve_stdio)
+                status = anyio.run(lambda: server.serve_stdio(elicit_timeout=waits))
                 if status:
                     raise typer.Exit(status)
             else:
                 typer.echo(f"swarm-handoff MCP server on http://{address[0]}:{address[1]}/mcp", err=True)
-                anyio.run(lambda: server.serve_http(address[0], address[1], token, allow_remote=allow_remote))
+                anyio.run(
+                    lambda: server.serve_http(
+                        address[0], address[1], token, allow_remote=allow_remote, elicit_timeout=waits
+                    )
+                )
         except KeyboardInterrupt:  # Ctrl-C ends the server; no traceback for the person who pressed it
             raise typer.Exit(130) from None

@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 CLIENTS = ("claude", "codex", "vscode", "cursor")
+# How long a question asked through elicitation waits for the client's answer before it counts as
+# declined, in seconds (`swarm-handoff mcp --elicit-timeout`, or SWARM_HANDOFF_MCP_ELICIT_TIMEOUT).
+DEFAULT_ELICIT_TIMEOUT = 120.0
 NAME = "swarm-handoff"
 
 

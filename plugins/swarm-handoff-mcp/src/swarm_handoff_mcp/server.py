@@ -12,8 +12,8 @@ import contextlib
 import json
 import sys
 import traceback
-from collections.abc import Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, BinaryIO, cast
 
 import anyio
 import anyio.to_thread
@@ -25,6 +25,7 @@ from mcp.server.lowlevel import Server
 from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
 from swarm_handoff_mcp.calls import handoff_names
+from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
 from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, installed_scopes, tool_specs
 
 Context = ServerRequestContext[Any, Any]
@@ -82,8 +83,9 @@ def unexpected(exc: BaseException, tool: str) -> SwarmError:
 class SwarmServer:
     """State that lives as long as the server: the plugin host, the tool table, the sessions seen."""
 
-    def __init__(self, host: PluginHost | None = None) -> None:
+    def __init__(self, host: PluginHost | None = None, *, elicit_timeout: float = DEFAULT_ELICIT_TIMEOUT) -> None:
         self.host = host or get_host()  # built once, in the main thread, before any call runs
+        self.elicit_timeout = elicit_timeout
         # The schemas are built now, from what is installed: a plugin's scopes are in `discover`'s enum.
         self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs(installed_scopes(self.host))}
         self.sessions = resources.SessionIndex()
@@ -127,8 +129,14 @@ class SwarmServer:
             if spec is None:
                 raise SwarmError("USAGE", f"unknown tool {params.name!r}", hint=f"use one of: {', '.join(self.tools)}")
             args = check_arguments(spec, params.arguments)
-            call = Call(args, self.host, confirm=self._confirm(ctx), progress=self._progress(ctx))
-            document = await anyio.to_thread.run_sync(spec.run, call, limiter=self.limiter)
+            unanswered: list[str] = []  # the elicitations that timed out, said in the error
+            call = Call(args, self.host, confirm=self._confirm(ctx, unanswered), progress=self._progress(ctx))
+            try:
+                document = await anyio.to_thread.run_sync(spec.run, call, limiter=self.limiter)
+            except SwarmError as error:
+                if unanswered:
+                    error.details.setdefault("elicitation", unanswered[0])
+                raise
             if spec.name == "handoff":
                 self.sessions.add(args["session"])
             data = document_data(document, self.host)
@@ -143,19 +151,29 @@ class SwarmServer:
             content.append(types.TextContent(type="text", text=warnings))
         return types.CallToolResult(content=list(content), structured_content=data)
 
-    def _confirm(self, ctx: Context) -> Callable[[str], bool] | None:
-        """Ask the user through elicitation when the client can answer; else no one can confirm."""
+    def _confirm(self, ctx: Context, unanswered: list[str] | None = None) -> Callable[[str], bool] | None:
+        """Ask the user through elicitation when the client can answer; else no one can confirm.
+
+        A question not answered within `elicit_timeout` seconds counts as declined (no hand-off without
+        consent, and the worker thread is freed); the refusal says so in `details.elicitation`.
+        """
         caps = ctx.session.client_capabilities
         if caps is None or caps.elicitation is None or not ctx.session.can_send_request:
             return None
+        timeout = self.elicit_timeout
 
         async def ask(message: str) -> bool:
-            result = await ctx.session.elicit_form(
-                message,
-                {"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Hand off anyway?"}}},
-                related_request_id=ctx.request_id,
-            )
-            return result.action == "accept" and bool((result.content or {}).get("confirm"))
+            with anyio.move_on_after(timeout) as scope:
+                result = await ctx.session.elicit_form(
+                    message,
+                    {"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Hand off anyway?"}}},
+                    related_request_id=ctx.request_id,
+                )
+                return result.action == "accept" and bool((result.content or {}).get("confirm"))
+            if scope.cancelled_caught and unanswered is not None:
+                unanswered.append(f"no answer within {timeout:g} s: treated as declined")
+            print(f"swarm-handoff mcp: an elicitation got no answer within {timeout:g} s", file=sys.stderr)
+            return False
 
         def confirm(message: str) -> bool:
             return bool(from_thread.run(ask, message))
@@ -233,19 +251,84 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     return error
 
 
-async def serve_stdio(host: PluginHost | None = None) -> int:
+class DepthGuard:
+    """The stdin lines for the SDK, minus those nested too deep, which are answered here (`depth.py`)."""
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.write: Any = None  # the SDK's write stream, once `stdio_server` yields it
+        self.ready = anyio.Event()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._filtered()
+
+    async def _filtered(self) -> AsyncIterator[str]:
+        from mcp.shared.message import SessionMessage
+
+        from swarm_handoff_mcp.depth import MAX_MESSAGE_DEPTH, json_depth, too_deep_answer
+
+        async for line in self.lines:
+            depth = json_depth(line)
+            if depth <= MAX_MESSAGE_DEPTH:
+                yield line
+                continue
+            print(f"swarm-handoff mcp: a message nested {depth} levels deep was not read", file=sys.stderr)
+            answer = too_deep_answer(line, depth)
+            if answer is not None:
+                await self.ready.wait()
+                await self.write.send(SessionMessage(types.JSONRPCError.model_validate(answer)))
+
+
+def _claim_stdin() -> tuple[BinaryIO, Callable[[], None]]:
+    """fd 0 for the protocol alone, as the SDK claims it: a private duplicate is read, fd 0 is the null device.
+
+    Handlers and their children then read EOF, never the client's messages. When descriptors
+    cannot be duplicated, stdin is read in place.
+    """
+    import os
+
+    try:
+        private = os.dup(0)
+        if private <= 2:  # pragma: no cover - fds 0-2 are open in a served process
+            os.close(private)
+            raise OSError("the duplicate of fd 0 landed in the standard range")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+    except OSError:
+        return sys.stdin.buffer, lambda: None
+
+    def restore() -> None:
+        with contextlib.suppress(OSError):
+            os.dup2(private, 0)
+            os.close(private)
+
+    return os.fdopen(private, "rb", closefd=False), restore
+
+
+async def serve_stdio(host: PluginHost | None = None, elicit_timeout: float = DEFAULT_ELICIT_TIMEOUT) -> int:
     """Serve over stdin/stdout until EOF (status 0) or SIGINT/SIGTERM (status 130/143)."""
+    import io
+
     from mcp.server.stdio import stdio_server
 
     stopped: list[int] = []
-    async with stdio_server() as (read_stream, write_stream):
-        # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
-        server = SwarmServer(host).build()
-        async with anyio.create_task_group() as group:
-            if sys.platform != "win32":
-                group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    binary, restore_stdin = _claim_stdin()
+    guard = DepthGuard(anyio.wrap_file(io.TextIOWrapper(binary, encoding="utf-8", errors="replace")))
+    try:
+        # stdout is the SDK's to claim (fd 1 then points at stderr); stdin is read through the guard
+        async with stdio_server(stdin=cast(Any, guard)) as (read_stream, write_stream):
+            guard.write = write_stream
+            guard.ready.set()
+            # built inside: from here on fd 1 is the protocol's, and a plugin's stray print lands on stderr
+            server = SwarmServer(host, elicit_timeout=elicit_timeout).build()
+            async with anyio.create_task_group() as group:
+                if sys.platform != "win32":
+                    group.start_soon(_stop_on_signal, group.cancel_scope, stopped)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+                group.cancel_scope.cancel()  # EOF: the client is gone; stop watching for signals
+    finally:
+        restore_stdin()
     return 128 + stopped[0] if stopped else 0
 
 
@@ -271,12 +354,19 @@ async def _stop_on_signal(scope: anyio.CancelScope, stopped: list[int]) -> None:
             return
 
 
-async def serve_http(host_name: str, port: int, token: str | None, *, allow_remote: bool) -> None:
+async def serve_http(
+    host_name: str,
+    port: int,
+    token: str | None,
+    *,
+    allow_remote: bool,
+    elicit_timeout: float = DEFAULT_ELICIT_TIMEOUT,
+) -> None:
     """Serve streamable HTTP at http://HOST:PORT/mcp; a token, when given, is required on every request."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    server = SwarmServer().build()
+    server = SwarmServer(elicit_timeout=elicit_timeout).build()
     security = None
     if allow_remote:  # DNS-rebinding protection only knows loopback names; the token guards instead
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)

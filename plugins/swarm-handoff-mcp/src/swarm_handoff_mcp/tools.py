@@ -173,6 +173,12 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
                     "expires_in": text_arg(
                         "How long the payload stays valid: 90m, 3h, 2d (at most 30d); default 1h (as --expires-in)."
                     ),
+                    "require_signature": {
+                        "type": "boolean",
+                        "description": "With from_payload: refuse an unsigned received payload or one with an "
+                        "unsigned hop. Default: true when the user has a signing key; false continues, recorded "
+                        "in the new payload (as --require-signature/--no-require-signature).",
+                    },
                     "confirm_loop": {
                         "type": "boolean",
                         "description": "The user confirmed handing off to a skill already in the chain, and "
@@ -202,7 +208,15 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
             "ack",
             "Record the target's acknowledgment of a hand-off in the history (as `swarm-handoff ack`).",
             object_schema(
-                {"path": _PATH, "status": {"type": "string", "enum": _ack_statuses(), "description": "The outcome."}},
+                {
+                    "path": _PATH,
+                    "status": {"type": "string", "enum": _ack_statuses(), "description": "The outcome."},
+                    "require_signature": {
+                        "type": "boolean",
+                        "description": "Refuse an unsigned payload or one with an unsigned hop. Default: true "
+                        "when the user has a signing key.",
+                    },
+                },
                 ("path", "status"),
             ),
             calls.ack_tool,
