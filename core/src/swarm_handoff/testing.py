@@ -34,6 +34,7 @@ import attrs
 import pytest
 
 from swarm_handoff import plugins as _plugins
+from swarm_handoff.payload.canonical import seal as _seal
 
 if TYPE_CHECKING:
     from swarm_handoff.records import SkillRecord
@@ -220,6 +221,11 @@ handoff:
 ---
 # {name}
 """
+
+
+def reseal(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Recompute an edited payload's integrity hash, as a peer that re-hashes its forgery would."""
+    return _seal(payload)
 
 
 def write_skill(folder: Path, name: str, text: str | None = None, *, category: str = "review") -> Path:

@@ -162,7 +162,7 @@ def test_a_stripped_signature_is_refused_by_handoff_and_ack_naming_the_tool_argu
     """Issue 25: with a signing key, `from_payload` and `ack` require a signature unless told otherwise."""
     import json
 
-    from swarm_handoff.payload.canonical import seal
+    from swarm_handoff.testing import reseal as seal
     from swarm_handoff_mcp.calls import ack_tool
 
     signed = Path(handoff(host, tmp_path, source="planner", sign=True).to_data()["payload_path"])
