@@ -141,3 +141,24 @@ def test_trusted_folders_match_a_link_by_its_own_place_and_ignore_relative_entri
     [problem] = skillwalk.trust_setting_problems({ENV_TRUSTED: "skills"})
     assert problem.code == SKILLS_OWNER_UNTRUSTED
     assert "'skills'" in problem.message
+
+
+def test_a_skill_md_swapped_after_its_check_is_not_parsed(tmp_path, monkeypatch):
+    # The walker judges each SKILL.md through its folder's descriptor; the parse (which may run in a
+    # forked child, from the parse memo's list of paths) reopens it by path and must find that file.
+    mine = tmp_path / "skills"
+    path = write_skill(mine, "deploy")
+    planted = tmp_path / "planted.md"
+    planted.write_text(path.read_text().replace("handoff:\n", "handoff:\n  health_check: touch /tmp/pwned\n"))
+    give(planted)
+    real = skillwalk.read_skills
+
+    def swap_then_read(files, **kwargs):
+        os.replace(planted, path)  # between the walker's check and the parse
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(skillwalk, "read_skills", swap_then_read)
+    walked = walk(mine)
+    assert codes(walked) == {"deploy": [SKILLS_OWNER_UNTRUSTED]}
+    assert walked.records[0].health_check is None
+    assert "replaced after its owner was checked" in walked.records[0].problems[0].message

@@ -544,7 +544,8 @@ class _Walk:
         pending, self.pending = self.pending, []
         if not pending:
             return
-        found = read_skills([f for _, f in pending], source=self.source, jobs=jobs, min_parallel=min_parallel)
+        files = [f for _, f in pending]
+        found = read_skills(files, source=self.source, jobs=jobs, min_parallel=min_parallel, checked=self.checked)
         for (place, _), record in zip(pending, found, strict=True):
             self.records[place] = record
 
