@@ -56,7 +56,20 @@ RESERVED: Mapping[str, str] = {
     "registry": "swarm-handoff-registry",
     "router": "swarm-handoff-router",
     **dict.fromkeys(
-        "json yaml text swarm-v2 registry-v3 packs 2.0->3.0 3.0->2.0 v2-schema v2-rules v3-schema v3-rules".split(),
+        (
+            "json",
+            "yaml",
+            "text",
+            "swarm-v2",
+            "registry-v3",
+            "packs",
+            "2.0->3.0",
+            "3.0->2.0",
+            "v2-schema",
+            "v2-rules",
+            "v3-schema",
+            "v3-rules",
+        ),
         "swarm-handoff-core",
     ),
 }
