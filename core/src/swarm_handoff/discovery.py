@@ -409,7 +409,7 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     scanned = 0
     for _, result in results:
         ordered.extend(result.records)
-        problems.extend(result.problems)
+        problems.extend(p for p in result.problems if p not in problems)  # two sources, one folder: said once
         scanned += result.scanned
     from swarm_handoff.handoff_edges import receive_named  # lazy: a cache hit never merges
 
