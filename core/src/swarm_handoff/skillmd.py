@@ -293,7 +293,9 @@ def load_skill_resource(resource: Any, limit: int = FRONTMATTER_MAX_BYTES) -> Fr
     return parse_frontmatter(raw, label)
 
 
-def load_skill_md(path: str, limit: int = FRONTMATTER_MAX_BYTES, *, expect: tuple[int, int] | None = None) -> Frontmatter:
+def load_skill_md(
+    path: str, limit: int = FRONTMATTER_MAX_BYTES, *, expect: tuple[int, int] | None = None
+) -> Frontmatter:
     """Read and parse one SKILL.md's frontmatter; every failure is a problem, never an exception.
 
     `expect`: the (device, inode) the walker judged; another file found at `path` is not read.
