@@ -251,7 +251,7 @@ def test_read_skills_reuses_unchanged_files_only_inside_discovery(tmp_path, monk
     path.write_text("---\nname: s\ndescription: d\n---\n")
     parsed = []
     real = skillmd.load_skill_md
-    monkeypatch.setattr(skillmd, "load_skill_md", lambda p: parsed.append(p) or real(p))
+    monkeypatch.setattr(skillmd, "load_skill_md", lambda p, **kw: parsed.append(p) or real(p, **kw))
     memo = cache.ParseIndex({"XDG_CACHE_HOME": str(tmp_path / "cache")}, since_ns=filecache.now_ns() + 10**12)
     recorder = cache.Recorder(memo, {}, 0)
 

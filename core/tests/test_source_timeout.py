@@ -109,3 +109,192 @@ def test_a_timer_someone_else_set_still_fires(stuck, tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert fired == []
+
+
+# -- review of issue 25: the bound holds whatever the source does, and its own failures are not kept ----------
+
+SAFETY = 600  # a source's own give-up, in waits of 0.05 s: only reached when the bound did not hold
+
+
+class Swallows:
+    """A retry loop with a bare `except`: whatever is raised into it, it waits again."""
+
+    priority = 7
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+
+    def discover(self, context):
+        for _ in range(SAFETY):
+            try:
+                if self.gate.wait(0.05):
+                    break
+            except BaseException:  # what the source under test does
+                pass
+        return SourceResult()
+
+
+class OwnAlarm(Stuck):
+    """A source that times itself with alarm() and cancels its alarm, then takes long."""
+
+    def discover(self, context):
+        import signal
+
+        signal.alarm(0)  # cancels any process timer, as a source using alarm() for itself does
+        self.gate.wait(SAFETY * 0.05)
+        return SourceResult()
+
+
+@pytest.fixture
+def make_sources(register_plugin, swarm_host, tmp_path):
+    gates: list[threading.Event] = []
+
+    def make(kind):
+        gate = threading.Event()
+        gates.append(gate)
+
+        class Plugin:
+            @hookimpl
+            def swarm_handoff_discovery_sources(self, register):
+                register("stuck", lambda: kind(gate))
+                register("fine", Fine)
+
+        register_plugin(Plugin(), f"stuck-plugin-{len(gates)}")
+        Fine().discover(make_context(tmp_path))
+        return swarm_host
+
+    yield make
+    for gate in gates:
+        gate.set()
+
+
+@pytest.mark.parametrize("kind", [Swallows, OwnAlarm], ids=["swallows-BaseException", "cancels-alarm"])
+def test_nothing_a_source_does_escapes_the_bound(make_sources, tmp_path, kind):
+    host = make_sources(kind)
+    project = tmp_path / "project"
+    write_skill(project / ".claude" / "skills", "mine")
+    _check(discover(make_context(project, _env(tmp_path)), host, cache=False))
+
+
+def test_late_calls_leave_at_most_one_thread_per_source(stuck, tmp_path):
+    # The MCP server runs each call in a worker thread; each late call used to leave one more thread.
+    project = tmp_path / "project"
+    write_skill(project / ".claude" / "skills", "mine")
+    out: list = []
+
+    def calls():
+        for _ in range(5):
+            out.append(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
+
+    worker = threading.Thread(target=calls)
+    worker.start()
+    worker.join()
+    for result in out:
+        _check(result)
+    left = [t for t in threading.enumerate() if t.name.startswith("swarm-handoff-source")]
+    assert len(left) == 1
+
+
+def test_a_host_s_repeating_timer_is_left_as_it_was(stuck, tmp_path):
+    import signal
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no interval timers here")
+    previous = signal.signal(signal.SIGALRM, lambda *args: None)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 3600, 1800)  # the host's: first in an hour, then every 30 min
+        project = tmp_path / "project"
+        write_skill(project / ".claude" / "skills", "mine")
+        _check(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
+        assert signal.getitimer(signal.ITIMER_REAL)[1] == 1800
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class Quick(Stuck):
+    def discover(self, context):
+        return SourceResult()
+
+
+def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_path, make_sources):
+    from swarm_handoff.discovery import MAX_SOURCE_TIMEOUT
+
+    swarm_host = make_sources(Quick)
+
+    bound, problem = source_timeout({ENV_SOURCE_TIMEOUT: "1e300"})
+    assert bound == MAX_SOURCE_TIMEOUT
+    assert problem is not None
+    assert problem.code == SOURCE_TIMEOUT
+    project = tmp_path / "project"
+    write_skill(project / ".claude" / "skills", "mine")
+    result = discover(make_context(project, _env(tmp_path, "1e300")), swarm_host, cache=False)
+    assert [r.name for r in result.workflows] == ["mine"]
+    assert [p.code for p in result.problems] == [SOURCE_TIMEOUT]
+
+
+def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, make_sources, monkeypatch):
+    from swarm_handoff import discovery
+
+    swarm_host = make_sources(Quick)
+
+    def broken(call, seconds, **kwargs):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(discovery, "bounded", broken)
+    project = tmp_path / "project"
+    write_skill(project / ".claude" / "skills", "mine")
+    result, inputs = discovery.discover_detailed(make_context(project, _env(tmp_path)), swarm_host, cache=False)
+    assert {p.code for p in result.problems} == {discovery.SOURCE_FAILED}
+    assert inputs is None  # the empty answer is not kept: the next run asks the sources again
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+def test_the_scan_still_forks_inside_a_bounded_source():
+    # Sources run in a worker thread while the caller waits (parked): the parse may still fork.
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from swarm_handoff import parallel\n"
+        "from swarm_handoff.discovery import bounded\n"
+        "pids = bounded(lambda: parallel.map_chunks(lambda c: [os.getpid() for _ in c], [1, 2], 2), 600, key='x')\n"
+        "print(len(set(pids)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "2"
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
+    # The timer signal once interrupted the parent while it read its children: zombies, open pipes.
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from swarm_handoff import discovery, parallel\n"
+        "parent = os.getpid()\n"
+        "r, w = os.pipe()\n"
+        "def work(chunk):\n"
+        "    if os.getpid() != parent:\n"
+        "        os.read(r, 1)  # the child waits until the test lets it go\n"
+        "    return list(chunk)\n"
+        "fds = len(os.listdir('/proc/self/fd'))\n"
+        "try:\n"
+        "    discovery.bounded(lambda: parallel.map_chunks(work, [1, 2], 2), 0.2, key='scan')\n"
+        "except discovery.SourceLate:\n"
+        "    print('late')\n"
+        "os.write(w, b'x')\n"
+        "discovery._running['scan'].join()\n"
+        "try:\n"
+        "    os.waitpid(-1, os.WNOHANG)\n"
+        "    print('a child left')\n"
+        "except ChildProcessError:\n"
+        "    print('reaped')\n"
+        "print(len(os.listdir('/proc/self/fd')) - fds)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["late", "reaped", "0"]

@@ -112,8 +112,12 @@ def read_skills(
     source: str,
     jobs: int | None = None,
     min_parallel: int | None = None,
+    checked: Mapping[str, tuple[int, int]] | None = None,
 ) -> list[SkillRecord]:
     """Each `(SKILL.md path, skill name, scope)` as a record from `source`, in order; never raises.
+
+    `checked` maps a path to the (device, inode) its owner was judged on (the walker's): a file
+    parsed now must still be that one (see `textfile.open_regular`).
 
     Each file is `watch`ed (unless the source already did), and while discovery runs an unchanged
     file's record comes from the parse memo. Files to parse go to `jobs` processes when there are
@@ -136,7 +140,8 @@ def read_skills(
                 misses.append((place, path, name, scope, seen))
             out.append(record)
         if misses:
-            tasks = [(path, name, scope.value, source) for _, path, name, scope, _ in misses]
+            known = checked or {}
+            tasks = [(path, name, scope.value, source, known.get(path)) for _, path, name, scope, _ in misses]
             threshold = parallel.MIN_PARALLEL if min_parallel is None else min_parallel
             rows = parallel.map_chunks(_parse_rows, tasks, jobs if len(tasks) >= threshold else 1)
             for (place, path, _, scope, seen), row in zip(misses, rows, strict=True):
@@ -146,15 +151,15 @@ def read_skills(
     return [r for r in out if r is not None]
 
 
-def _parse_rows(tasks: list[tuple[str, str, str, str]]) -> list[tuple[Any, ...]]:
+def _parse_rows(tasks: list[tuple[str, str, str, str, tuple[int, int] | None]]) -> list[tuple[Any, ...]]:
     """Parse SKILL.md files into record rows (plain data: they may cross a process boundary)."""
     from swarm_handoff.metadata import record_from_frontmatter
     from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
 
     rows = []
-    for path, name, scope_value, source in tasks:
+    for path, name, scope_value, source, expect in tasks:
         try:
-            front = load_skill_md(path)
+            front = load_skill_md(path, expect=expect)
         except OSError as exc:  # whatever one file does, it costs that skill only
             front = Frontmatter(None, (stat_problem(path, exc),))
         record = record_from_frontmatter(

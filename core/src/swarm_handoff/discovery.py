@@ -9,6 +9,7 @@ hide an eligible global one; every record that lost is kept as `shadowed`, never
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -239,24 +240,30 @@ def run_sources(
 
         try:
             with quiet():
-                found = bounded(call, bound)
+                found = bounded(call, bound, key=name)
             result = check_source_result(found)
         except SourceLate:
             result = _late(name, refs[name].distribution, bound or 0.0)
-            if recorder is not None:
-                recorder.failed(name)
         except BadResult as exc:
             result = _blamed(host, name, exc)
-            if recorder is not None:
-                recorder.failed(name)
-        except Exception as exc:
+        except Exception as exc:  # the source's, or the bound's own: never an answer to keep
             result = _failed(name, refs[name].distribution, exc)
+        else:
+            results.append((name, result))
+            continue
+        if recorder is not None:  # every way a source fails leaves this answer unstored
+            recorder.failed(name)
         results.append((name, result))
     return results
 
 
-class SourceLate(BaseException):
-    """Raised into a source that ran past its bound (a BaseException: a source's `except Exception` cannot keep it)."""
+class SourceLate(Exception):
+    """A source did not answer within its bound (or its previous call is still running)."""
+
+
+# The largest bound taken as given (about 11 days); a larger one is this, with a warning. Timers and
+# waits of the system refuse values far beyond it (a bound of 1e300 s once failed every source).
+MAX_SOURCE_TIMEOUT = 1e6
 
 
 def source_timeout(env: Mapping[str, str]) -> tuple[float | None, Problem | None]:
@@ -276,40 +283,43 @@ def source_timeout(env: Mapping[str, str]) -> tuple[float | None, Problem | None
             severity=Severity.WARNING,
         )
         return DEFAULT_SOURCE_TIMEOUT, problem
+    if value > MAX_SOURCE_TIMEOUT:
+        problem = Problem(
+            SOURCE_TIMEOUT,
+            f"{ENV_SOURCE_TIMEOUT}={raw!r} is more than {MAX_SOURCE_TIMEOUT:g} seconds; using {MAX_SOURCE_TIMEOUT:g}",
+            hint=f"set {ENV_SOURCE_TIMEOUT} to at most {MAX_SOURCE_TIMEOUT:g} seconds, or 0 for no bound",
+            severity=Severity.WARNING,
+        )
+        return MAX_SOURCE_TIMEOUT, problem
     return (value if value > 0 else None), None
 
 
-def bounded(call: Any, seconds: float | None) -> Any:
-    """Run `call()`, raising SourceLate into it after `seconds` (None: wait as long as it takes).
+_running: dict[str, Any] = {}  # key -> the worker thread of a late call that has not ended yet
+_running_lock = threading.Lock()
 
-    In the main thread a timer signal interrupts the call itself (no thread: the scan's forked
-    parsing needs a single-threaded process); elsewhere the call runs in a daemon thread that is
-    abandoned when late (it cannot be killed; its result is ignored).
+
+def bounded(call: Any, seconds: float | None, *, key: str | None = None) -> Any:
+    """Run `call()` in a worker thread and wait at most `seconds` for it (None: as long as it takes).
+
+    A late call is abandoned, not interrupted (no signal is used: nothing a source does can cancel
+    or swallow the bound, and a host's own timers are never touched); `SourceLate` is raised here.
+    With a `key` (the source's name), at most one abandoned call per key runs at a time: while it
+    has not ended, the next call with that key is late at once, without starting another thread.
+    The waiting thread counts as parked for `parallel.can_fork`, so the scan's forked parsing still
+    runs inside the worker.
     """
-    import signal
-    import threading
+    import contextvars
+
+    from swarm_handoff import parallel
 
     if seconds is None:
         return call()
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-
-        def alarm(signum: int, frame: Any) -> None:
-            raise SourceLate()
-
-        import time
-
-        previous = signal.signal(signal.SIGALRM, alarm)
-        earlier, _ = signal.setitimer(signal.ITIMER_REAL, seconds)  # someone else's timer: re-armed below
-        started = time.monotonic()
-        try:
-            return call()
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-            if earlier > 0:  # what was left of it, at least a moment, so it still fires
-                signal.setitimer(signal.ITIMER_REAL, max(earlier - (time.monotonic() - started), 0.001))
-    import contextvars
-
+    if key is not None:
+        with _running_lock:
+            previous = _running.get(key)
+            if previous is not None and previous.is_alive():
+                raise SourceLate()
+            _running.pop(key, None)
     box: list[Any] = []
     context = contextvars.copy_context()  # the cache layer's recording scope goes with the call
 
@@ -319,10 +329,14 @@ def bounded(call: Any, seconds: float | None) -> Any:
         except BaseException as exc:  # handed back to the caller's thread below
             box.append((False, exc))
 
-    worker = threading.Thread(target=run, name="swarm-handoff-source", daemon=True)
-    worker.start()
-    worker.join(seconds)
+    worker = threading.Thread(target=run, name=f"swarm-handoff-source-{key or 'call'}", daemon=True)
+    with parallel.parked():
+        worker.start()
+        worker.join(seconds)
     if not box:
+        if key is not None:
+            with _running_lock:
+                _running[key] = worker
         raise SourceLate()
     ok, value = box[0]
     if not ok:
@@ -389,7 +403,7 @@ def merge(results: list[tuple[str, SourceResult]], *, show_all: bool = False) ->
     scanned = 0
     for _, result in results:
         ordered.extend(result.records)
-        problems.extend(result.problems)
+        problems.extend(p for p in result.problems if p not in problems)  # two sources, one folder: said once
         scanned += result.scanned
     from swarm_handoff.handoff_edges import receive_named  # lazy: a cache hit never merges
 

@@ -8,8 +8,10 @@ the same list a serial run gives. A child that fails (killed, out of memory, an 
 only time: the parent does its chunk again itself, and any error it raises is the serial run's.
 
 Forking is used only where it is safe and cheap: POSIX systems other than macOS (whose system
-libraries are not fork-safe), and only while this process runs a single thread (forking a
-threaded process can deadlock the child on a lock another thread held). Elsewhere the work runs
+libraries are not fork-safe), and only while no other thread runs (forking a threaded process
+can deadlock the child on a lock another thread held). A thread that only waits for the forking
+one (`parked`: discovery's caller, while its source runs in a worker thread) holds no such lock and
+does not count. Elsewhere the work runs
 serially, with the same results. `SWARM_HANDOFF_JOBS=N` sets the number of processes (1 turns
 this off). By default it is the number of usable CPUs that are idle, at most `MAX_JOBS`: on a
 machine whose other cores are already busy (load average at or above the CPU count) a second
@@ -18,9 +20,11 @@ process only competes with the first, so the scan stays serial (measured: docs/p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -62,12 +66,49 @@ def jobs_from(env: Mapping[str, str]) -> int:
         return 1
 
 
+# Threads that only wait for another thread of this process to finish (`parked`): they hold no lock
+# a forked child could need, so a fork from the thread they wait for is as safe as from a lone one.
+_parked: set[int] = set()
+_fork_lock = threading.Lock()  # held across each fork, and by a parked thread before it goes on
+
+
+def _after_fork_in_child() -> None:
+    global _fork_lock
+    _fork_lock = threading.Lock()  # the child's copy was taken mid-fork
+    _parked.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def parked() -> Iterator[None]:
+    """While the calling thread only waits (`Thread.join`) for a worker, let that worker fork.
+
+    Leaving takes the fork lock first, so a waiter that gives up never runs on while a fork of
+    its worker is under way.
+    """
+    ident = threading.get_ident()
+    with _fork_lock:
+        _parked.add(ident)
+    try:
+        yield
+    finally:
+        with _fork_lock:
+            _parked.discard(ident)
+
+
 def can_fork() -> bool:
-    """True where forking this process is safe: POSIX but not macOS, and a single running thread."""
+    """True where forking this process is safe: POSIX but not macOS, and no other thread running.
+
+    Threads `parked` waiting for this one do not count: the discovery sources run in a worker
+    thread while the caller waits for it.
+    """
     if not hasattr(os, "fork") or sys.platform == "darwin":
         return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    others = {t.ident for t in threading.enumerate()} - {threading.get_ident()}
+    return others <= _parked
 
 
 def map_chunks(work: Callable[[list[T]], list[Any]], tasks: list[T], jobs: int) -> list[Any]:
@@ -98,17 +139,23 @@ def map_chunks(work: Callable[[list[T]], list[Any]], tasks: list[T], jobs: int) 
 def _fork(work: Callable[[list[T]], list[Any]], chunk: list[T]) -> tuple[int | None, int, list[T]]:
     """Start a child computing `work(chunk)` into a pipe; (None, -1, chunk) when no child could start."""
     import marshal
+    import warnings
 
     try:
         read_fd, write_fd = os.pipe()
     except OSError:
         return None, -1, chunk
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        return None, -1, chunk
+    with _fork_lock:  # no parked thread goes on while the child is being made
+        try:
+            if not can_fork():
+                raise OSError("another thread runs now")
+            with warnings.catch_warnings():  # Python 3.12+ warns of any other thread, parked or not
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            return None, -1, chunk
     if pid == 0:  # pragma: no cover - the child: coverage does not follow a fork
         status = 1
         try:

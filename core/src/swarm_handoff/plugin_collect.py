@@ -3,13 +3,14 @@
 Split from the host (`plugins.py`): the host calls each implementation itself, in plugin load
 order, so that every component names the plugin that offered it and a name taken first (a
 built-in's) is kept, the later one reported as a conflict; a name this project's own distributions
-register (`FIRST_PARTY`) is kept for them even when another distribution loaded first.
+register (`RESERVED`: each name for its own distribution) is kept for it even when another
+distribution loaded first.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.components import Kind
@@ -41,9 +42,52 @@ FIRST_PARTY = frozenset(
 )
 
 
+# Each name a swarm-handoff distribution registers, and which one: the name is kept for that
+# distribution alone (its normalised name, exactly). A package merely named like another of ours
+# (`swarm_handoff.QR` normalises to swarm-handoff-qr) does not get `frontmatter`.
+# plugins/swarm-handoff-frontmatter/tests/test_name_conflict.py checks this table against what each
+# distribution registers.
+RESERVED: Mapping[str, str] = {
+    **dict.fromkeys(("agents-skills", "claude-nested", "claude-plugins", "skill-roots"), "swarm-handoff-agents"),
+    "bm25": "swarm-handoff-bm25",
+    "xml": "swarm-handoff-formatters",
+    "frontmatter": "swarm-handoff-frontmatter",
+    "default": "swarm-handoff-qr",
+    "registry": "swarm-handoff-registry",
+    "router": "swarm-handoff-router",
+    **dict.fromkeys(
+        (
+            "json",
+            "yaml",
+            "text",
+            "swarm-v2",
+            "registry-v3",
+            "packs",
+            "2.0->3.0",
+            "3.0->2.0",
+            "v2-schema",
+            "v2-rules",
+            "v3-schema",
+            "v3-rules",
+        ),
+        "swarm-handoff-core",
+    ),
+}
+
+
+def normalised(distribution: str) -> str:
+    """A distribution name as packaging normalises it (`Swarm_Handoff.QR` -> `swarm-handoff-qr`)."""
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
 def first_party(distribution: str) -> bool:
-    """Whether `distribution` is one of this project's own (names compared as packaging normalises them)."""
-    return re.sub(r"[-_.]+", "-", distribution).lower() in FIRST_PARTY
+    """Whether `distribution` is named as one of this project's own (names compared as packaging normalises them)."""
+    return normalised(distribution) in FIRST_PARTY
+
+
+def owns(distribution: str, name: str) -> bool:
+    """Whether `name` is reserved for `distribution` (see RESERVED)."""
+    return RESERVED.get(name) == normalised(distribution)
 
 
 def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[str, ComponentRef]:
@@ -67,8 +111,8 @@ def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[
                 raise TypeError(
                     f"register() needs a name like 'my-scorer' and a callable factory, got {name!r}, {factory!r}"
                 )
-            if name in found and first_party(_dist) and not first_party(found[name].distribution):
-                taken = found[name]  # a third party came first: the project's own component keeps its name
+            if name in found and owns(_dist, name) and not owns(found[name].distribution, name):
+                taken = found[name]  # another distribution came first: the name's own one keeps it
                 other_version = host.meta(taken.plugin)[1]
                 host.fail(
                     taken.plugin,

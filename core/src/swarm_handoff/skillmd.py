@@ -104,14 +104,16 @@ def stat_problem(path: str, exc: OSError) -> Problem:
     return _problem(UNREADABLE, f"cannot read: {exc.strerror or exc}", path, "check the file's permissions")
 
 
-def read_frontmatter_bytes(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> bytes:
+def read_frontmatter_bytes(
+    path: str, limit: int = FRONTMATTER_MAX_BYTES, *, expect: tuple[int, int] | None = None
+) -> bytes:
     """Return the bytes between the delimiters, reading no further than the closing one (or `limit`).
 
     Only a regular file is read (`textfile.open_regular`): a FIFO named SKILL.md would block the
     read forever, a device would never end it.
     """
     try:
-        fd = open_regular(path, describe=stat_problem)
+        fd = open_regular(path, describe=stat_problem, expect=expect)
     except LoadError as exc:
         if exc.problem.code == NOT_A_REGULAR_FILE:
             raise LoadError(not_a_file(path, exc.problem.message)) from None
@@ -291,10 +293,15 @@ def load_skill_resource(resource: Any, limit: int = FRONTMATTER_MAX_BYTES) -> Fr
     return parse_frontmatter(raw, label)
 
 
-def load_skill_md(path: str, limit: int = FRONTMATTER_MAX_BYTES) -> Frontmatter:
-    """Read and parse one SKILL.md's frontmatter; every failure is a problem, never an exception."""
+def load_skill_md(
+    path: str, limit: int = FRONTMATTER_MAX_BYTES, *, expect: tuple[int, int] | None = None
+) -> Frontmatter:
+    """Read and parse one SKILL.md's frontmatter; every failure is a problem, never an exception.
+
+    `expect`: the (device, inode) the walker judged; another file found at `path` is not read.
+    """
     try:
-        raw = read_frontmatter_bytes(path, limit)
+        raw = read_frontmatter_bytes(path, limit, expect=expect)
     except LoadError as exc:
         return Frontmatter(None, (exc.problem,))
     return parse_frontmatter(raw, path)

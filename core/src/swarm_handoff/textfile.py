@@ -113,6 +113,7 @@ def open_regular(
     *,
     follow: bool = True,
     describe: Callable[[str, OSError], Problem] | None = None,
+    expect: tuple[int, int] | None = None,
 ) -> int:
     """Open a file for reading only if it is a regular file, so a FIFO or device can never block a read.
 
@@ -121,9 +122,23 @@ def open_regular(
     second `stat` of the name, which could be swapped in between) then refuses anything that is
     not a regular file. `follow=False` adds O_NOFOLLOW, for files the tool writes itself.
     `describe` names an open failure in the caller's terms (SKILL.md has its own codes).
+    `expect` is the (device, inode) a caller judged before (the walker's owner check): a file
+    swapped in since is SKILLS_OWNER_UNTRUSTED, never read.
     Returns the descriptor (the caller closes it); raises `LoadError` with a coded problem.
     """
-    return _open_regular(os.fspath(path), follow, describe)[0]
+    text = os.fspath(path)
+    fd, st = _open_regular(text, follow, describe)
+    if expect is not None and (st.st_dev, st.st_ino) != tuple(expect):
+        os.close(fd)
+        raise LoadError(
+            Problem(
+                "SKILLS_OWNER_UNTRUSTED",
+                "the file was replaced after its owner was checked; it was not read",
+                path=text,
+                hint="run again; if it keeps happening, someone is changing this folder while it is read",
+            )
+        )
+    return fd
 
 
 def _open_regular(

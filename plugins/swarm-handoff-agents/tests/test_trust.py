@@ -139,3 +139,12 @@ def test_a_submodule_s_git_file_leads_both_sources_to_the_superproject(skill, wo
     skill(world["repo"] / ".claude" / "skills", "root")
     result = discover(make_context(sub, world["env"]), world["host"])
     assert {r.name: r.scope.value for r in result.workflows} == {"top": "agents-project", "root": "git-root"}
+
+
+@needs_root
+def test_each_untrusted_folder_is_said_once_however_many_sources_walk_it(world, planted):
+    # Review of issue 25 (nit): the repository's warning came once from each source that walks it.
+    _, result = run(world, planted)
+    said = [(p.code, p.path, p.message) for p in result.problems if p.code == SKILLS_OWNER_UNTRUSTED]
+    assert said
+    assert len(said) == len(set(said))

@@ -39,3 +39,39 @@ def test_a_third_party_cannot_take_the_frontmatter_name(fake_distributions, make
     [failure] = [f for f in host.report().failures if f.code == "PLUGIN_NAME_CONFLICT"]
     assert failure.distribution == "aaa-hijack"
     assert "swarm-handoff-frontmatter" in failure.error
+
+
+def test_a_package_merely_named_like_another_first_party_one_cannot_take_frontmatter(
+    fake_distributions, make_swarm_host, tmp_path
+):
+    # Review of issue 25: `swarm_handoff.QR` normalises to the QR plugin's name, so it counted as
+    # first-party and, loading first, kept `frontmatter`. Each name is now reserved for its own distribution.
+    fake_distributions.install(
+        "swarm_handoff.QR", entry_points={"swarm_handoff": {"aaa": "aaa_hijack"}}, modules={"aaa_hijack": HIJACK}
+    )
+    host = make_swarm_host(["aaa", "frontmatter"])
+    tree = SkillTree(tmp_path / "project")
+    tree.add_handoff("mine")
+    env = {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    result = discover(make_context(tree.root, env), host)
+    assert [r.name for r in result.workflows] == ["mine"]
+    [failure] = [f for f in host.report().failures if f.code == "PLUGIN_NAME_CONFLICT"]
+    assert failure.distribution == "swarm_handoff.QR"
+
+
+def test_every_name_a_first_party_distribution_registers_is_reserved_for_it(make_swarm_host):
+    from importlib.metadata import entry_points
+
+    from swarm_handoff.components import Kind
+    from swarm_handoff.plugin_collect import RESERVED, first_party, normalised
+
+    ours = [ep.name for ep in entry_points(group="swarm_handoff") if first_party(ep.dist.name if ep.dist else "")]
+    host = make_swarm_host(ours)
+    registered = {
+        name: normalised(ref.distribution)
+        for kind in Kind
+        for name, ref in host.components(kind).items()
+        if first_party(ref.distribution)
+    }
+    assert registered == {name: dist for name, dist in RESERVED.items() if name in registered}
+    assert "frontmatter" in registered

@@ -172,14 +172,14 @@ def test_the_plugin_registers_the_frontmatter_source(make_swarm_host, tmp_path):
 
 
 def test_an_unreadable_skills_folder_is_a_warning(tmp_path, monkeypatch):
-    real = os.scandir
+    real = os.open  # the walker opens the folder once, then lists it through that descriptor
 
-    def denied(path):
-        if Path(path).name == "skills":
+    def denied(path, *args, **kwargs):
+        if isinstance(path, (str, os.PathLike)) and Path(path).name == "skills":
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(scan.os, "scandir", denied)
+    monkeypatch.setattr(scan.os, "open", denied)
     (tmp_path / ".claude" / "skills").mkdir(parents=True)
     result = scan.scan_folder(tmp_path / ".claude" / "skills")
     assert [p.code for p in result.problems] == [scan.SKILLS_DIR_UNREADABLE]

@@ -38,7 +38,7 @@ def test_only_changed_files_are_parsed_again(tmp_path, host, monkeypatch):
 
     skillmd = sys.modules["swarm_handoff.skillmd"]  # loaded by discovery; named, not imported (api only)
     real = skillmd.load_skill_md
-    monkeypatch.setattr(skillmd, "load_skill_md", lambda p: parsed.append(p) or real(p))
+    monkeypatch.setattr(skillmd, "load_skill_md", lambda p, **kw: parsed.append(p) or real(p, **kw))
     discover(ctx(tmp_path), host)
     assert len(parsed) == 5
     parsed.clear()
