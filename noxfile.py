@@ -2,12 +2,16 @@
 
 Every distribution is found from its own `pyproject.toml` (`plugins/*`, `skills-examples/*`,
 `docs/examples/*`), so a new plugin is tested without editing this file. Python versions come from
-the core's classifiers. Regular installs run on 3.10 and 3.12, editable ones on 3.11 and 3.13, so
-both kinds of install are exercised. `stress` (tests/stress, many CLI processes at once) runs on
-one Python. `bench` is not in the default run.
+the core's classifiers. Each of them runs the core's suite and every plugin's suite once: the whole
+suite (`all`: everything installed together, every suite and the top-level `tests/`) on the oldest
+and the newest Python, and `core` (no plugin installed) and `plugin` (each plugin, skill pack and
+documented example on its own, with only the core and the default plugins) on the Pythons between.
+Regular installs run on 3.10 and 3.12, editable ones on 3.11 and 3.13, so both kinds of install are
+exercised. `stress` (tests/stress, many CLI processes at once) runs on one Python. `bench` is not in
+the default run.
 
 uv creates the environments when it is installed (`pip install "nox[uv]"`): the matrix is about
-thirty environments, and uv builds them several times faster than pip. It never downloads an
+forty environments, and uv builds them several times faster than pip. It never downloads an
 interpreter here: the Pythons must be installed (pyenv on the project's machines).
 
 Locally, sessions whose Python is not installed are skipped and listed at the end of the run; on
@@ -22,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
@@ -38,8 +43,13 @@ nox.options.sessions = ["lint", "typecheck", "core", "plugin", "all", "stress", 
 
 PYTHONS = nox.project.python_versions(nox.project.load_toml(ROOT / "core" / "pyproject.toml"))
 EDITABLE = {"3.11", "3.13"}
-# The two long suites (core, all) run on every core; the short plugin suites would only pay the
-# workers' start-up.
+# The whole suite on the oldest and the newest Python; the core and each plugin alone on those
+# between. Running everything on every Python repeated each suite twice per version (`all` runs the
+# core's and every plugin's suite again) and took most of CI's time limit.
+WHOLE = [PYTHONS[0], PYTHONS[-1]]
+BETWEEN = PYTHONS[1:-1]
+# The long suites (core, all, minimums) run on every core; the short plugin suites would only pay
+# the workers' start-up.
 PARALLEL = ["-n", "auto"]
 
 
@@ -104,13 +114,38 @@ DEFAULT_PLUGINS = [
 EXTENSIONS = PLUGINS + PACKS + EXAMPLES
 
 
+# Wheels of the local distributions, each built once per run (by uv) and installed by every session
+# that installs that distribution regularly: a regular install is the install of the folder's wheel,
+# and the plugin sessions alone rebuilt the same seven wheels each, over a hundred builds a run.
+_WHEELHOUSE = Path(tempfile.mkdtemp(prefix="swarm-handoff-wheels-"))
+atexit.register(shutil.rmtree, _WHEELHOUSE, ignore_errors=True)
+_WHEELS: dict[str, Path] = {}
+
+
+def _wheel(session: nox.Session, path: str) -> Path:
+    """The wheel of the distribution in `path`, built the first time a session asks for it."""
+    if path not in _WHEELS:
+        out = _WHEELHOUSE / path.replace("/", "--")
+        shutil.rmtree(out, ignore_errors=True)
+        build = ["uv", "build", "--quiet", "--wheel", "--python", str(Path(session.bin) / "python")]
+        session.run(*build, "--out-dir", str(out), str(ROOT / path), external=True)
+        (_WHEELS[path],) = out.glob("*.whl")
+    return _WHEELS[path]
+
+
 def _install(session: nox.Session, *paths: str, editable: bool | None = None, extra: str = "test") -> None:
     """Install local distributions (with their `test` extra) in one resolver run."""
     editable = session.python in EDITABLE if editable is None else editable
     args: list[str] = []
     for path in paths:
-        spec = f"./{path}[{extra}]" if extra else f"./{path}"
-        args += ["-e", spec] if editable else [spec]
+        if editable:
+            args += ["-e", f"./{path}[{extra}]" if extra else f"./{path}"]
+        elif session.venv_backend == "uv":
+            wheel = _wheel(session, path)
+            name = wheel.name.split("-", 1)[0]
+            args.append(f"{name}[{extra}] @ {wheel.as_uri()}" if extra else f"{name} @ {wheel.as_uri()}")
+        else:
+            args.append(f"./{path}[{extra}]" if extra else f"./{path}")
     session.install(*args)
 
 
@@ -118,7 +153,7 @@ def _tests(path: str) -> list[str]:
     return [str(t) for t in sorted((ROOT / path).glob("tests")) if t.is_dir()]
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=BETWEEN)
 def core(session: nox.Session) -> None:
     """The core alone: it must work with no plugin installed."""
     _install(session, CORE)
@@ -126,7 +161,7 @@ def core(session: nox.Session) -> None:
     session.run("pytest", *PARALLEL, "core/tests", *session.posargs)
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=BETWEEN)
 @nox.parametrize("path", EXTENSIONS, ids=[p.rsplit("/", 1)[-1] for p in EXTENSIONS])
 def plugin(session: nox.Session, path: str) -> None:
     """One plugin, skill pack or documented example with the core and the default plugins."""
@@ -135,12 +170,12 @@ def plugin(session: nox.Session, path: str) -> None:
     session.run("pytest", *_tests(path), *session.posargs)
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=WHOLE)
 def all(session: nox.Session) -> None:
     """Everything installed together: every suite, the core's included, and the top-level tests."""
     _install(session, CORE, *EXTENSIONS)
     session.install(".", "--no-deps")  # the meta-distribution itself; its dependencies are the folders above
-    session.install("pytest-xdist>=3")
+    session.install("pytest-xdist>=3", "nox>=2024.4")  # nox: tests/test_ci_matrix.py reads this file's matrix
     suites = ["core/tests", *(t for p in EXTENSIONS for t in _tests(p)), "tests"]
     session.run("pytest", *PARALLEL, "-m", "not e2e and not stress", *suites, *session.posargs)
 
@@ -192,7 +227,8 @@ def minimums(session: nox.Session) -> None:
     for path in [CORE, *DEFAULT_PLUGINS]:
         args.append(f"./{path}[test]")
     session.install(*args)
-    session.run("pytest", "core/tests", *(t for p in DEFAULT_PLUGINS for t in _tests(p)), *session.posargs)
+    session.install("pytest-xdist>=3")  # the test runner only: the pytest found above stays
+    session.run("pytest", *PARALLEL, "core/tests", *(t for p in DEFAULT_PLUGINS for t in _tests(p)), *session.posargs)
 
 
 @nox.session(python=PYTHONS[1], default=False)

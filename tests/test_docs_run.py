@@ -6,7 +6,8 @@ the tests, so `. .venv/bin/activate` and `.venv/bin/...` work) and a fresh HOME,
 - console/bash: the `$ ` lines are the commands (a trailing `\\` continues one); a block with no
   `$ ` line is all commands. The block runs in bash with `set -euo pipefail` from the copy's root.
 - python: the blocks of one page run in order in one namespace (a page builds its example up); a
-  block that defines `test_*` functions is also run by pytest, on its own, as a test file.
+  block that defines `test_*` functions is also a test file of its own, and one pytest runs the
+  page's test files.
 - A block quoted from a file (`<!-- file: PATH -->`, `<!-- excerpt: PATH -->`) is that file, which
   its own suite runs (see test_tutorial_skill_pack.py).
 - `<!-- docs-test: cwd PATH -->` on the line before a block runs it from PATH (repository-relative),
@@ -141,12 +142,17 @@ def _python(page: list[Block], cwd: Path, env: dict[str, str]) -> None:
         failed = json.loads(result.stdout.splitlines()[-1]) if result.stdout.strip() else {"block": 0, "error": ""}
         block = page[failed["block"]]
         pytest.fail(f"{block.id} failed:\n{failed['error']}\n{result.stderr}")
-    for block in page:
-        if re.search(r"^def test_", block.body, re.M):
-            test_file = cwd / f"test_docs_block_{block.line}.py"
-            test_file.write_text(block.body)
-            run = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)], cwd, env)
-            assert run.returncode == 0, f"{block.id}: its tests fail:\n{run.stdout}\n{run.stderr}"
+    # Each block with tests is a test file of its own (named after its line), and one pytest runs
+    # a page's files: a pytest per block cost a start-up each, 23 of them for docs/hooks.md.
+    tested = [b for b in page if re.search(r"^def test_", b.body, re.M)]
+    for block in tested:
+        (cwd / f"test_docs_block_{block.line}.py").write_text(block.body)
+    if tested:
+        files = [f"test_docs_block_{b.line}.py" for b in tested]
+        run = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files], cwd, env)
+        failed = sorted(set(re.findall(r"^(?:FAILED|ERROR) test_docs_block_(\d+)\.py", run.stdout, re.M)), key=int)
+        names = ", ".join(f"{page[0].page.relative_to(ROOT)}:{line}" for line in failed) or "a block"
+        assert run.returncode == 0, f"{names}: its tests fail:\n{run.stdout}\n{run.stderr}"
 
 
 USING_IT = [b for b in ALL if b.page.name == "README.md" and "swarm-handoff handoff" in b.body]
@@ -160,6 +166,7 @@ def test_every_shell_block_runs(block: Block, sandbox: tuple[Path, dict[str, str
     _shell(block, *sandbox)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PYTHON_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_python_block_runs(page: Path, sandbox: tuple[Path, dict[str, str]]) -> None:
     _python([b for b in RUNNABLE if b.page == page and b.lang == "python"], *sandbox)

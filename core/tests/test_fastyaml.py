@@ -74,6 +74,7 @@ _DATA = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.dictionaries(st.text(min_size=1, max_size=8), _DATA, max_size=6))
 def test_agrees_with_ruamels_constructor_on_the_same_parser(data):

@@ -229,6 +229,7 @@ with open_history(Path(sys.argv[1])) as history:
 """
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_processes_each_get_their_row(tmp_path):
     # a fresh config folder: creating the database and its schema races as well
     workers = [subprocess.Popen([sys.executable, "-c", RECORD_ONE, str(tmp_path), str(w)]) for w in range(50)]

@@ -11,12 +11,13 @@ here (the schema's cap is relaxed, docs/seed-deviations.md), so such draws are n
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swarm_handoff.payload import v2, v3
@@ -37,6 +38,7 @@ SPEC = (
 TIME_FIELDS = {"timestamp", "expires_at"}
 
 
+@functools.cache  # one validator per schema for the whole run: building one cost more than checking 400 payloads
 def _validator(name):
     if not (SPEC / name).is_file():
         pytest.skip(
@@ -100,16 +102,19 @@ def _paths(node, prefix=()):
     return found
 
 
-@settings(
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory):
+    """The valid payloads every example mangles, built once (each example deep-copies its own)."""
+    return _bases(tmp_path_factory.mktemp("bases"))
+
+
+@pytest.mark.slow
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "400")), deadline=None)
 @given(data=st.data(), version=st.sampled_from(["2.0", "3.0"]))
-def test_own_checker_agrees_with_jsonschema(tmp_path, data, version):
+def test_own_checker_agrees_with_jsonschema(bases, data, version):
     validator = _validator(f"handoff-payload-v{version}.schema.json")
     ours = v2.SCHEMA if version == "2.0" else v3.SCHEMA
-    payload = copy.deepcopy(data.draw(st.sampled_from(_bases(tmp_path)[version])))
+    payload = copy.deepcopy(data.draw(st.sampled_from(bases[version])))
     for _ in range(data.draw(st.integers(1, 3))):
         paths = [p for p in _paths(payload) if p and not (set(map(str, p)) & TIME_FIELDS)]
         if not paths:

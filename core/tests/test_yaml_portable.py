@@ -123,6 +123,7 @@ documents = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(texts, documents, max_size=5))
 def test_payload_yaml_reads_the_same_in_yaml_11_and_in_our_loaders(tmp_path_factory, data):

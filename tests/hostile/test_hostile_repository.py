@@ -212,6 +212,7 @@ def cli(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProc
     return done
 
 
+@pytest.mark.slow
 def test_every_command_in_a_hostile_repository_returns_finds_the_good_skills_and_touches_nothing_outside(world):
     repo, outside, env = world
     before = snapshot(outside)

@@ -101,6 +101,7 @@ def skill_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("SKILL.md")) if folder.is_dir() else []
 
 
+@pytest.mark.slow
 def test_every_corpus_skill_splits_as_before() -> None:
     files = skill_files(CORPUS)
     if not files:
