@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
     from swarm_handoff.payload.names import HANDOFF_CLI_NAMES as HANDOFF_CLI_NAMES
+    from swarm_handoff.payload.schema import type_name as type_name
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
     from swarm_handoff.payload.validate import validate_payload as validate_payload
@@ -300,6 +301,7 @@ _EXPORTS: dict[str, str] = {
     "HandoffOptions": "swarm_handoff.payload.lifecycle",
     "check_session": "swarm_handoff.payload.lifecycle",
     "parse_duration": "swarm_handoff.session_life",
+    "type_name": "swarm_handoff.payload.schema",
     "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",

@@ -51,8 +51,8 @@ def parse_time(value: Any) -> dt.datetime | None:
         return None
 
 
-def type_name(value: Any) -> str:
-    """Name a value's type in the words the payload's authors use (YAML/JSON, not Python)."""
+def type_name(value: Any, *, json: bool = False) -> str:
+    """Name a value's type in the words its authors use: YAML's (`mapping`, `list`) or, with `json`, JSON Schema's."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -64,10 +64,10 @@ def type_name(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    return type(value).__name__
+        return "object" if json else "mapping"
+    if isinstance(value, (list, tuple)):
+        return "array" if json else "list"
+    return type(value).__name__  # not from YAML or JSON: a Python caller's own object
 
 
 class Node:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import UsageError
+from swarm_handoff.api import UsageError, type_name
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import ToolSpec
@@ -71,25 +71,6 @@ def _absolute(value: Any) -> Any:
     return value  # an empty text stays empty, for the command's own "is empty" error
 
 
-def json_type(value: Any) -> str:
-    """The JSON Schema name of a value's type, as an agent wrote it (`null`, not Python's `NoneType`)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__  # not from JSON: a Python caller's own object
-
-
 def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
     kinds = prop.get("type", "string")
     allowed: list[str] = kinds if isinstance(kinds, list) else [str(kinds)]
@@ -102,7 +83,7 @@ def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
         "null": lambda v: v is None,
     }
     if not any(checks[kind](value) for kind in allowed):
-        return f"{key} must be {' or '.join(allowed)}, not {json_type(value)}"
+        return f"{key} must be {' or '.join(allowed)}, not {type_name(value, json=True)}"
     if isinstance(value, str):
         if len(value) > prop.get("maxLength", MAX_TEXT):
             return f"{key} is longer than {prop.get('maxLength', MAX_TEXT)} characters"
