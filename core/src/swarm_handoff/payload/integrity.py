@@ -46,8 +46,19 @@ def text_checksum(text: str) -> str:
     return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_checksum(path: Path) -> str:
-    """sha256 of a regular file's bytes; OSError for anything else (a FIFO never blocks this)."""
+@attrs.define
+class ReadBudget:
+    """The bytes one payload's checks may still read; each file's bytes read are taken from it."""
+
+    left: int
+
+
+def file_checksum(path: Path, budget: ReadBudget | None = None) -> str:
+    """sha256 of a regular file's bytes; OSError for anything else (a FIFO never blocks this).
+
+    At most `min(st_size, budget.left)` bytes are read: a file that yields more than that (a `/proc`
+    file states size 0 and can yield gigabytes) is an OSError, never hashed to its end.
+    """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
@@ -55,12 +66,35 @@ def file_checksum(path: Path) -> str:
             raise OSError(f"{path} is not a regular file")
         if info.st_size > MAX_CHECKED_BYTES:
             raise OSError(f"{path} is larger than {MAX_CHECKED_BYTES} bytes")
+        wanted = min(info.st_size, budget.left if budget is not None else MAX_CHECKED_BYTES)
         digest = hashlib.sha256()
-        while chunk := os.read(fd, 1 << 20):
+        left = wanted
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
             digest.update(chunk)
+            left -= len(chunk)
+        if budget is not None:
+            budget.left -= wanted - left
+        if os.read(fd, 1):
+            raise OSError(
+                f"{path} holds more bytes than the {wanted} that are checked (its stated size, "
+                "within the bound on checked bytes); it is not hashed"
+            )
         return CHECKSUM_PREFIX + digest.hexdigest()
     finally:
         os.close(fd)
+
+
+# Pseudo-file systems: their files state sizes that are not what they yield, or never end.
+UNREAD_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def _unread_root(path: Path) -> str | None:
+    """The pseudo-file-system root `path` resolves under, if any (such files are never read)."""
+    resolved = os.path.realpath(path)
+    for root in UNREAD_ROOTS:
+        if resolved == root or resolved.startswith(root + "/"):
+            return root
+    return None
 
 
 def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -167,6 +201,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         )
     computed_by_file: dict[Any, str | OSError] = {}
     checks = []
+    budget = ReadBudget(MAX_CHECKED_TOTAL_BYTES)  # bytes actually read, not the sizes stat stated
     for field, name, stated, path in located:
         if path is None and isinstance(name, str) and "\0" in name:
             checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
@@ -174,10 +209,15 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         if path is None:
             checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
             continue
+        root = _unread_root(path)
+        if root is not None:
+            refused = f"{field}: {path} is under {root}; files there are not read, so it cannot be checked"
+            checks.append(FileCheck(field, str(path), stated, None, refused))
+            continue
         key = _identity(path)[0]
         if key not in computed_by_file:
             try:
-                computed_by_file[key] = file_checksum(path)
+                computed_by_file[key] = file_checksum(path, budget)
             except OSError as exc:
                 computed_by_file[key] = exc
         outcome = computed_by_file[key]
