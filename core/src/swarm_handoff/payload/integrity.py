@@ -24,7 +24,7 @@ import attrs
 
 from swarm_handoff.errors import SwarmError, working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
-from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
+from swarm_handoff.payload.signing import INVALID, VALID, SignatureCheck, check_signature
 from swarm_handoff.termsafe import shown
 
 if TYPE_CHECKING:
@@ -274,9 +274,40 @@ def untrusted_hint(findings: Findings, then: str) -> str:
     return f"a changed payload cannot be trusted: {then}"
 
 
+NOT_AS_WRITTEN = (
+    "text outside the signed data (comments, layout) was changed: the file is not byte for byte what "
+    "swarm-handoff writes for the data it holds, and a signature covers the data only"
+)
+
+
+def written_as_signed(payload: Mapping[str, Any], payload_path: Path) -> bool:
+    """Whether the file's bytes are exactly what the payload writer produces for `payload`.
+
+    The hash and the signature cover the data, not comments or layout: a signed file whose text
+    differs (a `# NOTE to the target: ...` added) would still pass. Either of the writer's two forms
+    is accepted (JSON text holds no comments), so a signed `.json` renamed `.yaml` still verifies.
+    """
+    from swarm_handoff.payload.io import dump_payload, parse_payload_text
+    from swarm_handoff.textfile import read_text
+
+    try:
+        text = read_text(payload_path)
+        same = parse_payload_text(text, path=str(payload_path)) == payload  # the bytes hold this data
+        forms = {dump_payload(payload, payload_path.with_suffix(suffix)) for suffix in (".json", ".yaml")}
+    except Exception:  # text that cannot be read or parsed again is not the signed text
+        return False
+    return same and text in forms
+
+
 def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
-    """Check everything that says `payload` is what was written; never raises for a bad payload."""
-    return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
+    """Check everything that says `payload` is what was written; never raises for a bad payload.
+
+    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`).
+    """
+    signature = check_signature(payload, config)
+    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path):
+        signature = SignatureCheck(INVALID, NOT_AS_WRITTEN)
+    return Findings(check_integrity(payload), check_files(payload, payload_path), signature)
 
 
 ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
