@@ -180,9 +180,9 @@ def hashed(monkeypatch):
     seen: list[str] = []
     real = integrity.file_checksum
 
-    def counting(path):
+    def counting(path, *args, **kwargs):
         seen.append(str(path))
-        return real(path)
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(integrity, "file_checksum", counting)
     return seen
@@ -328,3 +328,63 @@ def test_ack_refuses_a_payload_it_cannot_verify_and_records_nothing(tmp_path, sw
     invalid.write_text(json.dumps(seal(payload)))
     refused = swarm_cli("ack", str(invalid), "--status", "success", "--format", "json").json()["error"]
     assert refused["code"] == "VALIDATION_FAILED"  # verified first: the shape, then the hash
+
+
+# Review of issue 25: a file whose stat size is 0 but which yields data (/proc/self/pagemap) must not
+# make a reader hash without end; files under /proc, /sys and /dev are never read.
+
+
+def test_a_reference_under_proc_is_refused_unread(v3_with_side_file, swarm_cli, swarm_host, hashed):
+    path, _ = v3_with_side_file
+    with_references(path, [{"path": "/proc/self/status", "description": "x", "checksum": "sha256:" + "0" * 64}])
+    hashed.clear()
+    for command in ("verify", "ack"):
+        args = ("--status", "success") if command == "ack" else ()
+        result = swarm_cli(command, str(path), *args, "--format", "json")
+        assert result.exit_code == 1, command
+        error = result.json()["error"]
+        assert error["code"] == "INTEGRITY_MISMATCH", command
+        assert "/proc" in error["message"], command
+        assert "not read" in error["message"], command
+    assert swarm_cli("validate", str(path), "--format", "json").json()["integrity"] == "mismatch"
+    assert hashed == []
+
+
+def test_a_file_holding_more_than_its_stat_size_fails_its_check(v3_with_side_file, monkeypatch, tmp_path):
+    from swarm_handoff.payload import integrity
+
+    path, _ = v3_with_side_file
+    grows = tmp_path / "grows.bin"
+    grows.write_bytes(b"z" * 4096)
+    real_fstat = integrity.os.fstat
+
+    def size_zero(fd):
+        info = real_fstat(fd)
+        return integrity.os.stat_result((*info[:6], 0, *info[7:10]))  # st_size 0, like /proc/self/pagemap
+
+    monkeypatch.setattr(integrity.os, "fstat", size_zero)
+    payload = json.loads(path.read_text())
+    payload["handoff"]["payload"]["references"]["files"] = [{"path": str(grows), "checksum": "sha256:" + "0" * 64}]
+    [check] = check_files(payload, path)
+    assert check.computed is None
+    assert "more bytes than" in check.problem
+
+
+def test_bytes_read_count_against_the_total(v3_with_side_file, monkeypatch, tmp_path):
+    from swarm_handoff.payload import integrity
+
+    path, _ = v3_with_side_file
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(b"a" * 100)
+    b.write_bytes(b"b" * 100)
+    monkeypatch.setattr(integrity, "MAX_CHECKED_TOTAL_BYTES", 150)
+    monkeypatch.setattr(integrity, "_identity", lambda p: (str(p), 0))  # stat says nothing (size 0)
+    payload = json.loads(path.read_text())
+    payload["handoff"]["payload"]["references"]["files"] = [
+        {"path": str(a), "checksum": integrity.file_checksum(a)},
+        {"path": str(b), "checksum": integrity.file_checksum(b)},
+    ]
+    first, second = check_files(payload, path)
+    assert first.problem is None
+    assert second.computed is None
+    assert "more bytes than" in second.problem

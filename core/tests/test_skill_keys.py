@@ -1,4 +1,4 @@
-"""Issue 25: loop detection compares skill names as a reader does (NFKC, case-folded, trimmed)."""
+"""Issue 25: loop detection compares skill names as a reader does (NFKC, case-folded, trimmed, no Cf)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,18 @@ from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.continuation import check_loop_rules
 from swarm_handoff.skill_keys import in_chain, same_skill, skill_key
 
-SPELLINGS = ["Next", "next ", " NEXT", "\uff4e\uff45\uff58\uff54", "\uff2e\uff45\uff58\uff54\u3000"]
+SPELLINGS = [
+    "Next",
+    "next ",
+    " NEXT",
+    "\uff4e\uff45\uff58\uff54",
+    "\uff2e\uff45\uff58\uff54\u3000",
+    # Format characters (Unicode category Cf) are invisible: zero-width space, word joiner, soft hyphen.
+    "ne\u200bxt",
+    "next\u2060",
+    "ne\u00adxt",
+    "\ufeffNext\u200b ",
+]
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
@@ -18,6 +29,11 @@ def test_every_spelling_of_one_name_has_one_key(spelling):
     assert skill_key(spelling) == "next"
     assert same_skill(spelling, "next")
     assert in_chain("next", ["origin", spelling])
+
+
+def test_an_invisible_character_does_not_make_another_skill():
+    assert same_skill("beta\u200b", "beta")
+    assert skill_key("b\u2060e\u00adta") == "beta"
 
 
 def test_different_names_stay_different():

@@ -3,7 +3,8 @@
 A chain is written by other skills and people: `Next`, `next ` and `next` in full-width letters
 name one skill to a reader, so comparing them exactly would let a loop through. The loop rules (no
 hand-off to oneself, a reason to go back, the loop question, the `loop_penalty` of `registry-v3`)
-compare names by `skill_key`: NFKC-normalised, case-folded, trimmed. Names themselves are kept as
+compare names by `skill_key`: NFKC-normalised, case-folded, without format characters
+(Unicode category Cf, such as a zero-width space), trimmed. Names themselves are kept as
 written everywhere else (payloads, files, messages).
 """
 
@@ -16,9 +17,14 @@ MAX_KEY_INPUT = 1024  # a name longer than this is compared by its first 1024 ch
 
 
 def skill_key(name: str) -> str:
-    """The form two names are compared in: NFKC, case-folded (NFKC again, as folding can undo it), trimmed."""
+    """The form two names are compared in: NFKC, case-folded (NFKC again), format characters dropped, trimmed.
+
+    Format characters (Unicode category Cf: U+200B zero-width space, U+2060 word joiner, U+00AD soft
+    hyphen, U+FEFF, ...) are invisible, so `beta\u200b` is `beta` to a reader.
+    """
     folded = unicodedata.normalize("NFKC", name[:MAX_KEY_INPUT]).casefold()
-    return unicodedata.normalize("NFKC", folded).strip()
+    visible = "".join(c for c in unicodedata.normalize("NFKC", folded) if unicodedata.category(c) != "Cf")
+    return visible.strip()
 
 
 def same_skill(a: str, b: str) -> bool:

@@ -24,7 +24,7 @@ import attrs
 
 from swarm_handoff.errors import SwarmError, working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
-from swarm_handoff.payload.signing import INVALID, SignatureCheck, check_signature
+from swarm_handoff.payload.signing import INVALID, VALID, SignatureCheck, check_signature
 from swarm_handoff.termsafe import shown
 
 if TYPE_CHECKING:
@@ -46,8 +46,19 @@ def text_checksum(text: str) -> str:
     return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_checksum(path: Path) -> str:
-    """sha256 of a regular file's bytes; OSError for anything else (a FIFO never blocks this)."""
+@attrs.define
+class ReadBudget:
+    """The bytes one payload's checks may still read; each file's bytes read are taken from it."""
+
+    left: int
+
+
+def file_checksum(path: Path, budget: ReadBudget | None = None) -> str:
+    """sha256 of a regular file's bytes; OSError for anything else (a FIFO never blocks this).
+
+    At most `min(st_size, budget.left)` bytes are read: a file that yields more than that (a `/proc`
+    file states size 0 and can yield gigabytes) is an OSError, never hashed to its end.
+    """
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)
@@ -55,12 +66,35 @@ def file_checksum(path: Path) -> str:
             raise OSError(f"{path} is not a regular file")
         if info.st_size > MAX_CHECKED_BYTES:
             raise OSError(f"{path} is larger than {MAX_CHECKED_BYTES} bytes")
+        wanted = min(info.st_size, budget.left if budget is not None else MAX_CHECKED_BYTES)
         digest = hashlib.sha256()
-        while chunk := os.read(fd, 1 << 20):
+        left = wanted
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
             digest.update(chunk)
+            left -= len(chunk)
+        if budget is not None:
+            budget.left -= wanted - left
+        if os.read(fd, 1):
+            raise OSError(
+                f"{path} holds more bytes than the {wanted} that are checked (its stated size, "
+                "within the bound on checked bytes); it is not hashed"
+            )
         return CHECKSUM_PREFIX + digest.hexdigest()
     finally:
         os.close(fd)
+
+
+# Pseudo-file systems: their files state sizes that are not what they yield, or never end.
+UNREAD_ROOTS = ("/proc", "/sys", "/dev")
+
+
+def _unread_root(path: Path) -> str | None:
+    """The pseudo-file-system root `path` resolves under, if any (such files are never read)."""
+    resolved = os.path.realpath(path)
+    for root in UNREAD_ROOTS:
+        if resolved == root or resolved.startswith(root + "/"):
+            return root
+    return None
 
 
 def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -167,6 +201,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         )
     computed_by_file: dict[Any, str | OSError] = {}
     checks = []
+    budget = ReadBudget(MAX_CHECKED_TOTAL_BYTES)  # bytes actually read, not the sizes stat stated
     for field, name, stated, path in located:
         if path is None and isinstance(name, str) and "\0" in name:
             checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
@@ -174,10 +209,15 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
         if path is None:
             checks.append(FileCheck(field, str(name), stated, None, f"{field}.path is not a path"))
             continue
+        root = _unread_root(path)
+        if root is not None:
+            refused = f"{field}: {path} is under {root}; files there are not read, so it cannot be checked"
+            checks.append(FileCheck(field, str(path), stated, None, refused))
+            continue
         key = _identity(path)[0]
         if key not in computed_by_file:
             try:
-                computed_by_file[key] = file_checksum(path)
+                computed_by_file[key] = file_checksum(path, budget)
             except OSError as exc:
                 computed_by_file[key] = exc
         outcome = computed_by_file[key]
@@ -234,9 +274,40 @@ def untrusted_hint(findings: Findings, then: str) -> str:
     return f"a changed payload cannot be trusted: {then}"
 
 
+NOT_AS_WRITTEN = (
+    "text outside the signed data (comments, layout) was changed: the file is not byte for byte what "
+    "swarm-handoff writes for the data it holds, and a signature covers the data only"
+)
+
+
+def written_as_signed(payload: Mapping[str, Any], payload_path: Path) -> bool:
+    """Whether the file's bytes are exactly what the payload writer produces for `payload`.
+
+    The hash and the signature cover the data, not comments or layout: a signed file whose text
+    differs (a `# NOTE to the target: ...` added) would still pass. Either of the writer's two forms
+    is accepted (JSON text holds no comments), so a signed `.json` renamed `.yaml` still verifies.
+    """
+    from swarm_handoff.payload.io import dump_payload, parse_payload_text
+    from swarm_handoff.textfile import read_text
+
+    try:
+        text = read_text(payload_path)
+        same = parse_payload_text(text, path=str(payload_path)) == payload  # the bytes hold this data
+        forms = {dump_payload(payload, payload_path.with_suffix(suffix)) for suffix in (".json", ".yaml")}
+    except Exception:  # text that cannot be read or parsed again is not the signed text
+        return False
+    return same and text in forms
+
+
 def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
-    """Check everything that says `payload` is what was written; never raises for a bad payload."""
-    return Findings(check_integrity(payload), check_files(payload, payload_path), check_signature(payload, config))
+    """Check everything that says `payload` is what was written; never raises for a bad payload.
+
+    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`).
+    """
+    signature = check_signature(payload, config)
+    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path):
+        signature = SignatureCheck(INVALID, NOT_AS_WRITTEN)
+    return Findings(check_integrity(payload), check_files(payload, payload_path), signature)
 
 
 ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
