@@ -152,6 +152,16 @@ def _paths(node, prefix=()):
     return found
 
 
+def test_a_v3_chain_that_is_not_a_list_is_refused_by_name_when_converted_not_a_crash(swarm_host, tmp_path):
+    """Found by the fuzz test below on the minimums run: `handoff_chain: true` crashed the 3.0->2.0 adapter."""
+    mangled = copy.deepcopy(build_v3(SYNTHESIS, TARGET, tmp_path).payload)
+    mangled["handoff"]["meta"]["handoff_chain"] = True
+    with pytest.raises(SwarmError) as caught:
+        convert_payload(mangled, "2.0", swarm_host)
+    assert caught.value.code == "SCHEMA_INCOMPATIBLE"
+    assert any("handoff_chain" in e for e in caught.value.details["validation_errors"])
+
+
 @settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")),
     deadline=None,

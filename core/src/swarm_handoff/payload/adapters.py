@@ -261,11 +261,13 @@ class Downgrade:
         _put(new_meta, "convergence_level", working.get("convergence_level"))
         new_meta["user_feedback"] = working.get("user_feedback", "")
         new_meta["handoff_reason"] = meta.get("handoff_reason", "")
-        chain = list(meta.get("handoff_chain") or [])
+        given = meta.get("handoff_chain")
+        chain = list(given) if isinstance(given, list) else []
         real_source = source.get("skill")
         if real_source and (not chain or chain[-1] != real_source):
             chain.append(real_source)  # v3.0 rules put it there already; a foreign payload may not
-        new_meta["handoff_chain"] = chain or [V2_SOURCE]
+        # a chain that is not a list is carried as it is, for v2.0's validator to refuse by name
+        new_meta["handoff_chain"] = (chain or [V2_SOURCE]) if given is None or isinstance(given, list) else given
         new_meta["converted_from"] = "3.0"
         notes: list[str] = []
         if real_source not in (None, V2_SOURCE):
