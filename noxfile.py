@@ -48,8 +48,8 @@ EDITABLE = {"3.11", "3.13"}
 # core's and every plugin's suite again) and took most of CI's time limit.
 WHOLE = [PYTHONS[0], PYTHONS[-1]]
 BETWEEN = PYTHONS[1:-1]
-# The long suites (core, all, minimums) run on every core; the short plugin suites would only pay
-# the workers' start-up.
+# The two long suites (core, all) run on every core; the short plugin suites would only pay the
+# workers' start-up.
 PARALLEL = ["-n", "auto"]
 
 
@@ -227,8 +227,8 @@ def minimums(session: nox.Session) -> None:
     for path in [CORE, *DEFAULT_PLUGINS]:
         args.append(f"./{path}[test]")
     session.install(*args)
-    session.install("pytest-xdist>=3")  # the test runner only: the pytest found above stays
-    session.run("pytest", *PARALLEL, "core/tests", *(t for p in DEFAULT_PLUGINS for t in _tests(p)), *session.posargs)
+    # One process, as before: spread over two workers at these versions, two tests failed (left for an issue).
+    session.run("pytest", "core/tests", *(t for p in DEFAULT_PLUGINS for t in _tests(p)), *session.posargs)
 
 
 @nox.session(python=PYTHONS[1], default=False)
