@@ -57,21 +57,3 @@ def test_a_package_merely_named_like_another_first_party_one_cannot_take_frontma
     assert [r.name for r in result.workflows] == ["mine"]
     [failure] = [f for f in host.report().failures if f.code == "PLUGIN_NAME_CONFLICT"]
     assert failure.distribution == "swarm_handoff.QR"
-
-
-def test_every_name_a_first_party_distribution_registers_is_reserved_for_it(make_swarm_host):
-    from importlib.metadata import entry_points
-
-    from swarm_handoff.components import Kind
-    from swarm_handoff.plugin_collect import RESERVED, first_party, normalised
-
-    ours = [ep.name for ep in entry_points(group="swarm_handoff") if first_party(ep.dist.name if ep.dist else "")]
-    host = make_swarm_host(ours)
-    registered = {
-        name: normalised(ref.distribution)
-        for kind in Kind
-        for name, ref in host.components(kind).items()
-        if first_party(ref.distribution)
-    }
-    assert registered == {name: dist for name, dist in RESERVED.items() if name in registered}
-    assert "frontmatter" in registered
