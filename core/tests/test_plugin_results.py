@@ -272,6 +272,16 @@ SKILL = {"name": "packed", "description": "d", "handoff": {"accepts_from": ["*"]
 NOISES = ("noisy plugin imported", "noisy pack imported", "noisy source built", "noisy source ran", "noisy hook called")
 
 
+def _lowest_click() -> bool:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(part) for part in version("click").split(".")[:2])
+    except PackageNotFoundError:  # typer >= 0.26 bundles its own click
+        return False
+    return (major, minor) < (8, 2)
+
+
 def test_prints_while_loading_and_running_plugins_go_to_stderr(fake_distributions, swarm_cli, tmp_path, monkeypatch):
     fake_distributions.install(
         "noisy-dist",
@@ -295,7 +305,9 @@ def test_prints_while_loading_and_running_plugins_go_to_stderr(fake_distribution
     json.loads(result.stdout)
     for said in NOISES:
         assert said not in result.stdout
-    if not result.stderr:  # seen only at the lowest declared versions: nothing was imported afresh
-        pytest.skip("the plugins were not imported again, so there was nothing to print (lowest versions)")
+    if not all(said in result.stderr for said in NOISES) and _lowest_click():
+        # At click < 8.2 (the `minimums` run) CliRunner's separate stderr does not see every print made
+        # while the plugins run; stdout, the document, is clean all the same (asserted above).
+        pytest.skip("click < 8.2: the test runner's stderr capture misses prints made while plugins run")
     for said in NOISES:
         assert said in result.stderr
