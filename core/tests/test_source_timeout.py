@@ -13,7 +13,8 @@ import threading
 import pytest
 
 from swarm_handoff.api import Scope, SkillsPlace, SourceResult, hookimpl, walk_skills
-from swarm_handoff.discovery import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, discover, make_context, source_timeout
+from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.source_bound import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, source_timeout
 from swarm_handoff.testing import write_skill
 
 
@@ -218,7 +219,7 @@ class Quick(Stuck):
 
 
 def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_path, make_sources):
-    from swarm_handoff.discovery import MAX_SOURCE_TIMEOUT
+    from swarm_handoff.source_bound import MAX_SOURCE_TIMEOUT
 
     swarm_host = make_sources(Quick)
 
@@ -258,7 +259,7 @@ def test_the_scan_still_forks_inside_a_bounded_source():
     code = (
         "import os\n"
         "from swarm_handoff import parallel\n"
-        "from swarm_handoff.discovery import bounded\n"
+        "from swarm_handoff.source_bound import bounded\n"
         "pids = bounded(lambda: parallel.map_chunks(lambda c: [os.getpid() for _ in c], [1, 2], 2), 600, key='x')\n"
         "print(len(set(pids)))\n"
     )
@@ -275,7 +276,7 @@ def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
 
     code = (
         "import os\n"
-        "from swarm_handoff import discovery, parallel\n"
+        "from swarm_handoff import parallel, source_bound\n"
         "parent = os.getpid()\n"
         "r, w = os.pipe()\n"
         "def work(chunk):\n"
@@ -284,11 +285,11 @@ def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
         "    return list(chunk)\n"
         "fds = len(os.listdir('/proc/self/fd'))\n"
         "try:\n"
-        "    discovery.bounded(lambda: parallel.map_chunks(work, [1, 2], 2), 0.2, key='scan')\n"
-        "except discovery.SourceLate:\n"
+        "    source_bound.bounded(lambda: parallel.map_chunks(work, [1, 2], 2), 0.2, key='scan')\n"
+        "except source_bound.SourceLate:\n"
         "    print('late')\n"
         "os.write(w, b'x')\n"
-        "discovery._running['scan'].join()\n"
+        "source_bound._running['scan'].join()\n"
         "try:\n"
         "    os.waitpid(-1, os.WNOHANG)\n"
         "    print('a child left')\n"
