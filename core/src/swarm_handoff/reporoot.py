@@ -88,9 +88,9 @@ def find_repository(cwd: Path, env: Mapping[str, str]) -> Repository:
                 root, note = sup, "inside a submodule: using the superproject's root"
                 chain.extend(p for p in folder.parents if p == sup or sup in p.parents)
                 watch(sup / ".git")
-        problem = owner_problem(root / ".git", env, f"the repository {root} (its .git)", follow=False)
+        problem = owner_problem(root / ".git", env, f"the repository {root} (its .git)")
         if problem is None and root != folder:
-            problem = owner_problem(marker, env, f"the repository {folder} (its .git)", follow=False)
+            problem = owner_problem(marker, env, f"the repository {folder} (its .git)")
         if problem is not None:
             return Repository(tuple(chain), root, "the repository belongs to another user", problem)
         return Repository(tuple(chain), root, note)

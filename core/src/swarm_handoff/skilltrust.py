@@ -165,30 +165,14 @@ def judge(st: os.stat_result, path: str, env: Mapping[str, str], what: str, *, l
     )
 
 
-def owner_problem(
-    path: str | os.PathLike[str], env: Mapping[str, str], what: str, *, follow: bool = True
-) -> Problem | None:
-    """SKILLS_OWNER_UNTRUSTED when `path` belongs to another user (not root, not you) and is not listed; else None."""
-    uid = current_uid()
+def owner_problem(path: str | os.PathLike[str], env: Mapping[str, str], what: str) -> Problem | None:
+    """SKILLS_OWNER_UNTRUSTED when `path` itself (a link is not followed) belongs to another user and is not listed."""
     text = os.fspath(path)
-    if uid is None:
-        return None
     try:
-        st = os.stat(text) if follow else os.lstat(text)
+        st = os.lstat(text)
     except (OSError, ValueError):
         return None  # absent or unreadable: nothing is read from it, so nothing to trust
-    if st.st_uid in _mine(uid, env) or _listed(text, env, link=not follow):
-        return None
-    return Problem(
-        SKILLS_OWNER_UNTRUSTED,
-        f"{what} is owned by user {st.st_uid}, not by you (user {uid}); its skills were not read",
-        path=text,
-        hint=(
-            f"if you trust that user's folder, add it to {ENV_TRUSTED} (folders separated by "
-            f"'{os.pathsep}'; a folder trusts everything under it); see docs/where-skills-live.md#trust"
-        ),
-        severity=Severity.WARNING,
-    )
+    return judge(st, text, env, what, link=True)  # owner only: a `.git` is judged as git judges it
 
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed while resolving one path
