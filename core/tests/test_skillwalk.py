@@ -179,3 +179,21 @@ def test_an_untrusted_root_is_said_once_however_many_of_its_folders_are_listed(t
     walked = walk_skills(places, source="t", env={})
     assert [p.code for p in walked.problems] == [SKILLS_OWNER_UNTRUSTED]
     assert [p.code for r in walked.records for p in r.problems] == [SKILLS_OWNER_UNTRUSTED] * 2
+
+
+@posix_only
+def test_who_you_are_is_asked_once_per_walk_not_per_skill(tmp_path, monkeypatch):
+    # Plain `discover` judges every skill folder and SKILL.md: the user (and sudo) behind the
+    # judgement is the same for all of them, so it is asked once.
+    for name in ("a", "b", "c"):
+        write_skill(tmp_path, name)
+    asked: list[int] = []
+    uid = os.geteuid()
+
+    def counted() -> int:
+        asked.append(uid)
+        return uid
+
+    monkeypatch.setattr(skilltrust, "current_uid", counted)
+    assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"a": [], "b": [], "c": []}
+    assert len(asked) == 1

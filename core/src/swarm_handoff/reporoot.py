@@ -18,7 +18,7 @@ import attrs
 
 from swarm_handoff.cache import watch
 from swarm_handoff.errors import Problem
-from swarm_handoff.skilltrust import owner_problem
+from swarm_handoff.skilltrust import Trust
 
 MAX_GIT_FILE = 4096  # a `.git` file is one line: `gitdir: PATH`
 
@@ -88,9 +88,10 @@ def find_repository(cwd: Path, env: Mapping[str, str]) -> Repository:
                 root, note = sup, "inside a submodule: using the superproject's root"
                 chain.extend(p for p in folder.parents if p == sup or sup in p.parents)
                 watch(sup / ".git")
-        problem = owner_problem(root / ".git", env, f"the repository {root} (its .git)")
+        trust = Trust.of(env)
+        problem = trust.owner(root / ".git", f"the repository {root} (its .git)")
         if problem is None and root != folder:
-            problem = owner_problem(marker, env, f"the repository {folder} (its .git)")
+            problem = trust.owner(marker, f"the repository {folder} (its .git)")
         if problem is not None:
             return Repository(tuple(chain), root, "the repository belongs to another user", problem)
         return Repository(tuple(chain), root, note)

@@ -15,6 +15,8 @@ import os
 import stat
 from collections.abc import Mapping
 
+import attrs
+
 from swarm_handoff.errors import ErrorCode, Problem, Severity
 
 ENV_TRUSTED = "SWARM_HANDOFF_TRUSTED_FOLDERS"
@@ -100,10 +102,10 @@ def _listed(path: str, env: Mapping[str, str], *, link: bool = False) -> bool:
     return any(real == entry or real.startswith(entry.rstrip(os.sep) + os.sep) for entry in entries)
 
 
-def _mine(uid: int, env: Mapping[str, str]) -> set[int]:
+def _mine(uid: int, env: Mapping[str, str]) -> frozenset[int]:
     """The owners whose files you trust: root, you, and under sudo the user who ran it."""
     sudo = _sudo_uid(uid, env)
-    return {0, uid} | ({sudo} if sudo is not None else set())
+    return frozenset({0, uid} | ({sudo} if sudo is not None else set()))
 
 
 @functools.lru_cache(maxsize=64)
@@ -128,90 +130,100 @@ def _private_group(gid: int, owners: frozenset[int]) -> bool:
     return False
 
 
-def writable_by_others(st: os.stat_result, owners: set[int]) -> bool:
+def writable_by_others(st: os.stat_result, owners: frozenset[int]) -> bool:
     """Whether users other than `owners` may change it: writable by others, or by a group not the owner's own."""
     if st.st_mode & stat.S_IWOTH:
         return True
-    return bool(st.st_mode & stat.S_IWGRP) and not _private_group(st.st_gid, frozenset(owners))
-
-
-def judge(st: os.stat_result, path: str, env: Mapping[str, str], what: str, *, link: bool = False) -> Problem | None:
-    """SKILLS_OWNER_UNTRUSTED when what `st` describes belongs to another user or others may write it; else None.
-
-    A link (`link=True`) is judged by its owner only (a link's own mode means nothing) and matched
-    in SWARM_HANDOFF_TRUSTED_FOLDERS by its own place; anything else by owner and mode, at its target.
-    """
-    uid = current_uid()
-    if uid is None:
-        return None
-    owners = _mine(uid, env)
-    if st.st_uid not in owners:
-        reason = f"{what} is owned by user {st.st_uid}, not by you (user {uid})"
-    elif not link and writable_by_others(st, owners):
-        reason = f"{what} can be changed by other users (mode {stat.filemode(st.st_mode)})"
-    else:
-        return None
-    if _listed(path, env, link=link):
-        return None
-    return Problem(
-        SKILLS_OWNER_UNTRUSTED,
-        f"{reason}; its skills were not read",
-        path=path,
-        hint=(
-            f"if you trust that folder, add it to {ENV_TRUSTED} (folders separated by "
-            f"'{os.pathsep}'; a folder trusts everything under it); see docs/where-skills-live.md#trust"
-        ),
-        severity=Severity.WARNING,
-    )
-
-
-def owner_problem(path: str | os.PathLike[str], env: Mapping[str, str], what: str) -> Problem | None:
-    """SKILLS_OWNER_UNTRUSTED when `path` itself (a link is not followed) belongs to another user and is not listed."""
-    text = os.fspath(path)
-    try:
-        st = os.lstat(text)
-    except (OSError, ValueError):
-        return None  # absent or unreadable: nothing is read from it, so nothing to trust
-    return judge(st, text, env, what, link=True)  # owner only: a `.git` is judged as git judges it
+    return bool(st.st_mode & stat.S_IWGRP) and not _private_group(st.st_gid, owners)
 
 
 MAX_LINKS = 40  # as the kernel's own limit on links followed while resolving one path
 
 
-def link_problem(path: str | os.PathLike[str], env: Mapping[str, str]) -> Problem | None:
-    """SKILLS_OWNER_UNTRUSTED for the first link on the way to `path` that another user owns; else None.
+@attrs.frozen
+class Trust:
+    """Whose files are trusted, asked once per walk (or repository) rather than for each folder and file."""
 
-    Each link met while resolving the path (and the links its targets lead through) is judged by
-    its owner: another user's link could be pointed anywhere, whoever owns what it points at.
-    """
-    if current_uid() is None:
-        return None
-    text = os.path.abspath(os.fspath(path))
-    anchor = os.path.splitdrive(text)[0] + os.sep
-    pending = list(reversed([p for p in text[len(anchor) :].split(os.sep) if p]))
-    current = anchor
-    hops = 0
-    while pending:
-        part = pending.pop()
-        if part == ".":
-            continue
-        if part == "..":
-            current = os.path.dirname(current) or anchor
-            continue
-        candidate = os.path.join(current, part)
+    env: Mapping[str, str]
+    uid: int | None  # None where there are no owners: nothing is refused
+    owners: frozenset[int]
+
+    @classmethod
+    def of(cls, env: Mapping[str, str]) -> Trust:
+        """Ask who you are (and who ran sudo) once, for every judgement that follows."""
+        uid = current_uid()
+        return cls(env, uid, _mine(uid, env) if uid is not None else frozenset())
+
+    def judge(self, st: os.stat_result, path: str, what: str, *, link: bool = False) -> Problem | None:
+        """SKILLS_OWNER_UNTRUSTED when what `st` describes belongs to another user or others may write it; else None.
+
+        A link (`link=True`) is judged by its owner only (a link's own mode means nothing) and matched
+        in SWARM_HANDOFF_TRUSTED_FOLDERS by its own place; anything else by owner and mode, at its target.
+        """
+        if self.uid is None:
+            return None
+        if st.st_uid not in self.owners:
+            reason = f"{what} is owned by user {st.st_uid}, not by you (user {self.uid})"
+        elif not link and writable_by_others(st, self.owners):
+            reason = f"{what} can be changed by other users (mode {stat.filemode(st.st_mode)})"
+        else:
+            return None
+        if _listed(path, self.env, link=link):
+            return None
+        return Problem(
+            SKILLS_OWNER_UNTRUSTED,
+            f"{reason}; its skills were not read",
+            path=path,
+            hint=(
+                f"if you trust that folder, add it to {ENV_TRUSTED} (folders separated by "
+                f"'{os.pathsep}'; a folder trusts everything under it); see docs/where-skills-live.md#trust"
+            ),
+            severity=Severity.WARNING,
+        )
+
+    def owner(self, path: str | os.PathLike[str], what: str) -> Problem | None:
+        """SKILLS_OWNER_UNTRUSTED when `path` itself (a link not followed) is another user's and is not listed."""
+        text = os.fspath(path)
         try:
-            st = os.lstat(candidate)
+            st = os.lstat(text)
         except (OSError, ValueError):
-            return None  # absent or unreadable: opening it fails too
-        if not stat.S_ISLNK(st.st_mode):
-            current = candidate
-            continue
-        hops += 1
-        problem = judge(st, candidate, env, f"the link {candidate}", link=True)
-        if problem is not None or hops > MAX_LINKS:
-            return problem
-        target = os.readlink(candidate)
-        if os.path.isabs(target):
-            current = anchor
-        pending.extend(reversed([p for p in target.split(os.sep) if p]))
-    return None
+            return None  # absent or unreadable: nothing is read from it, so nothing to trust
+        return self.judge(st, text, what, link=True)  # owner only: a `.git` is judged as git judges it
+
+    def links(self, path: str | os.PathLike[str]) -> Problem | None:
+        """SKILLS_OWNER_UNTRUSTED for the first link on the way to `path` that another user owns; else None.
+
+        Each link met while resolving the path (and the links its targets lead through) is judged by
+        its owner: another user's link could be pointed anywhere, whoever owns what it points at.
+        """
+        if self.uid is None:
+            return None
+        text = os.path.abspath(os.fspath(path))
+        anchor = os.path.splitdrive(text)[0] + os.sep
+        pending = list(reversed([p for p in text[len(anchor) :].split(os.sep) if p]))
+        current = anchor
+        hops = 0
+        while pending:
+            part = pending.pop()
+            if part == ".":
+                continue
+            if part == "..":
+                current = os.path.dirname(current) or anchor
+                continue
+            candidate = os.path.join(current, part)
+            try:
+                st = os.lstat(candidate)
+            except (OSError, ValueError):
+                return None  # absent or unreadable: opening it fails too
+            if not stat.S_ISLNK(st.st_mode):
+                current = candidate
+                continue
+            hops += 1
+            problem = self.judge(st, candidate, f"the link {candidate}", link=True)
+            if problem is not None or hops > MAX_LINKS:
+                return problem
+            target = os.readlink(candidate)
+            if os.path.isabs(target):
+                current = anchor
+            pending.extend(reversed([p for p in target.split(os.sep) if p]))
+        return None

@@ -31,7 +31,7 @@ import attrs
 from swarm_handoff.cache import read_skills, watch
 from swarm_handoff.errors import ErrorCode, Problem, Severity
 from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.skilltrust import judge, link_problem, trust_setting_problems
+from swarm_handoff.skilltrust import Trust, trust_setting_problems
 from swarm_handoff.textfile import PSEUDO_FILE, pseudo_file
 
 SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
@@ -73,7 +73,7 @@ _BY_DESCRIPTOR = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd
 
 @attrs.define
 class _Walk:
-    env: Mapping[str, str]
+    trust: Trust  # who you are, asked once for the whole walk
     source: str
     limit: int
     seen: set[tuple[int, int]] = attrs.field(factory=set)  # (device, inode) of each folder read
@@ -102,7 +102,7 @@ class _Walk:
             return  # an absent place is normal and says nothing
         untrusted = place.untrusted
         if untrusted is None and not place.vouched:
-            untrusted = link_problem(place.folder, self.env)
+            untrusted = self.trust.links(place.folder)
         try:
             # Opened once: the owner and mode judged, the entries listed and each skill opened all
             # through this descriptor, so a link or folder swapped meanwhile changes nothing read.
@@ -118,7 +118,7 @@ class _Walk:
             if key in self.seen:
                 return  # read already, at a more local place
             if untrusted is None and not place.vouched:
-                untrusted = judge(opened, os.fspath(place.folder), self.env, f"the skills folder {place.folder}")
+                untrusted = self.trust.judge(opened, os.fspath(place.folder), f"the skills folder {place.folder}")
             try:
                 entries = sorted(os.scandir(fd if _BY_DESCRIPTOR else place.folder), key=lambda e: e.name)
             except OSError as exc:
@@ -183,8 +183,8 @@ class _Walk:
         trust = not place.vouched
         problem = None
         if is_link and trust:  # a link to a skill folder is followed only if its owner is trusted
-            problem = judge(
-                os.stat(here, dir_fd=at, follow_symlinks=False), folder, self.env, f"the link {folder}", link=True
+            problem = self.trust.judge(
+                os.stat(here, dir_fd=at, follow_symlinks=False), folder, f"the link {folder}", link=True
             )
             if problem is not None:
                 self.refused(name, place, path, problem)
@@ -193,7 +193,7 @@ class _Walk:
         try:
             opened = os.fstat(sub)
             if trust:
-                problem = judge(opened, folder, self.env, f"the skill folder {folder}")
+                problem = self.trust.judge(opened, folder, f"the skill folder {folder}")
                 if problem is not None:
                     self.refused(name, place, path, problem)
                     return
@@ -219,7 +219,7 @@ class _Walk:
             return
         problem: Problem | None
         if stat.S_ISLNK(st.st_mode):
-            problem = judge(st, path, self.env, f"the link {path}", link=True) if trust else None
+            problem = self.trust.judge(st, path, f"the link {path}", link=True) if trust else None
             if problem is not None:
                 self.refused(name, place, path, problem)
                 return
@@ -235,7 +235,7 @@ class _Walk:
             odd = not_a_file(path, PSEUDO_FILE) if regular else irregular_file(path, st.st_mode)
             self.record(name, place.scope, path, odd)
             return
-        problem = judge(st, path, self.env, f"the file {path}") if trust else None
+        problem = self.trust.judge(st, path, f"the file {path}") if trust else None
         if problem is not None:
             self.refused(name, place, path, problem)
             return
@@ -275,7 +275,7 @@ def walk(
     min_parallel: int | None = None,
 ) -> Walked:
     """Turn every skill folder of `places` into a record, in order (SKILL.md files read by `read_skills`)."""
-    state = _Walk(env=env, source=source, limit=limit)
+    state = _Walk(trust=Trust.of(env), source=source, limit=limit)
     state.problems.extend(trust_setting_problems(env))
     for place in places:
         state.place(place)
