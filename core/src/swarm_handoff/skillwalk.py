@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import attrs
@@ -47,6 +47,8 @@ class Place:
     `vouched`: the user named this folder themself (swarm-handoff-roots.json), so its owner is not
     checked. `untrusted`: the folder is reached only through a repository of another user.
     `prefix`: put before each skill's folder name (`plugin:` for Claude Code plugins).
+    `name_check`: a problem for a folder name the source cannot use; that entry is then skipped
+    before anything in it is read or counted, the problem said once among the walk's problems.
     """
 
     folder: Path
@@ -54,6 +56,7 @@ class Place:
     vouched: bool = False
     untrusted: Problem | None = None
     prefix: str = ""
+    name_check: Callable[[str], Problem | None] | None = None
 
 
 @attrs.frozen
@@ -167,7 +170,13 @@ class _Walk:
         at = fd if _BY_DESCRIPTOR else None
         here = entry.name if _BY_DESCRIPTOR else folder
         is_link = entry.is_symlink()
-        if not entry.is_dir():  # follows a link: a looping or forbidden one raises (see `place`)
+        is_dir = entry.is_dir()  # follows a link: a looping or forbidden one raises (see `place`)
+        if (is_dir or is_link) and place.name_check is not None:
+            misnamed = place.name_check(entry.name)
+            if misnamed is not None:
+                self.said(misnamed)
+                return
+        if not is_dir:
             if is_link:  # a dangling link where a skill folder should be
                 try:
                     os.stat(here, dir_fd=at)
