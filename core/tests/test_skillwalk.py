@@ -197,3 +197,28 @@ def test_who_you_are_is_asked_once_per_walk_not_per_skill(tmp_path, monkeypatch)
     monkeypatch.setattr(skilltrust, "current_uid", counted)
     assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"a": [], "b": [], "c": []}
     assert len(asked) == 1
+
+
+def test_a_name_the_source_refuses_is_skipped_before_anything_in_it_is_read(tmp_path, monkeypatch):
+    from swarm_handoff.errors import Problem
+
+    for name in ("good", "bad name"):
+        write_skill(tmp_path, name)
+    (tmp_path / "also bad").mkdir()  # no SKILL.md
+    read: list[str] = []
+    real = skillwalk.read_skills
+
+    def reading(files, **kwargs):
+        read.extend(path for path, _, _ in files)
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(skillwalk, "read_skills", reading)
+
+    def check(name: str) -> Problem | None:
+        return None if " " not in name else Problem("NAME_UNSAFE", f"{name} is skipped", path=name)
+
+    walked = walk_skills([SkillsPlace(tmp_path, Scope.GLOBAL, name_check=check)], source="t", env={})
+    assert codes(walked) == {"good": []}
+    assert walked.scanned == 1
+    assert [p.path for p in walked.problems] == ["also bad", "bad name"]
+    assert read == [str(tmp_path / "good" / "SKILL.md")]
