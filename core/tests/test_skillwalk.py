@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import skillwalk
+from swarm_handoff import skilltrust, skillwalk
 from swarm_handoff.lint import lint
 from swarm_handoff.records import Scope
 from swarm_handoff.skillmd import SKILL_NOT_A_FILE, SKILL_SYMLINK_LOOP, UNREADABLE, load_skill_md
-from swarm_handoff.skillwalk import SKILLS_DIR_TOO_MANY, SKILLS_OWNER_UNTRUSTED, SkillsPlace, walk_skills
+from swarm_handoff.skilltrust import ENV_TRUSTED, SKILLS_OWNER_UNTRUSTED
+from swarm_handoff.skillwalk import SKILLS_DIR_TOO_MANY, SkillsPlace, walk_skills
 from swarm_handoff.testing import write_skill
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="owners, links and /proc are POSIX")
@@ -57,9 +58,9 @@ def test_who_you_are_is_asked_in_one_place(tmp_path, monkeypatch):
         except PermissionError:
             pytest.skip("cannot give a folder away")
         owner = 12345
-    monkeypatch.setattr(skillwalk, "current_uid", lambda: owner + 1)
+    monkeypatch.setattr(skilltrust, "current_uid", lambda: owner + 1)
     assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"helper": [SKILLS_OWNER_UNTRUSTED]}
-    monkeypatch.setattr(skillwalk, "current_uid", lambda: owner)
+    monkeypatch.setattr(skilltrust, "current_uid", lambda: owner)
     assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"helper": []}
 
 
@@ -67,10 +68,10 @@ def test_who_you_are_is_asked_in_one_place(tmp_path, monkeypatch):
 def test_a_trusted_folder_entry_covers_the_folders_under_it(tmp_path, monkeypatch):
     skills = tmp_path / "team" / "skills"
     write_skill(skills, "helper")
-    monkeypatch.setattr(skillwalk, "current_uid", lambda: 4242)
+    monkeypatch.setattr(skilltrust, "current_uid", lambda: 4242)
     if os.stat(skills).st_uid == 0:
         os.chown(skills, 12345, 12345)
-    env = {skillwalk.ENV_TRUSTED: str(tmp_path / "team")}
+    env = {ENV_TRUSTED: str(tmp_path / "team")}
     assert codes(walk_skills([place(skills)], source="t", env=env)) == {"helper": []}
     vouched = SkillsPlace(skills, Scope.GLOBAL, vouched=True)
     assert codes(walk_skills([vouched], source="t", env={})) == {"helper": []}
@@ -162,7 +163,7 @@ def test_under_sudo_the_invoking_user_s_folders_are_trusted(tmp_path, monkeypatc
         except PermissionError:
             pytest.skip("cannot give a folder away")
     owner = os.stat(tmp_path).st_uid
-    monkeypatch.setattr(skillwalk, "current_uid", lambda: 0)
+    monkeypatch.setattr(skilltrust, "current_uid", lambda: 0)
     assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"helper": [SKILLS_OWNER_UNTRUSTED]}
     assert codes(walk_skills([place(tmp_path)], source="t", env={"SUDO_UID": str(owner)})) == {"helper": []}
 
@@ -178,3 +179,46 @@ def test_an_untrusted_root_is_said_once_however_many_of_its_folders_are_listed(t
     walked = walk_skills(places, source="t", env={})
     assert [p.code for p in walked.problems] == [SKILLS_OWNER_UNTRUSTED]
     assert [p.code for r in walked.records for p in r.problems] == [SKILLS_OWNER_UNTRUSTED] * 2
+
+
+@posix_only
+def test_who_you_are_is_asked_once_per_walk_not_per_skill(tmp_path, monkeypatch):
+    # Plain `discover` judges every skill folder and SKILL.md: the user (and sudo) behind the
+    # judgement is the same for all of them, so it is asked once.
+    for name in ("a", "b", "c"):
+        write_skill(tmp_path, name)
+    asked: list[int] = []
+    uid = os.geteuid()
+
+    def counted() -> int:
+        asked.append(uid)
+        return uid
+
+    monkeypatch.setattr(skilltrust, "current_uid", counted)
+    assert codes(walk_skills([place(tmp_path)], source="t", env={})) == {"a": [], "b": [], "c": []}
+    assert len(asked) == 1
+
+
+def test_a_name_the_source_refuses_is_skipped_before_anything_in_it_is_read(tmp_path, monkeypatch):
+    from swarm_handoff.errors import Problem
+
+    for name in ("good", "bad name"):
+        write_skill(tmp_path, name)
+    (tmp_path / "also bad").mkdir()  # no SKILL.md
+    read: list[str] = []
+    real = skillwalk.read_skills
+
+    def reading(files, **kwargs):
+        read.extend(path for path, _, _ in files)
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(skillwalk, "read_skills", reading)
+
+    def check(name: str) -> Problem | None:
+        return None if " " not in name else Problem("NAME_UNSAFE", f"{name} is skipped", path=name)
+
+    walked = walk_skills([SkillsPlace(tmp_path, Scope.GLOBAL, name_check=check)], source="t", env={})
+    assert codes(walked) == {"good": []}
+    assert walked.scanned == 1
+    assert [p.path for p in walked.problems] == ["also bad", "bad name"]
+    assert read == [str(tmp_path / "good" / "SKILL.md")]

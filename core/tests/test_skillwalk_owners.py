@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff import skillwalk
+from swarm_handoff import skilltrust, skillwalk
 from swarm_handoff.errors import Problem
 from swarm_handoff.records import Scope
-from swarm_handoff.skillwalk import ENV_TRUSTED, SKILLS_OWNER_UNTRUSTED, SkillsPlace, walk_skills
+from swarm_handoff.skilltrust import ENV_TRUSTED, SKILLS_OWNER_UNTRUSTED
+from swarm_handoff.skillwalk import SkillsPlace, walk_skills
 from swarm_handoff.testing import write_skill
 
 STRANGER = 12345
@@ -137,8 +138,8 @@ def test_trusted_folders_match_a_link_by_its_own_place_and_ignore_relative_entri
     # `~` is the context's HOME, not this process's
     env = {"HOME": str(tmp_path), ENV_TRUSTED: "~/skills"}
     assert codes(walk(tmp_path / "skills", env=env)) == {"deploy": []}
-    assert skillwalk.trusted_entries({ENV_TRUSTED: "skills" + os.pathsep + "./x"}) == ()
-    [problem] = skillwalk.trust_setting_problems({ENV_TRUSTED: "skills"})
+    assert skilltrust.trusted_entries({ENV_TRUSTED: "skills" + os.pathsep + "./x"}) == ()
+    [problem] = skilltrust.trust_setting_problems({ENV_TRUSTED: "skills"})
     assert problem.code == SKILLS_OWNER_UNTRUSTED
     assert "'skills'" in problem.message
 

@@ -8,12 +8,16 @@ answers in microseconds), and assert the outcome, not how long it took.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
 
 from swarm_handoff.api import Scope, SkillsPlace, SourceResult, hookimpl, walk_skills
-from swarm_handoff.discovery import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, discover, make_context, source_timeout
+from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.source_bound import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, source_timeout
 from swarm_handoff.testing import write_skill
 
 
@@ -218,7 +222,7 @@ class Quick(Stuck):
 
 
 def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_path, make_sources):
-    from swarm_handoff.discovery import MAX_SOURCE_TIMEOUT
+    from swarm_handoff.source_bound import MAX_SOURCE_TIMEOUT
 
     swarm_host = make_sources(Quick)
 
@@ -249,33 +253,34 @@ def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, make_s
     assert inputs is None  # the empty answer is not kept: the next run asks the sources again
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="no fork")
+
+
+def run_python(code: str) -> list[str]:
+    """Run `code` in a fresh interpreter (forks and leftover threads stay out of the test process); its words."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+
+
+@needs_fork
 def test_the_scan_still_forks_inside_a_bounded_source():
     # Sources run in a worker thread while the caller waits (parked): the parse may still fork.
-    import subprocess
-    import sys
-
     code = (
         "import os\n"
         "from swarm_handoff import parallel\n"
-        "from swarm_handoff.discovery import bounded\n"
+        "from swarm_handoff.source_bound import bounded\n"
         "pids = bounded(lambda: parallel.map_chunks(lambda c: [os.getpid() for _ in c], [1, 2], 2), 600, key='x')\n"
         "print(len(set(pids)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "2"
+    assert run_python(code) == ["2"]
 
 
-@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
+@needs_fork
 def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
     # The timer signal once interrupted the parent while it read its children: zombies, open pipes.
-    import subprocess
-    import sys
-
     code = (
         "import os\n"
-        "from swarm_handoff import discovery, parallel\n"
+        "from swarm_handoff import parallel, source_bound\n"
         "parent = os.getpid()\n"
         "r, w = os.pipe()\n"
         "def work(chunk):\n"
@@ -284,11 +289,11 @@ def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
         "    return list(chunk)\n"
         "fds = len(os.listdir('/proc/self/fd'))\n"
         "try:\n"
-        "    discovery.bounded(lambda: parallel.map_chunks(work, [1, 2], 2), 0.2, key='scan')\n"
-        "except discovery.SourceLate:\n"
+        "    source_bound.bounded(lambda: parallel.map_chunks(work, [1, 2], 2), 0.2, key='scan')\n"
+        "except source_bound.SourceLate:\n"
         "    print('late')\n"
         "os.write(w, b'x')\n"
-        "discovery._running['scan'].join()\n"
+        "source_bound._running['scan'].join()\n"
         "try:\n"
         "    os.waitpid(-1, os.WNOHANG)\n"
         "    print('a child left')\n"
@@ -296,5 +301,4 @@ def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
         "    print('reaped')\n"
         "print(len(os.listdir('/proc/self/fd')) - fds)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["late", "reaped", "0"]
+    assert run_python(code) == ["late", "reaped", "0"]

@@ -106,6 +106,8 @@ if TYPE_CHECKING:
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
     from swarm_handoff.render import render as render
+    from swarm_handoff.reporoot import Repository as Repository
+    from swarm_handoff.reporoot import find_repository as find_repository
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
@@ -122,11 +124,9 @@ if TYPE_CHECKING:
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
     from swarm_handoff.skillmd import plain as plain
     from swarm_handoff.skillmd import stat_problem as stat_problem
-    from swarm_handoff.skillwalk import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
-    from swarm_handoff.skillwalk import Repository as Repository
+    from swarm_handoff.skilltrust import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
     from swarm_handoff.skillwalk import SkillsPlace as SkillsPlace
     from swarm_handoff.skillwalk import Walked as Walked
-    from swarm_handoff.skillwalk import find_repository as find_repository
     from swarm_handoff.skillwalk import walk_skills as walk_skills
     from swarm_handoff.synthesis import load_synthesis as load_synthesis
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
@@ -219,9 +219,9 @@ _EXPORTS: dict[str, str] = {
     "SkillsPlace": "swarm_handoff.skillwalk",
     "walk_skills": "swarm_handoff.skillwalk",
     "Walked": "swarm_handoff.skillwalk",
-    "find_repository": "swarm_handoff.skillwalk",
-    "Repository": "swarm_handoff.skillwalk",
-    "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skillwalk",
+    "find_repository": "swarm_handoff.reporoot",
+    "Repository": "swarm_handoff.reporoot",
+    "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skilltrust",
     # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
     "FileMemo": "swarm_handoff.filememo",
     # errors

@@ -9,7 +9,6 @@ hide an eligible global one; every record that lost is kept as `shadowed`, never
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -17,22 +16,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind
-from swarm_handoff.errors import ErrorCode, Problem, Severity, cwd_gone, cwd_unavailable, working_directory
+from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult, category_key
 from swarm_handoff.scopes import OVERLAY
+from swarm_handoff.source_bound import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, SourceLate, bounded, source_timeout
 
 if TYPE_CHECKING:
     from swarm_handoff.agent_copies import AgentView
     from swarm_handoff.cache import Recorder
 
 SOURCE_FAILED = "SOURCE_FAILED"
-SOURCE_TIMEOUT = ErrorCode.SOURCE_TIMEOUT.value
-# Seconds one source may take before discovery goes on without it (0: no bound). A cold scan of
-# 10,000 skills takes a few seconds; a source that takes a minute is stuck, not slow.
-ENV_SOURCE_TIMEOUT = "SWARM_HANDOFF_SOURCE_TIMEOUT"
-DEFAULT_SOURCE_TIMEOUT = 60.0
 NO_WORKFLOWS = "EC-01"
 # EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
 NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
@@ -257,117 +252,30 @@ def run_sources(
     return results
 
 
-class SourceLate(Exception):
-    """A source did not answer within its bound (or its previous call is still running)."""
-
-
-# The largest bound taken as given (about 11 days); a larger one is this, with a warning. Timers and
-# waits of the system refuse values far beyond it (a bound of 1e300 s once failed every source).
-MAX_SOURCE_TIMEOUT = 1e6
-
-
-def source_timeout(env: Mapping[str, str]) -> tuple[float | None, Problem | None]:
-    """The bound on each source from SWARM_HANDOFF_SOURCE_TIMEOUT (None: unbounded), and a problem for a bad value."""
-    raw = env.get(ENV_SOURCE_TIMEOUT, "").strip()
-    if not raw:
-        return DEFAULT_SOURCE_TIMEOUT, None
-    try:
-        value = float(raw)
-        if value != value or value == float("inf"):  # NaN or infinity: no number of seconds
-            raise ValueError(raw)
-    except ValueError:
-        problem = Problem(
-            SOURCE_TIMEOUT,
-            f"{ENV_SOURCE_TIMEOUT}={raw!r} is not a number of seconds; using {DEFAULT_SOURCE_TIMEOUT:g}",
-            hint=f"set {ENV_SOURCE_TIMEOUT} to seconds (e.g. 30), or 0 for no bound",
-            severity=Severity.WARNING,
-        )
-        return DEFAULT_SOURCE_TIMEOUT, problem
-    if value > MAX_SOURCE_TIMEOUT:
-        problem = Problem(
-            SOURCE_TIMEOUT,
-            f"{ENV_SOURCE_TIMEOUT}={raw!r} is more than {MAX_SOURCE_TIMEOUT:g} seconds; using {MAX_SOURCE_TIMEOUT:g}",
-            hint=f"set {ENV_SOURCE_TIMEOUT} to at most {MAX_SOURCE_TIMEOUT:g} seconds, or 0 for no bound",
-            severity=Severity.WARNING,
-        )
-        return MAX_SOURCE_TIMEOUT, problem
-    return (value if value > 0 else None), None
-
-
-_running: dict[str, Any] = {}  # key -> the worker thread of a late call that has not ended yet
-_running_lock = threading.Lock()
-
-
-def bounded(call: Any, seconds: float | None, *, key: str | None = None) -> Any:
-    """Run `call()` in a worker thread and wait at most `seconds` for it (None: as long as it takes).
-
-    A late call is abandoned, not interrupted (no signal is used: nothing a source does can cancel
-    or swallow the bound, and a host's own timers are never touched); `SourceLate` is raised here.
-    With a `key` (the source's name), at most one abandoned call per key runs at a time: while it
-    has not ended, the next call with that key is late at once, without starting another thread.
-    The waiting thread counts as parked for `parallel.can_fork`, so the scan's forked parsing still
-    runs inside the worker.
-    """
-    import contextvars
-
-    from swarm_handoff import parallel
-
-    if seconds is None:
-        return call()
-    if key is not None:
-        with _running_lock:
-            previous = _running.get(key)
-            if previous is not None and previous.is_alive():
-                raise SourceLate()
-            _running.pop(key, None)
-    box: list[Any] = []
-    context = contextvars.copy_context()  # the cache layer's recording scope goes with the call
-
-    def run() -> None:
-        try:
-            box.append((True, context.run(call)))
-        except BaseException as exc:  # handed back to the caller's thread below
-            box.append((False, exc))
-
-    worker = threading.Thread(target=run, name=f"swarm-handoff-source-{key or 'call'}", daemon=True)
-    with parallel.parked():
-        worker.start()
-        worker.join(seconds)
-    if not box:
-        if key is not None:
-            with _running_lock:
-                _running[key] = worker
-        raise SourceLate()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value
-
-
-def _late(name: str, distribution: str, seconds: float) -> SourceResult:
-    """The source ran past its bound: its skills are missing this time, every other source's are listed."""
-    problem = Problem(
-        SOURCE_TIMEOUT,
-        f"discovery source {name!r} ({distribution}) did not answer within {seconds:g} s; its skills are not listed",
-        hint=f"fix or uninstall {distribution}, or raise {ENV_SOURCE_TIMEOUT} (seconds; 0: no bound)",
-        severity=Severity.WARNING,
-    )
-    return SourceResult(problems=(problem,))
-
-
 def _blamed(host: PluginHost, name: str, exc: BadResult) -> SourceResult:
     """The source answered outside its protocol: skip it, blaming its plugin (strict mode raises)."""
     return SourceResult(problems=(host.blame(Kind.SOURCE, name, str(exc), outcome="its skills were skipped"),))
 
 
-def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
+def _unanswered(code: str, name: str, distribution: str, what: str, hint: str = "") -> SourceResult:
+    """A source that gave no answer (`what` happened): its skills are missing this time, the others' are listed."""
     problem = Problem(
-        SOURCE_FAILED,
-        f"discovery source {name!r} ({distribution}) failed: {type(exc).__name__}: {exc}",
-        hint=f"fix or uninstall {distribution}",
+        code,
+        f"discovery source {name!r} ({distribution}) {what}",
+        hint=f"fix or uninstall {distribution}{hint}",
         severity=Severity.WARNING,
     )
     return SourceResult(problems=(problem,))
+
+
+def _late(name: str, distribution: str, seconds: float) -> SourceResult:
+    what = f"did not answer within {seconds:g} s; its skills are not listed"
+    hint = f", or raise {ENV_SOURCE_TIMEOUT} (seconds; 0: no bound)"
+    return _unanswered(SOURCE_TIMEOUT, name, distribution, what, hint)
+
+
+def _failed(name: str, distribution: str, exc: BaseException) -> SourceResult:
+    return _unanswered(SOURCE_FAILED, name, distribution, f"failed: {type(exc).__name__}: {exc}")
 
 
 # Fields a registry entry may fill in when the local skill leaves them at their default.

@@ -112,6 +112,16 @@ def test_an_unsafe_skill_folder_name_is_reported_not_used(installed, skill):
     assert codes(result) == [PLUGIN_NAME_UNSAFE]
 
 
+def test_an_unsafe_skill_folder_is_not_counted(installed, skill):
+    # core/tests/test_skillwalk.py shows such a folder is never read (the walker's name_check)
+    skill(installed["paths"]["tools"] / "skills", "bad name")
+    (installed["paths"]["tools"] / "skills" / "no skill here").mkdir()  # no SKILL.md: never counted
+    result = discover(make_context(installed["cwd"], installed["env"]), installed["host"], cache=False)
+    assert {r.name for r in result.workflows} == {"tools:lint"}
+    assert codes(result) == [PLUGIN_NAME_UNSAFE] * 2
+    assert result.scanned == 1  # tools:lint alone
+
+
 @pytest.mark.parametrize("text", ["{", '{"enabledPlugins": [1]}', '"x"'])
 def test_a_hostile_settings_file_enables_nothing(installed, text):
     installed["settings"].write_text(text)

@@ -11,6 +11,7 @@ the other plugins are still read.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISDIR
 from typing import TYPE_CHECKING
@@ -44,6 +45,19 @@ PLUGIN_PATH_INVALID = "CLAUDE_PLUGIN_PATH_INVALID"
 
 def _problem(code: str, message: str, path: Path, hint: str) -> Problem:
     return Problem(code, message, path=str(path), hint=hint, severity=Severity.WARNING)
+
+
+def _unsafe_skill(plugin: str, install: Path) -> Callable[[str], Problem | None]:
+    """The walker's name check for one plugin: a skill folder name unusable in `plugin:skill` is skipped unread."""
+
+    def check(skill: str) -> Problem | None:
+        if SAFE_PART.match(skill):
+            return None
+        message = f"skill folder {quoted(skill)} of plugin {quoted(plugin)} is skipped"
+        hint = "a skill folder name is letters, digits, '.', '_' or '-'"
+        return _problem(PLUGIN_NAME_UNSAFE, message, install / "skills" / skill / "SKILL.md", hint)
+
+    return check
 
 
 def enabled_ids(config: Path, problems: list[Problem]) -> set[str]:
@@ -136,23 +150,11 @@ class ClaudePluginsSource:
         problems: list[Problem] = []
         scope = Scope(PLUGINS_SCOPE.name)
         places = [
-            SkillsPlace(install / "skills", scope, prefix=f"{name}:")
+            SkillsPlace(install / "skills", scope, prefix=f"{name}:", name_check=_unsafe_skill(name, install))
             for name, install in installs(context.config_dir, problems)
         ]
         found = walk_skills(places, source=SOURCE, env=context.env)
-        records = []
-        scanned = found.scanned
-        for record in found.records:
-            skill = record.name.split(":", 1)[1]
-            if not SAFE_PART.match(skill):
-                plugin = record.name.split(":", 1)[0]
-                hint = "a skill folder name is letters, digits, '.', '_' or '-'"
-                message = f"skill folder {quoted(skill)} of plugin {quoted(plugin)} is skipped"
-                problems.append(_problem(PLUGIN_NAME_UNSAFE, message, Path(record.path or ""), hint))
-                scanned -= 1
-                continue
-            records.append(record)
-        return SourceResult(records=tuple(records), problems=(*problems, *found.problems), scanned=max(scanned, 0))
+        return SourceResult(records=found.records, problems=(*problems, *found.problems), scanned=found.scanned)
 
     def cache_key(self, context: DiscoveryContext) -> str:
         """Only the switch: the config folder is in every key, and the two JSON files are watched."""

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 SOURCE = "frontmatter"
 SKILLS_DIR_UNREADABLE = "SKILLS_DIR_UNREADABLE"
-SKILLS_OWNER_UNTRUSTED = "SKILLS_OWNER_UNTRUSTED"
 # What decides which folders are read: the walk stops at git's ceiling; the trust list admits other users' folders.
 _KEY_ENV = ("GIT_CEILING_DIRECTORIES", "SWARM_HANDOFF_TRUSTED_FOLDERS", "SUDO_UID")
 
@@ -54,7 +53,7 @@ def git_root(cwd: Path, env: Mapping[str, str]) -> tuple[Path | None, str]:
     return repo.root, repo.note
 
 
-def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
+def skill_roots(context: DiscoveryContext) -> list[Root]:
     """List the three places in priority order, marking the ones that are skipped and why."""
     cwd = context.cwd
     roots = [Root(Scope.PROJECT, cwd / ".claude" / "skills")]
@@ -67,7 +66,7 @@ def skill_roots(context: DiscoveryContext) -> tuple[list[Root], list[Problem]]:
     else:
         roots.append(Root(Scope.GIT_ROOT, root / ".claude" / "skills", untrusted=repo.untrusted))
     roots.append(Root(Scope.GLOBAL, context.config_dir / "skills"))
-    return roots, []
+    return roots
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -89,8 +88,7 @@ class FrontmatterSource:
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Scan project, git root and global skills folders; a folder reached twice is read once."""
-        roots, _ = skill_roots(context)
-        found = walk_skills(_places(roots), source=SOURCE, env=context.env)
+        found = walk_skills(_places(skill_roots(context)), source=SOURCE, env=context.env)
         return SourceResult(records=found.records, problems=found.problems, scanned=found.scanned)
 
     def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
@@ -101,10 +99,9 @@ class FrontmatterSource:
         """Where a skill called `name` would be, in priority order (for `why`)."""
         from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
 
-        roots, _ = skill_roots(context)
         out: list[Location] = []
         seen: dict[str, Scope] = {}
-        for root in roots:
+        for root in skill_roots(context):
             if root.note is not None:
                 where = str(root.path / name / "SKILL.md") if str(root.path) != "." else "(no git root)"
                 out.append(Location(root.scope, where, root.note))
