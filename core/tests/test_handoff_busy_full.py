@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from swarm_handoff import safefs
-from swarm_handoff.api import hookimpl
 from swarm_handoff.payload.io import parse_payload_text
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
 
@@ -26,29 +25,9 @@ SYNTHESIS = "original_prompt: Should we expand?\nproblem_type: strategic\nsynthe
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    session.chmod(0o755)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+def world(handoff_world):
     record = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=(record,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config}
+    return handoff_world([record], SYNTHESIS)
 
 
 def _handoff(swarm_cli, world, *extra):
