@@ -8,6 +8,10 @@ answers in microseconds), and assert the outcome, not how long it took.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -15,6 +19,8 @@ import pytest
 from swarm_handoff.api import Scope, SkillsPlace, SourceResult, hookimpl, walk_skills
 from swarm_handoff.discovery import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, discover, make_context, source_timeout
 from swarm_handoff.testing import write_skill
+
+NEEDS_FORK = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="no fork")
 
 
 class Stuck:
@@ -91,8 +97,6 @@ def test_the_bound_is_configurable_and_a_bad_value_says_so():
 
 
 def test_a_timer_someone_else_set_still_fires(stuck, tmp_path):
-    import signal
-
     if not hasattr(signal, "setitimer"):
         pytest.skip("no interval timers here")
     fired: list[int] = []
@@ -196,8 +200,6 @@ def test_late_calls_leave_at_most_one_thread_per_source(stuck, tmp_path):
 
 
 def test_a_host_s_repeating_timer_is_left_as_it_was(stuck, tmp_path):
-    import signal
-
     if not hasattr(signal, "setitimer"):
         pytest.skip("no interval timers here")
     previous = signal.signal(signal.SIGALRM, lambda *args: None)
@@ -249,12 +251,9 @@ def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, make_s
     assert inputs is None  # the empty answer is not kept: the next run asks the sources again
 
 
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+@NEEDS_FORK
 def test_the_scan_still_forks_inside_a_bounded_source():
     # Sources run in a worker thread while the caller waits (parked): the parse may still fork.
-    import subprocess
-    import sys
-
     code = (
         "import os\n"
         "from swarm_handoff import parallel\n"
@@ -266,13 +265,10 @@ def test_the_scan_still_forks_inside_a_bounded_source():
     assert done.stdout.strip() == "2"
 
 
-@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork") or __import__("sys").platform == "darwin", reason="no fork")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
+@NEEDS_FORK
 def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
     # The timer signal once interrupted the parent while it read its children: zombies, open pipes.
-    import subprocess
-    import sys
-
     code = (
         "import os\n"
         "from swarm_handoff import discovery, parallel\n"
