@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,6 +104,21 @@ def handoff_world(
         return {"session": folder, "synthesis": synthesis_file, "config": config, "root": tmp_path}
 
     return make
+
+
+@pytest.fixture
+def in_thread() -> Callable[[Callable[[], Any]], Any]:
+    """Return `run(function)`: what `function()` returns, called in a thread so a hang fails the test, not the run."""
+
+    def run(function: Callable[[], Any]) -> Any:
+        out: list[Any] = []
+        worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
+        worker.start()
+        worker.join(120)  # only a safety net, not a limit under test
+        assert out, "it waited forever"
+        return out[0]
+
+    return run
 
 
 def _load_examples() -> None:
