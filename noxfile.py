@@ -117,35 +117,33 @@ EXTENSIONS = PLUGINS + PACKS + EXAMPLES
 # Wheels of the local distributions, each built once per run (by uv) and installed by every session
 # that installs that distribution regularly: a regular install is the install of the folder's wheel,
 # and the plugin sessions alone rebuilt the same seven wheels each, over a hundred builds a run.
-_WHEELHOUSE = Path(tempfile.mkdtemp(prefix="swarm-handoff-wheels-"))
-atexit.register(shutil.rmtree, _WHEELHOUSE, ignore_errors=True)
 _WHEELS: dict[str, Path] = {}
 
 
 def _wheel(session: nox.Session, path: str) -> Path:
     """The wheel of the distribution in `path`, built the first time a session asks for it."""
     if path not in _WHEELS:
-        out = _WHEELHOUSE / path.replace("/", "--")
-        shutil.rmtree(out, ignore_errors=True)
+        out = tempfile.mkdtemp(prefix="swarm-handoff-wheel-")
+        atexit.register(shutil.rmtree, out, ignore_errors=True)
         build = ["uv", "build", "--quiet", "--wheel", "--python", str(Path(session.bin) / "python")]
-        session.run(*build, "--out-dir", str(out), str(ROOT / path), external=True)
-        (_WHEELS[path],) = out.glob("*.whl")
+        session.run(*build, "--out-dir", out, str(ROOT / path), external=True)
+        (_WHEELS[path],) = Path(out).glob("*.whl")
     return _WHEELS[path]
 
 
 def _install(session: nox.Session, *paths: str, editable: bool | None = None, extra: str = "test") -> None:
     """Install local distributions (with their `test` extra) in one resolver run."""
     editable = session.python in EDITABLE if editable is None else editable
+    extras = f"[{extra}]" if extra else ""
     args: list[str] = []
     for path in paths:
         if editable:
-            args += ["-e", f"./{path}[{extra}]" if extra else f"./{path}"]
+            args += ["-e", f"./{path}{extras}"]
         elif session.venv_backend == "uv":
             wheel = _wheel(session, path)
-            name = wheel.name.split("-", 1)[0]
-            args.append(f"{name}[{extra}] @ {wheel.as_uri()}" if extra else f"{name} @ {wheel.as_uri()}")
+            args.append(f"{wheel.name.split('-', 1)[0]}{extras} @ {wheel.as_uri()}")
         else:
-            args.append(f"./{path}[{extra}]" if extra else f"./{path}")
+            args.append(f"./{path}{extras}")
     session.install(*args)
 
 

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -144,14 +145,13 @@ def _python(page: list[Block], cwd: Path, env: dict[str, str]) -> None:
         pytest.fail(f"{block.id} failed:\n{failed['error']}\n{result.stderr}")
     # Each block with tests is a test file of its own (named after its line), and one pytest runs
     # a page's files: a pytest per block cost a start-up each, 23 of them for docs/hooks.md.
-    tested = [b for b in page if re.search(r"^def test_", b.body, re.M)]
-    for block in tested:
-        (cwd / f"test_docs_block_{block.line}.py").write_text(block.body)
+    tested = {f"test_docs_block_{b.line}.py": b for b in page if re.search(r"^def test_", b.body, re.M)}
+    for name, block in tested.items():
+        (cwd / name).write_text(block.body)
     if tested:
-        files = [f"test_docs_block_{b.line}.py" for b in tested]
-        run = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files], cwd, env)
-        failed = sorted(set(re.findall(r"^(?:FAILED|ERROR) test_docs_block_(\d+)\.py", run.stdout, re.M)), key=int)
-        names = ", ".join(f"{page[0].page.relative_to(ROOT)}:{line}" for line in failed) or "a block"
+        run = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tested], cwd, env)
+        failing = set(re.findall(r"^(?:FAILED|ERROR) (test_docs_block_\d+\.py)", run.stdout, re.M))
+        names = ", ".join(block.id for name, block in tested.items() if name in failing) or "a block"
         assert run.returncode == 0, f"{names}: its tests fail:\n{run.stdout}\n{run.stderr}"
 
 
@@ -227,7 +227,7 @@ def test_readme_using_it_runs_again_hours_later(sandbox: tuple[Path, dict[str, s
     later = {**env, "PYTHONPATH": str(shim), "CLOCK_SHIFT_SECONDS": str(2 * 3600)}
     probe = "import datetime as d, time; print(d.datetime.now(d.timezone.utc).timestamp(), time.time())"
     shifted = _run([sys.executable, "-c", probe], copy, later).stdout.split()
-    now = __import__("time").time()
+    now = time.time()
     assert all(float(value) - now > 7000 for value in shifted), shifted  # the shim does move the clock
     _shell(using, copy, later)
 

@@ -38,20 +38,9 @@ def swarm_handoff_discovery_sources(register):
 """
 
 
-def install_noisy(root: Path) -> Path:
-    site = root / "site"
-    site.mkdir()
-    (site / "noisy_fd_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "noisy_fd_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: noisy-fd-plugin\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[swarm_handoff]\nnoisy-fd = noisy_fd_plugin\n", encoding="utf-8")
-    return site
-
-
-def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(tmp_path: Path, site: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SWARM_HANDOFF_", "CLAUDE_"))}
-    paths = [str(install_noisy(tmp_path)), env.get("PYTHONPATH", "")]
+    paths = [str(site), env.get("PYTHONPATH", "")]
     env.update(
         HOME=str(tmp_path / "home"),
         XDG_CACHE_HOME=str(tmp_path / "cache"),
@@ -70,8 +59,10 @@ def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_plugin_writing_to_fd_1_does_not_corrupt_format_json(tmp_path):
-    done = run_cli(tmp_path, "discover", "--format", "json")
+def test_a_plugin_writing_to_fd_1_does_not_corrupt_format_json(tmp_path, fake_distributions):
+    plugin = {"swarm_handoff": {"noisy-fd": "noisy_fd_plugin"}}
+    site = fake_distributions.install("noisy-fd-plugin", entry_points=plugin, modules={"noisy_fd_plugin": PLUGIN})
+    done = run_cli(tmp_path, site, "discover", "--format", "json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)  # nothing but the document on stdout
     assert "skills" in document or document

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -72,6 +74,51 @@ def list_source(register_plugin: Callable[..., bool], tmp_path: Path) -> ListSou
 
     register_plugin(Plugin(), "list")
     return source
+
+
+@pytest.fixture
+def handoff_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register_source: Callable[..., None]
+) -> Callable[..., dict[str, Path]]:
+    """Return `make(records, synthesis, *, perspectives=(), session="session")`: what a hand-off test starts from.
+
+    `tmp_path/SESSION` (mode 0755, whatever the umask: a session others can write draws a warning)
+    with `perspectives/NAME.md` per name, `tmp_path/synthesis.yaml` holding `synthesis`,
+    `CLAUDE_CONFIG_DIR` at `tmp_path/config` (not created) and a source `fake-skills` answering
+    `records`. Returns those paths as `session`, `synthesis`, `config`, and `tmp_path` as `root`.
+    """
+
+    def make(
+        records: Sequence[SkillRecord], synthesis: str, *, perspectives: Sequence[str] = (), session: str = "session"
+    ) -> dict[str, Path]:
+        folder = tmp_path / session
+        (folder / "perspectives").mkdir(parents=True)
+        folder.chmod(0o755)
+        for name in perspectives:
+            (folder / "perspectives" / f"{name}.md").write_text(name)
+        synthesis_file = tmp_path / "synthesis.yaml"
+        synthesis_file.write_text(synthesis)
+        config = tmp_path / "config"
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+        register_source("fake-skills", records)
+        return {"session": folder, "synthesis": synthesis_file, "config": config, "root": tmp_path}
+
+    return make
+
+
+@pytest.fixture
+def in_thread() -> Callable[[Callable[[], Any]], Any]:
+    """Return `run(function)`: what `function()` returns, called in a thread so a hang fails the test, not the run."""
+
+    def run(function: Callable[[], Any]) -> Any:
+        out: list[Any] = []
+        worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
+        worker.start()
+        worker.join(120)  # only a safety net, not a limit under test
+        assert out, "it waited forever"
+        return out[0]
+
+    return run
 
 
 def _load_examples() -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from swarm_handoff.api import Scope, ScopeSpec, hookimpl
+from swarm_handoff.api import Scope, ScopeSpec
 from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.scopes import SCOPE_INVALID
 from swarm_handoff.textviews.discovery import discovery_text
 
@@ -30,14 +30,13 @@ def _scopes_as_they_were():
     scopes._TABLE.update(before)
 
 
-def _source(name, *records, scopes=None):
-    """A throwaway source: (skill, scope, description, eligible) records."""
+@pytest.fixture
+def add_source(register_source):
+    """Return `add(name, *rows, scopes=())`: a source answering (skill, scope, description, eligible) rows."""
 
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            built = tuple(
+    def add(name, *rows, scopes=()):
+        def records():  # made when the source runs: a scope it declares exists only then
+            return [
                 SkillRecord(
                     name=n,
                     scope=s,
@@ -47,19 +46,12 @@ def _source(name, *records, scopes=None):
                     eligible=e,
                     accepts_from=("*",) if e else (),
                 )
-                for n, s, d, e in records
-            )
-            return SourceResult(records=built, scanned=len(built))
+                for n, s, d, e in rows
+            ]
 
-    if scopes is not None:
-        Source.scopes = scopes
+        register_source(name, records, scopes=scopes)
 
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register(name, Source)
-
-    return Plugin()
+    return add
 
 
 def test_each_core_scope_says_which_agents_read_it():
@@ -70,24 +62,19 @@ def test_each_core_scope_says_which_agents_read_it():
     assert Scope.REGISTRY.read_by == ()
 
 
-def test_a_declared_scope_carries_its_readers_and_a_bad_one_is_refused(swarm_host, register_plugin, tmp_path):
-    register_plugin(_source("here", ("x", "agents-here", "x", True), scopes=(AGENTS_HERE,)), "here")
-    register_plugin(_source("bad", scopes=(ScopeSpec("bad-readers", 2.2, read_by=("Claude Code!",)),)), "bad")
+def test_a_declared_scope_carries_its_readers_and_a_bad_one_is_refused(swarm_host, add_source, tmp_path):
+    add_source("here", ("x", "agents-here", "x", True), scopes=(AGENTS_HERE,))
+    add_source("bad", scopes=(ScopeSpec("bad-readers", 2.2, read_by=("Claude Code!",)),))
     discover(make_context(tmp_path, {"HOME": str(tmp_path)}), swarm_host, cache=False)
     assert Scope("agents-here").read_by == ("codex", "agent-skills")
     assert any(f.code == SCOPE_INVALID and "read_by" in f.error for f in swarm_host.failures)
 
 
 @pytest.fixture
-def two_copies(swarm_host, register_plugin, tmp_path):
+def two_copies(swarm_host, add_source, tmp_path):
     """`review` in .claude (not a target: no hand-off metadata) and in .agents (a target); `plain` only in .claude."""
-    register_plugin(
-        _source("claude", ("review", "project", "The team's review", False), ("plain", "project", "Plain", True)),
-        "claude",
-    )
-    register_plugin(
-        _source("agents", ("review", "agents-here", "A validated review", True), scopes=(AGENTS_HERE,)), "agents"
-    )
+    add_source("claude", ("review", "project", "The team's review", False), ("plain", "project", "Plain", True))
+    add_source("agents", ("review", "agents-here", "A validated review", True), scopes=(AGENTS_HERE,))
     return discover(make_context(tmp_path, {"HOME": str(tmp_path)}), swarm_host, show_all=True, cache=False)
 
 
@@ -117,9 +104,9 @@ def test_the_text_listing_shows_the_agents_and_the_other_copy(two_copies):
     assert lines[at + 1].endswith("[agents: Claude Code]")
 
 
-def test_identical_copies_are_not_reported(swarm_host, register_plugin, tmp_path):
-    register_plugin(_source("claude", ("same", "project", "Same", True)), "claude")
-    register_plugin(_source("agents", ("same", "agents-here", "Same", True), scopes=(AGENTS_HERE,)), "agents")
+def test_identical_copies_are_not_reported(swarm_host, add_source, tmp_path):
+    add_source("claude", ("same", "project", "Same", True))
+    add_source("agents", ("same", "agents-here", "Same", True), scopes=(AGENTS_HERE,))
     result = discover(make_context(tmp_path, {"HOME": str(tmp_path)}), swarm_host, show_all=True, cache=False)
     [same] = result.to_data()["workflows"]
     assert same["agents"] == ["claude-code", "codex", "agent-skills"]  # the .agents copy they load says the same

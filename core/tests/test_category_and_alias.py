@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.eligibility import by_category
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
-from swarm_handoff.records import SkillRecord, SourceResult, category_key
+from swarm_handoff.records import SkillRecord, category_key
 
 SYNTHESIS = """
 original_prompt: Build a plugin loader for the editor.
@@ -44,27 +43,9 @@ RECORDS = (
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
+def world(handoff_world):
     """A session, a synthesis, a config folder and the skills above."""
-    session = tmp_path / "session"
-    session.mkdir()
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=RECORDS, scanned=len(RECORDS))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis}
+    return handoff_world(RECORDS, SYNTHESIS)
 
 
 def test_category_key_ignores_case_and_surrounding_space():

@@ -10,15 +10,13 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from swarm_handoff import safefs
-from swarm_handoff.api import hookimpl
 from swarm_handoff.payload.io import parse_payload_text
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
 
@@ -26,29 +24,9 @@ SYNTHESIS = "original_prompt: Should we expand?\nproblem_type: strategic\nsynthe
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    session.chmod(0o755)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+def world(handoff_world):
     record = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=(record,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config}
+    return handoff_world([record], SYNTHESIS)
 
 
 def _handoff(swarm_cli, world, *extra):
@@ -56,20 +34,10 @@ def _handoff(swarm_cli, world, *extra):
     return swarm_cli(*args, *extra, "--format", "json")
 
 
-def _in_thread(function):
-    """Run `function` in a thread; the join's bound is only a safety net so a hang fails the test."""
-    out: list = []
-    worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
-    worker.start()
-    worker.join(120)
-    assert out, "it waited forever"
-    return out[0]
-
-
 # -- a lock held by someone else --------------------------------------------------------------------
 
 
-def test_a_folder_held_by_another_writer_is_waited_for_only_as_long_as_configured(tmp_path, monkeypatch):
+def test_a_folder_held_by_another_writer_is_waited_for_only_as_long_as_configured(tmp_path, monkeypatch, in_thread):
     monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
 
     def take_it():
@@ -80,7 +48,7 @@ def test_a_folder_held_by_another_writer_is_waited_for_only_as_long_as_configure
             return busy
 
     with safefs.locked(tmp_path):  # another writer (another open file description) holds it
-        busy = _in_thread(take_it)
+        busy = in_thread(take_it)
     assert isinstance(busy, safefs.FolderBusy)
     assert busy.folder == str(tmp_path)
     if sys.platform.startswith("linux"):  # /proc/locks names the holder
@@ -95,10 +63,10 @@ def test_the_wait_comes_from_the_environment_with_a_default(raw, seconds):
     assert safefs.lock_timeout({safefs.LOCK_TIMEOUT_ENV: raw}) == seconds
 
 
-def test_a_handoff_into_a_session_another_process_holds_is_session_busy(swarm_cli, world, monkeypatch):
+def test_a_handoff_into_a_session_another_process_holds_is_session_busy(swarm_cli, world, monkeypatch, in_thread):
     monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0")
     with safefs.locked(world["session"]):
-        result = _in_thread(lambda: _handoff(swarm_cli, world))
+        result = in_thread(lambda: _handoff(swarm_cli, world))
     assert result.exit_code == 1
     error = result.json()["error"]
     assert error["code"] == "SESSION_BUSY"
@@ -153,11 +121,13 @@ def _count_busy_waits(monkeypatch):
     return waits
 
 
-def test_a_busy_session_is_waited_for_once_and_the_payload_goes_to_the_config_folder(swarm_cli, world, monkeypatch):
+def test_a_busy_session_is_waited_for_once_and_the_payload_goes_to_the_config_folder(
+    swarm_cli, world, monkeypatch, in_thread
+):
     monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0.01")
     waits = _count_busy_waits(monkeypatch)
     with safefs.locked(world["session"]):
-        result = _in_thread(lambda: _handoff(swarm_cli, world))
+        result = in_thread(lambda: _handoff(swarm_cli, world))
     error = result.json()["error"]
     assert error["code"] == "SESSION_BUSY"
     assert waits == [str(world["session"])]  # preservation does not wait for the same lock again
@@ -165,13 +135,13 @@ def test_a_busy_session_is_waited_for_once_and_the_payload_goes_to_the_config_fo
     assert error["message"].count("payload preserved at") == 1
 
 
-def test_a_busy_session_with_nowhere_to_keep_the_payload_is_preserved_once(swarm_cli, world, monkeypatch):
+def test_a_busy_session_with_nowhere_to_keep_the_payload_is_preserved_once(swarm_cli, world, monkeypatch, in_thread):
     monkeypatch.setenv(safefs.LOCK_TIMEOUT_ENV, "0.01")
     (world["config"] / "swarm-handoff").mkdir(parents=True)
     (world["config"] / "swarm-handoff" / "preserved").write_text("a file where the folder would be\n")
     waits = _count_busy_waits(monkeypatch)
     with safefs.locked(world["session"]):
-        result = _in_thread(lambda: _handoff(swarm_cli, world))
+        result = in_thread(lambda: _handoff(swarm_cli, world))
     error = result.json()["error"]
     assert error["code"] == "SESSION_BUSY"
     assert waits == [str(world["session"])]  # one wait, not one per preservation attempt

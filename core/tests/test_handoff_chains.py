@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.history import open_history
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.continuation import span_id
 from swarm_handoff.payload.io import load_payload_file
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 SYNTHESIS = """
 original_prompt: Should we expand into Europe?
@@ -25,16 +24,8 @@ V2_SKILLS = ("lit-pm", "old-reader")
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, register_plugin):
+def world(handoff_world):
     """A session with two perspectives, a synthesis, a config folder, eleven v3.0 skills and two v2.0 ones."""
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    for name in ("optimist", "critic"):
-        (session / "perspectives" / f"{name}.md").write_text(name)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     records = tuple(
         SkillRecord(
             name=name,
@@ -46,20 +37,7 @@ def world(tmp_path, monkeypatch, register_plugin):
         )
         for name in (*V3_SKILLS, *V2_SKILLS)
     )
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=records, scanned=len(records))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config}
+    return handoff_world(records, SYNTHESIS, perspectives=("optimist", "critic"))
 
 
 def first(swarm_cli, world, target, *extra):

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history
 from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
 from swarm_handoff.payload.validate import validate_file
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 SYNTHESIS = """
 original_prompt: Build a plugin loader for the editor.
@@ -43,28 +42,9 @@ RECORDS = (
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
+def world(handoff_world):
     """A session, a synthesis, a config folder and the five skills above."""
-    session = tmp_path / "session"
-    session.mkdir()
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS.format(problem_type="strategic"))
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=RECORDS, scanned=len(RECORDS))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config}
+    return handoff_world(RECORDS, SYNTHESIS.format(problem_type="strategic"))
 
 
 def handoff(swarm_cli, world, *extra):

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.cli import handoff_commands
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history, success_counts
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.health import run_health_check
 from swarm_handoff.payload.io import load_payload_file
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 SYNTHESIS = """
 original_prompt: Should we expand into Europe?
@@ -28,16 +27,8 @@ convergence_level: medium
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
+def world(tmp_path, handoff_world):
     """A session with two perspectives, a synthesis, a config folder and three discoverable skills."""
-    session = tmp_path / "my session"  # a space, so the printed invocation must be quoted
-    (session / "perspectives").mkdir(parents=True)
-    for name in ("optimist", "critic"):
-        (session / "perspectives" / f"{name}.md").write_text(name)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     skills = tmp_path / "skills"
     checks = {
         "lit-pm": None,
@@ -60,20 +51,9 @@ def world(tmp_path, monkeypatch, swarm_host, register_plugin):
                 health_check=check,
             )
         )
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=tuple(records), scanned=len(records))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config, "skills": skills}
+    # "my session": a space, so the printed invocation must be quoted
+    paths = handoff_world(records, SYNTHESIS, perspectives=("optimist", "critic"), session="my session")
+    return {**paths, "skills": skills}
 
 
 def handoff(swarm_cli, world, *extra, fmt="json", input=None):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.discovery import make_context
 from swarm_handoff.history import open_history
 from swarm_handoff.payload import io
@@ -21,7 +20,7 @@ from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.io import load_payload_file
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off, preserve
 from swarm_handoff.plugins import get_host
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import load_synthesis
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file semantics (flock, link, modes)")
@@ -30,33 +29,13 @@ SYNTHESIS = "original_prompt: Should we expand?\nproblem_type: strategic\nsynthe
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    session.chmod(0o755)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text(SYNTHESIS)
-    config = tmp_path / "config"
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+def world(handoff_world):
     names = ("lit-pm", "stats", "../../evil")
     records = tuple(
         SkillRecord(name=n, scope="global", source="test", categories=("research",), trigger="--handoff {payload_path}")
         for n in names
     )
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=records, scanned=len(records))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return {"session": session, "synthesis": synthesis, "config": config, "root": tmp_path}
+    return handoff_world(records, SYNTHESIS)
 
 
 def _yaml_load(text: str) -> dict:

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.payload import health, lifecycle
 from swarm_handoff.payload.health import HEAD_BYTES, TAIL_BYTES, CappedOutput, run_health_check
 from swarm_handoff.payload.io import load_payload_file
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 PY = shlex.quote(sys.executable)
 
@@ -162,13 +161,7 @@ def test_health_check_env_is_read_from_the_handoff_block():
 
 
 @pytest.fixture
-def world(tmp_path, monkeypatch, swarm_host, register_plugin):
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    (session / "perspectives" / "a.md").write_text("a")
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text("original_prompt: p\nproblem_type: strategic\nsynthesis_summary: s\nconvergence_level: high\n")
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+def world(tmp_path, handoff_world):
     skills: dict[str, str] = {
         "nul": "echo a\x00b",
         "flood": "yes",
@@ -187,20 +180,8 @@ def world(tmp_path, monkeypatch, swarm_host, register_plugin):
                 health_check=check,
             )
         )
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=tuple(records), scanned=len(records))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("health-skills", Source)
-
-    register_plugin(Plugin(), "health-skills")
-    return {"session": session, "synthesis": synthesis}
+    synthesis = "original_prompt: p\nproblem_type: strategic\nsynthesis_summary: s\nconvergence_level: high\n"
+    return handoff_world(records, synthesis, perspectives=("a",))
 
 
 def _handoff(swarm_cli, world, target):

@@ -170,8 +170,9 @@ def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
 # -- a folder another writer holds (review of issue 25's fixes, #4) ----------------------------------
 
 
-def test_an_output_folder_another_writer_holds_is_folder_busy(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
-    import threading
+def test_an_output_folder_another_writer_holds_is_folder_busy(
+    swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch, in_thread
+):
 
     from swarm_handoff import safefs
 
@@ -179,15 +180,9 @@ def test_an_output_folder_another_writer_holds_is_folder_busy(swarm_cli, swarm_h
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     (out_dir / "p.yaml").write_text("earlier\n")
-    results: list = []
     with safefs.locked(out_dir):
-        worker = threading.Thread(
-            target=lambda: results.append(_convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json"))
-        )
-        worker.start()
-        worker.join(120)
-    assert results, "it waited forever"
-    error = results[0].json()["error"]
+        result = in_thread(lambda: _convert(swarm_cli, v2_file, out_dir / "p.yaml", "-f", "json"))
+    error = result.json()["error"]
     assert error["code"] == "FOLDER_BUSY"
     assert str(out_dir) in error["message"]
     assert safefs.LOCK_TIMEOUT_ENV in error["hint"]
@@ -218,21 +213,10 @@ def _make_foreign(path, monkeypatch, *, link=False):
         monkeypatch.setattr(os, "geteuid", lambda: other)
 
 
-def _in_thread(function):
-    import threading
-
-    out: list = []
-    worker = threading.Thread(target=lambda: out.append(function()), daemon=True)
-    worker.start()
-    worker.join(120)  # only a safety net: a hang fails the test instead of stopping the run
-    assert out, "it waited forever"
-    return out[0]
-
-
-def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_host, v2_file, tmp_path):
+def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_host, v2_file, tmp_path, in_thread):
     fifo = tmp_path / "out.yaml"
     os.mkfifo(fifo)
-    result = _in_thread(lambda: _convert(swarm_cli, v2_file, fifo, "--format", "json"))
+    result = in_thread(lambda: _convert(swarm_cli, v2_file, fifo, "--format", "json"))
     error = result.json()["error"]
     assert error["code"] == "OUTPUT_REFUSED"
     assert "no reader" in error["message"]

@@ -9,7 +9,6 @@ import threading
 
 import pytest
 
-from swarm_handoff.api import hookimpl
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.io import dump_payload
@@ -22,7 +21,7 @@ from swarm_handoff.payload.signing import (
     sign,
 )
 from swarm_handoff.payload.v2 import build_v2
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
 
 TARGET = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
@@ -37,26 +36,9 @@ def config(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def world(tmp_path, config, swarm_host, register_plugin):
-    session = tmp_path / "session"
-    (session / "perspectives").mkdir(parents=True)
-    synthesis = tmp_path / "synthesis.yaml"
-    synthesis.write_text("original_prompt: Why?\nproblem_type: analytical\nsynthesis_summary: Because.\n")
-    record = SkillRecord(name="lit-pm", scope="global", source="test", categories=("research",))
-
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=(record,), scanned=1)
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake-skills", Source)
-
-    register_plugin(Plugin(), "fake-skills")
-    return session, synthesis
+def world(handoff_world):
+    paths = handoff_world([TARGET], "original_prompt: Why?\nproblem_type: analytical\nsynthesis_summary: Because.\n")
+    return paths["session"], paths["synthesis"]
 
 
 def hand_off(swarm_cli, world, *extra):

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from swarm_handoff.api import hookimpl
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 
 SYNTHESIS = """
 original_prompt: Should we rebuild the billing importer?
@@ -38,19 +37,8 @@ RECORDS += tuple(
 
 
 @pytest.fixture
-def fake_skills(register_plugin):
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            return SourceResult(records=RECORDS, scanned=len(RECORDS))
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register("fake", Source)
-
-    register_plugin(Plugin(), "fake-sources")
+def fake_skills(register_source):
+    register_source("fake", RECORDS)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ answers in microseconds), and assert the outcome, not how long it took.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +20,8 @@ from swarm_handoff.api import Scope, SkillsPlace, SourceResult, hookimpl, walk_s
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.source_bound import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, source_timeout
 from swarm_handoff.testing import write_skill
+
+NEEDS_FORK = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="no fork")
 
 
 class Stuck:
@@ -57,6 +60,13 @@ def stuck(register_plugin, swarm_host, tmp_path):
     gate.set()  # let an abandoned worker thread end
 
 
+@pytest.fixture
+def project(tmp_path):
+    """A project whose one skill, `mine`, the `fine` source finds."""
+    write_skill(tmp_path / "project" / ".claude" / "skills", "mine")
+    return tmp_path / "project"
+
+
 def _env(tmp_path, bound="1"):
     return {"HOME": str(tmp_path / "home"), "GIT_CEILING_DIRECTORIES": str(tmp_path), ENV_SOURCE_TIMEOUT: bound}
 
@@ -68,15 +78,11 @@ def _check(result):
     assert "'stuck'" in late[0].message
 
 
-def test_a_source_that_never_returns_is_a_coded_problem(stuck, tmp_path):
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
+def test_a_source_that_never_returns_is_a_coded_problem(stuck, tmp_path, project):
     _check(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
 
 
-def test_off_the_main_thread_the_bound_holds_too(stuck, tmp_path):
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
+def test_off_the_main_thread_the_bound_holds_too(stuck, tmp_path, project):
     out: list = []
     worker = threading.Thread(target=lambda: out.append(discover(make_context(project, _env(tmp_path)), stuck)))
     worker.start()
@@ -94,17 +100,13 @@ def test_the_bound_is_configurable_and_a_bad_value_says_so():
     assert problem.code == SOURCE_TIMEOUT
 
 
-def test_a_timer_someone_else_set_still_fires(stuck, tmp_path):
-    import signal
-
+def test_a_timer_someone_else_set_still_fires(stuck, tmp_path, project):
     if not hasattr(signal, "setitimer"):
         pytest.skip("no interval timers here")
     fired: list[int] = []
     previous = signal.signal(signal.SIGALRM, lambda *args: fired.append(1))
     try:
         signal.setitimer(signal.ITIMER_REAL, 3600)  # an hour: it must still be armed afterwards
-        project = tmp_path / "project"
-        write_skill(project / ".claude" / "skills", "mine")
         _check(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
         remaining, _ = signal.getitimer(signal.ITIMER_REAL)
         assert remaining > 0
@@ -173,17 +175,13 @@ def make_sources(register_plugin, swarm_host, tmp_path):
 
 
 @pytest.mark.parametrize("kind", [Swallows, OwnAlarm], ids=["swallows-BaseException", "cancels-alarm"])
-def test_nothing_a_source_does_escapes_the_bound(make_sources, tmp_path, kind):
+def test_nothing_a_source_does_escapes_the_bound(make_sources, tmp_path, project, kind):
     host = make_sources(kind)
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
     _check(discover(make_context(project, _env(tmp_path)), host, cache=False))
 
 
-def test_late_calls_leave_at_most_one_thread_per_source(stuck, tmp_path):
+def test_late_calls_leave_at_most_one_thread_per_source(stuck, tmp_path, project):
     # The MCP server runs each call in a worker thread; each late call used to leave one more thread.
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
     out: list = []
 
     def calls():
@@ -199,16 +197,12 @@ def test_late_calls_leave_at_most_one_thread_per_source(stuck, tmp_path):
     assert len(left) == 1
 
 
-def test_a_host_s_repeating_timer_is_left_as_it_was(stuck, tmp_path):
-    import signal
-
+def test_a_host_s_repeating_timer_is_left_as_it_was(stuck, tmp_path, project):
     if not hasattr(signal, "setitimer"):
         pytest.skip("no interval timers here")
     previous = signal.signal(signal.SIGALRM, lambda *args: None)
     try:
         signal.setitimer(signal.ITIMER_REAL, 3600, 1800)  # the host's: first in an hour, then every 30 min
-        project = tmp_path / "project"
-        write_skill(project / ".claude" / "skills", "mine")
         _check(discover(make_context(project, _env(tmp_path)), stuck, cache=False))
         assert signal.getitimer(signal.ITIMER_REAL)[1] == 1800
     finally:
@@ -221,7 +215,7 @@ class Quick(Stuck):
         return SourceResult()
 
 
-def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_path, make_sources):
+def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_path, project, make_sources):
     from swarm_handoff.source_bound import MAX_SOURCE_TIMEOUT
 
     swarm_host = make_sources(Quick)
@@ -230,14 +224,12 @@ def test_a_huge_bound_is_capped_with_a_warning_and_the_sources_still_answer(tmp_
     assert bound == MAX_SOURCE_TIMEOUT
     assert problem is not None
     assert problem.code == SOURCE_TIMEOUT
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
     result = discover(make_context(project, _env(tmp_path, "1e300")), swarm_host, cache=False)
     assert [r.name for r in result.workflows] == ["mine"]
     assert [p.code for p in result.problems] == [SOURCE_TIMEOUT]
 
 
-def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, make_sources, monkeypatch):
+def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, project, make_sources, monkeypatch):
     from swarm_handoff import discovery
 
     swarm_host = make_sources(Quick)
@@ -246,14 +238,9 @@ def test_a_failure_of_the_bound_itself_is_never_a_stored_answer(tmp_path, make_s
         raise RuntimeError("can't start new thread")
 
     monkeypatch.setattr(discovery, "bounded", broken)
-    project = tmp_path / "project"
-    write_skill(project / ".claude" / "skills", "mine")
     result, inputs = discovery.discover_detailed(make_context(project, _env(tmp_path)), swarm_host, cache=False)
     assert {p.code for p in result.problems} == {discovery.SOURCE_FAILED}
     assert inputs is None  # the empty answer is not kept: the next run asks the sources again
-
-
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="no fork")
 
 
 def run_python(code: str) -> list[str]:
@@ -261,7 +248,7 @@ def run_python(code: str) -> list[str]:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
 
 
-@needs_fork
+@NEEDS_FORK
 def test_the_scan_still_forks_inside_a_bounded_source():
     # Sources run in a worker thread while the caller waits (parked): the parse may still fork.
     code = (
@@ -275,7 +262,7 @@ def test_the_scan_still_forks_inside_a_bounded_source():
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc/self/fd")
-@needs_fork
+@NEEDS_FORK
 def test_a_scan_late_while_its_children_run_reaps_them_and_closes_their_pipes():
     # The timer signal once interrupted the parent while it read its children: zombies, open pipes.
     code = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,8 @@ def test_only_skills_that_declared_nothing_become_candidates() -> None:
 
 
 @pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, register_source: Any) -> dict[str, Path]:
-    register_source("undeclared-test", RECORDS)
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
-    (tmp_path / "session").mkdir()
-    (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)
-    return {"session": tmp_path / "session", "synthesis": tmp_path / "synthesis.yaml", "config": tmp_path / "config"}
+def world(handoff_world: Callable[..., dict[str, Path]]) -> dict[str, Path]:
+    return handoff_world(RECORDS, SYNTHESIS)
 
 
 def test_rank_offers_undeclared_skills_only_when_asked(swarm_cli: Any, world: dict[str, Path]) -> None:
