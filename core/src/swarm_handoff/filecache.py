@@ -338,11 +338,6 @@ def touch(path: str | os.PathLike[str]) -> None:
         os.utime(path)
 
 
-def site_dirs() -> list[str]:
-    """The sys.path folders distributions are installed into: installing or removing one changes their mtime."""
-    return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
-
-
 def path_folders() -> list[str]:
     """`sys.path` made absolute for cache keys; a relative entry (`''` under `python -c`) is dropped when the
     working directory was removed, as Python's own import system then skips it."""
