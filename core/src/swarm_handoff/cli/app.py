@@ -92,7 +92,7 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
         yield
     except _USAGE_ERRORS as exc:
         from swarm_handoff.cli import _format_from
-        from swarm_handoff.cli.printing import report
+        from swarm_handoff.cli.output import report
         from swarm_handoff.errors import UsageError
 
         fmt = _format_from(args)

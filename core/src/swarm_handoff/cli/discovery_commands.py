@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from swarm_handoff.cli.output import check_cwd, format_option, run
-from swarm_handoff.cli.printing import echo_err
+from swarm_handoff.cli.output import check_cwd, echo_err, format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
 from swarm_handoff.plugins import PluginHost
