@@ -68,7 +68,7 @@ def test_the_cache_folder_follows_xdg_cache_home(tmp_path):
 
 @pytest.mark.skipif(os.name != "posix", reason="folders are opened as descriptors on POSIX only")
 def test_a_store_folder_is_reached_with_one_open_of_the_checked_cache_folder(tmp_path, monkeypatch):
-    """Every store a command opens checks the cache folder: once per store, not twice."""
+    """Every store a command opens checks the cache folder: once per store, not twice, and makes nothing that exists."""
     env = {"XDG_CACHE_HOME": str(tmp_path)}
     root = str(tmp_path / "swarm-handoff")
     assert filecache.subfolder(env, "memo") == os.path.join(root, "memo")
@@ -79,7 +79,12 @@ def test_a_store_folder_is_reached_with_one_open_of_the_checked_cache_folder(tmp
         opened.append(os.fspath(path))
         return real_open(path, *args, **kwargs)
 
+    def made(path, *args, **kwargs):
+        raise AssertionError(f"{path} exists: nothing to make")
+
     monkeypatch.setattr(os, "open", spy)
+    monkeypatch.setattr(os, "mkdir", made)
+    monkeypatch.setattr(os, "makedirs", made)
     assert filecache.subfolder(env, "memo") == os.path.join(root, "memo")
     assert opened == [root, "memo"]  # the cache folder, then the store relative to it
 

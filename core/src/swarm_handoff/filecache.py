@@ -67,10 +67,14 @@ def _open_root(env: Mapping[str, str]) -> tuple[str, int | None] | None:
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "swarm-handoff")
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
         if not _DIR_FDS:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
             return folder, None
-        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
+        try:
+            fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
+        except FileNotFoundError:  # the first run: made (0700), then opened
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
     except (OSError, ValueError):
         return None  # no folder can be made (a read-only home): no cache, as a full disk costs only speed
     if _safe(fd, folder, folder):
@@ -92,12 +96,16 @@ def subfolder(env: Mapping[str, str], name: str) -> str | None:
         except OSError:
             return None
         return path
+    flags = os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW
     try:
-        try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
-            os.mkdir(name, 0o700, dir_fd=root_fd)
-        except FileExistsError:
-            pass
-        fd = os.open(name, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW, dir_fd=root_fd)
+        try:
+            fd = os.open(name, flags, dir_fd=root_fd)
+        except FileNotFoundError:  # the store's first use: made (0700), then opened
+            try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
+                os.mkdir(name, 0o700, dir_fd=root_fd)
+            except FileExistsError:  # another process made it meanwhile
+                pass
+            fd = os.open(name, flags, dir_fd=root_fd)
     except OSError:  # a symlink (ELOOP), a file, or no room: this store is not used
         _warn(path, "is not a folder of its own (a symbolic link or a file)", f"remove {path}")
         return None
