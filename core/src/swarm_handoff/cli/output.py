@@ -30,6 +30,7 @@ __all__ = [
     "emit",
     "encodable",
     "fail",
+    "format_from",
     "format_option",
     "internal_error",
     "report",
@@ -179,6 +180,17 @@ def _unsaved_payload(error: SwarmError) -> list[str]:
     # The payload's own serialiser already escapes what its strings hold; escaping again guards the terminal.
     body = escape_controls(text.rstrip("\n"), multiline=True).split("\n")
     return [UNSAVED_BEGIN, *body, UNSAVED_END]
+
+
+def format_from(args: list[str]) -> str:
+    """The `--format` a command line asks for, read by hand where click could not parse it (a usage error,
+    an app that could not be built), so that JSON users still get JSON."""
+    for i, arg in enumerate(args):
+        if arg in ("--format", "-f") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--format="):
+            return arg.split("=", 1)[1]
+    return DEFAULT_FORMAT
 
 
 def format_option() -> str:
