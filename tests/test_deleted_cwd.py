@@ -117,10 +117,10 @@ def test_discover_of_an_existing_folder_still_works_and_its_note_names_the_progr
     ],
 )
 def test_only_a_file_system_error_while_the_folder_is_gone_is_blamed_on_it(monkeypatch, exc, gone, code):
-    from swarm_handoff.cli import printing
+    from swarm_handoff.cli import output
 
-    monkeypatch.setattr(printing, "cwd_gone", lambda: gone)
-    assert printing.internal_error(exc).code == code
+    monkeypatch.setattr(output, "cwd_gone", lambda: gone)
+    assert output.internal_error(exc).code == code
 
 
 def test_working_directory_is_part_of_the_plugin_api():

@@ -66,6 +66,29 @@ def test_the_cache_folder_follows_xdg_cache_home(tmp_path):
     assert filecache.cache_folder({"HOME": str(home), cache.ENV_NO_CACHE: "1"}) is None
 
 
+@pytest.mark.skipif(os.name != "posix", reason="folders are opened as descriptors on POSIX only")
+def test_a_store_folder_is_reached_with_one_open_of_the_checked_cache_folder(tmp_path, monkeypatch):
+    """Every store a command opens checks the cache folder: once per store, not twice, and makes nothing that exists."""
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    root = str(tmp_path / "swarm-handoff")
+    assert filecache.subfolder(env, "memo") == os.path.join(root, "memo")
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path, *args, **kwargs):
+        opened.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    def made(path, *args, **kwargs):
+        raise AssertionError(f"{path} exists: nothing to make")
+
+    monkeypatch.setattr(os, "open", spy)
+    monkeypatch.setattr(os, "mkdir", made)
+    monkeypatch.setattr(os, "makedirs", made)
+    assert filecache.subfolder(env, "memo") == os.path.join(root, "memo")
+    assert opened == [root, "memo"]  # the cache folder, then the store relative to it
+
+
 def test_inputs_unchanged_notices_edits_appearance_and_removal(tmp_path):
     path = tmp_path / "f"
     absent = [observe(path)]

@@ -273,13 +273,13 @@ def test_a_usage_error_in_text_is_still_clicks_own(swarm_cli):
 
 def test_an_interrupt_ends_a_command_quietly_with_130(tmp_path, monkeypatch, capsys):
     """Ctrl-C while a command prints: exit status 130 and no traceback, as a shell expects."""
-    from swarm_handoff.cli import printing
+    from swarm_handoff.cli import output
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
-    monkeypatch.setattr(printing, "emit", interrupted)
+    monkeypatch.setattr(output, "emit", interrupted)
     with pytest.raises(SystemExit) as exit_:
         main(["discover", "--cwd", str(tmp_path), "--format", "json"])
     assert exit_.value.code == 130

@@ -191,7 +191,7 @@ def test_an_output_folder_another_writer_holds_is_folder_busy(
 
 def test_a_folder_busy_no_command_expected_is_still_folder_busy_not_internal_error():
     from swarm_handoff import safefs
-    from swarm_handoff.cli.printing import internal_error
+    from swarm_handoff.cli.output import internal_error
 
     error = internal_error(safefs.FolderBusy("/some/folder", (4242,), 2.0))
     assert error.code == "FOLDER_BUSY"

@@ -51,45 +51,61 @@ _BLAKE2B_HEX = 40  # the length of `digest`: cache files are named `{digest}.bin
 
 def cache_folder(env: Mapping[str, str]) -> str | None:
     """The user cache folder (created 0700), or None when caching is off or the folder is unsafe (then one warning)."""
+    opened = _open_root(env)
+    if opened is None:
+        return None
+    folder, fd = opened
+    if fd is not None:
+        os.close(fd)
+    return folder
+
+
+def _open_root(env: Mapping[str, str]) -> tuple[str, int | None] | None:
+    """The checked cache folder and a descriptor of it (None where folders are used by path); the caller closes it."""
     if env.get(ENV_NO_CACHE, "") not in ("", "0"):
         return None
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "swarm-handoff")
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
         if not _DIR_FDS:
-            return folder
-        fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            return folder, None
+        try:
+            fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
+        except FileNotFoundError:  # the first run: made (0700), then opened
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd = os.open(folder, os.O_RDONLY | _DIR_FLAGS)
     except (OSError, ValueError):
         return None  # no folder can be made (a read-only home): no cache, as a full disk costs only speed
-    try:
-        return folder if _safe(fd, folder, folder) else None
-    finally:
-        os.close(fd)
+    if _safe(fd, folder, folder):
+        return folder, fd
+    os.close(fd)
+    return None
 
 
 def subfolder(env: Mapping[str, str], name: str) -> str | None:
     """The cache folder's subfolder `name` (created 0700), opened without following a link and checked; else None."""
-    root = cache_folder(env)
-    if root is None:
+    opened = _open_root(env)
+    if opened is None:
         return None
+    root, root_fd = opened
     path = os.path.join(root, name)
-    if not _DIR_FDS:
+    if root_fd is None:
         try:
             os.makedirs(path, mode=0o700, exist_ok=True)
         except OSError:
             return None
         return path
+    flags = os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW
     try:
-        root_fd = os.open(root, os.O_RDONLY | _DIR_FLAGS)
-    except OSError:
-        return None
-    try:
-        try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
-            os.mkdir(name, 0o700, dir_fd=root_fd)
-        except FileExistsError:
-            pass
-        fd = os.open(name, os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW, dir_fd=root_fd)
+        try:
+            fd = os.open(name, flags, dir_fd=root_fd)
+        except FileNotFoundError:  # the store's first use: made (0700), then opened
+            try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
+                os.mkdir(name, 0o700, dir_fd=root_fd)
+            except FileExistsError:  # another process made it meanwhile
+                pass
+            fd = os.open(name, flags, dir_fd=root_fd)
     except OSError:  # a symlink (ELOOP), a file, or no room: this store is not used
         _warn(path, "is not a folder of its own (a symbolic link or a file)", f"remove {path}")
         return None
@@ -336,11 +352,6 @@ def touch(path: str | os.PathLike[str]) -> None:
 
     with contextlib.suppress(OSError):
         os.utime(path)
-
-
-def site_dirs() -> list[str]:
-    """The sys.path folders distributions are installed into: installing or removing one changes their mtime."""
-    return [p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")]
 
 
 def path_folders() -> list[str]:

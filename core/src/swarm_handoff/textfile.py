@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import ErrorCode, Problem
 
 MAX_BYTES = 4 * 1024 * 1024
 # The same limit under the name plugins import from the API (a registry, a manifest never written larger).
@@ -132,7 +132,7 @@ def open_regular(
         os.close(fd)
         raise LoadError(
             Problem(
-                "SKILLS_OWNER_UNTRUSTED",
+                ErrorCode.SKILLS_OWNER_UNTRUSTED.value,
                 "the file was replaced after its owner was checked; it was not read",
                 path=text,
                 hint="run again; if it keeps happening, someone is changing this folder while it is read",

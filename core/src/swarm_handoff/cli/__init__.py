@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         _quiet_broken_pipe()
     except Exception as exc:  # nothing reaches the user as a traceback, whatever raised it
-        _internal_error(exc, _format_from(args))
+        _internal_error(exc, args)
 
 
 def _run(args: list[str]) -> None:
@@ -49,23 +49,23 @@ def _run(args: list[str]) -> None:
     except SwarmError as error:  # strict plugin loading failed before any command could run
         import typer
 
-        from swarm_handoff.cli.output import fail
+        from swarm_handoff.cli.output import fail, format_from
 
         try:
-            fail(error, _format_from(args))
+            fail(error, format_from(args))
         except typer.Exit as exit_:
             raise SystemExit(exit_.exit_code) from None
     app(args=args, prog_name="swarm-handoff")
 
 
-def _internal_error(exc: Exception, fmt: str) -> NoReturn:
-    """Report an exception that escaped every command as INTERNAL_ERROR, in the requested format."""
+def _internal_error(exc: Exception, args: list[str]) -> NoReturn:
+    """Report an exception that escaped every command as INTERNAL_ERROR, in the format `args` ask for."""
     import typer
 
-    from swarm_handoff.cli.output import fail, internal_error
+    from swarm_handoff.cli.output import fail, format_from, internal_error
 
     try:
-        fail(internal_error(exc), fmt)
+        fail(internal_error(exc), format_from(args))
     except typer.Exit as exit_:
         raise SystemExit(exit_.exit_code) from None
     except BrokenPipeError:
@@ -106,13 +106,3 @@ def _print_version(verbose: bool) -> None:
         print(f"python: {platform.python_version()} ({platform.python_implementation()}) {sys.executable}")
         print(f"yaml parser: {parser} ({why})")
         print(f"parallel scan: {jobs} job{'s' if jobs > 1 else ''} ({when}; {ENV_JOBS} sets it)")
-
-
-def _format_from(args: list[str]) -> str:
-    """Find `--format X` by hand when the app could not be built, so JSON users still get JSON."""
-    for i, arg in enumerate(args):
-        if arg in ("--format", "-f") and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--format="):
-            return arg.split("=", 1)[1]
-    return "text"

@@ -91,11 +91,10 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
     try:
         yield
     except _USAGE_ERRORS as exc:
-        from swarm_handoff.cli import _format_from
-        from swarm_handoff.cli.printing import report
+        from swarm_handoff.cli.output import format_from, report
         from swarm_handoff.errors import UsageError
 
-        fmt = _format_from(args)
+        fmt = format_from(args)
         if fmt == DEFAULT_FORMAT:
             raise
         error: Any = exc  # click's UsageError (bundled or not): `ctx` and `format_message()`

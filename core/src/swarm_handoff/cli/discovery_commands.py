@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from swarm_handoff.cli.output import check_cwd, format_option, run
-from swarm_handoff.cli.printing import echo_err
+from swarm_handoff.cli.output import check_cwd, echo_err, format_option, run
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
 from swarm_handoff.plugins import PluginHost
@@ -85,12 +84,12 @@ def register(app: typer.Typer) -> None:
 
         def action(host: PluginHost) -> Document:
             nonlocal suggestions
-            from swarm_handoff.discovery import discover_detailed, make_context
+            from swarm_handoff.discovery import discover, make_context
             from swarm_handoff.explain import NOT_FOUND, explain
 
             check_cwd(cwd)
             context = make_context(cwd)
-            result = discover_detailed(context, host, show_all=True)[0]  # the stored answer when unchanged
+            result = discover(context, host, show_all=True)  # the stored answer when unchanged
             report = explain(name, context, host, result=result)
             if report.verdict.endswith(NOT_FOUND):
                 suggestions = _close_names(name, result)
@@ -145,7 +144,7 @@ def _discover(
     query: Query,
 ) -> DiscoveryResult:
     """The body of `discover`: scan (or read the session's cache), filter, and note what was set aside."""
-    from swarm_handoff.discovery import discover_detailed, make_context
+    from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.errors import UsageError
 
     check_cwd(cwd)
@@ -161,7 +160,7 @@ def _discover(
             write_checkpoint(session)
         result = discover_with_session(context, host, session, show_all=show_all)
     else:
-        result = discover_detailed(context, host, show_all=show_all)[0]
+        result = discover(context, host, show_all=show_all)
     # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
     known = [s.value for s in Scope]
     bad = [s for s in scope if s not in known]

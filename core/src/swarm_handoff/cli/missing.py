@@ -51,9 +51,8 @@ def missing_command(name: str) -> Any:
 
     @app.command(name, context_settings=settings, add_help_option=False, hidden=True)
     def report(ctx: typer.Context) -> None:
-        from swarm_handoff.cli import _format_from
-        from swarm_handoff.cli.output import fail
+        from swarm_handoff.cli.output import fail, format_from
 
-        fail(not_installed(name), _format_from(list(ctx.args)))
+        fail(not_installed(name), format_from(list(ctx.args)))
 
     return typer.main.get_command(app)

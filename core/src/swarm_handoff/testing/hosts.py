@@ -1,26 +1,4 @@
-"""The `swarm_handoff.testing` pytest plugin: fixtures for plugin and skill-pack authors.
-
-It is registered through the `pytest11` entry point, so installing swarm-handoff-core makes the
-fixtures available in any test suite. Importing it is cheap; typer is imported only by the CLI
-fixture.
-
-Fixtures:
-    swarm_host        an isolated plugin host with only the core's built-ins (no entry points)
-    make_swarm_host   build a host that loads only the named entry-point plugins
-    register_plugin   register a throwaway plugin object in the current host for one test
-    register_source   register a throwaway discovery source answering given records
-    skill_tree        write `.claude/skills/<name>/SKILL.md` folders under `tmp_path`
-    temp_home         a HOME, Claude config folder and cache folder of the test's own, as an env mapping
-    swarm_cli         run the `swarm-handoff` CLI in-process against the current host
-    use_workflows     make the workflow commands see exactly the given workflows
-
-Helpers for source authors:
-    write_skill(folder, name, text)   write `folder/<name>/SKILL.md`, eligible for hand-off
-
-Helpers for skill-pack authors (exhaustive workflow tests):
-    workflow_cases(workflow)          one `pytest.param` per (step, parameters) with a readable id
-    run_workflow_case(workflow, case) run the real step protocol for a case and check its commands
-"""
+"""The testing kit's plugin host: isolated hosts, throwaway plugins, sources and distributions, the CLI on them."""
 
 from __future__ import annotations
 
@@ -34,15 +12,10 @@ import attrs
 import pytest
 
 from swarm_handoff import plugins as _plugins
-from swarm_handoff.payload.canonical import seal as _seal
 
 if TYPE_CHECKING:
     from swarm_handoff.records import SkillRecord
     from swarm_handoff.scopes import ScopeSpec
-    from swarm_handoff.workflow.exhaustive import Case
-    from swarm_handoff.workflow.model import Workflow
-    from swarm_handoff.workflow.protocol import StepDocument
-    from swarm_handoff.workflow.registry import WorkflowRegistry
 
 
 @pytest.fixture
@@ -142,133 +115,6 @@ def register_source(register_plugin: Callable[..., bool]) -> Callable[..., None]
         register_plugin(Plugin(), name)
 
     return register
-
-
-@attrs.define
-class SkillTree:
-    """A folder holding `.claude/skills/`, with helpers that write SKILL.md files into it."""
-
-    root: Path
-
-    @property
-    def skills_dir(self) -> Path:
-        """The `.claude/skills` folder of this tree."""
-        return self.root / ".claude" / "skills"
-
-    def add(
-        self, name: str, frontmatter: Mapping[str, Any] | None = None, *, body: str = "", raw: str | bytes | None = None
-    ) -> Path:
-        """Write one skill; `raw` is written as is, else `frontmatter` is dumped as YAML."""
-        folder = self.skills_dir / name
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "SKILL.md"
-        if raw is not None:
-            if isinstance(raw, bytes):
-                path.write_bytes(raw)
-            else:
-                path.write_text(raw, encoding="utf-8", newline="")
-            return path
-        meta = {"name": name, "description": f"The {name} skill.", **dict(frontmatter or {})}
-        path.write_text(f"---\n{_dump_yaml(meta)}---\n{body or f'# {name}'}\n", encoding="utf-8")
-        return path
-
-    def add_handoff(
-        self, name: str, categories: Sequence[str] = ("research",), description: str | None = None, **handoff: Any
-    ) -> Path:
-        """Write a skill with a valid v2.0 `handoff:` block (the common case in tests)."""
-        block = {
-            "accepts_handoff": True,
-            "handoff_categories": list(categories),
-            "handoff_description": description or f"Hand {name} the work.",
-            **handoff,
-        }
-        return self.add(name, {"handoff": block})
-
-
-def _dump_yaml(data: Mapping[str, Any]) -> str:
-    import io
-
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = False
-    stream = io.StringIO()
-    yaml.dump(dict(data), stream)
-    return stream.getvalue()
-
-
-@pytest.fixture
-def trust_fresh_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the caches trust files written a moment ago, so a test can write, discover and hit the cache.
-
-    Outside tests, a file changed within `filecache.RACY_NS` before a discovery began is not
-    trusted by any cache (it could change again within the same timestamp tick, unseen); tests
-    write files and discover within microseconds, so without this every answer would be racy.
-    """
-    from swarm_handoff import filecache
-
-    monkeypatch.setattr(filecache, "RACY_NS", 0)
-
-
-# An eligible SKILL.md whose description and hand-off description are one text a test can look for.
-HANDOFF_SKILL = """---
-name: {name}
-description: {text}
-handoff:
-  accepts_handoff: true
-  handoff_categories: [{category}]
-  handoff_description: {text}
----
-# {name}
-"""
-
-
-def reseal(payload: Mapping[str, Any]) -> dict[str, Any]:
-    """Recompute an edited payload's integrity hash, as a peer that re-hashes its forgery would."""
-    return _seal(payload)
-
-
-def write_skill(folder: Path, name: str, text: str | None = None, *, category: str = "review") -> Path:
-    """Write `folder/<name>/SKILL.md`, eligible for hand-off: sources read folders other than `.claude/skills`."""
-    (folder / name).mkdir(parents=True, exist_ok=True)
-    path = folder / name / "SKILL.md"
-    path.write_text(HANDOFF_SKILL.format(name=name, text=text or f"{name} text", category=category), encoding="utf-8")
-    return path
-
-
-@attrs.frozen
-class TempHome:
-    """A home of the test's own: the user's skills, settings and caches never leak into a test."""
-
-    root: Path
-    home: Path
-    config: Path
-    cache: Path
-
-    @property
-    def env(self) -> dict[str, str]:
-        """The environment for `make_context(cwd, env)`: also stops repository walks at `root`."""
-        return {
-            "HOME": str(self.home),
-            "CLAUDE_CONFIG_DIR": str(self.config),
-            "XDG_CACHE_HOME": str(self.cache),
-            "GIT_CEILING_DIRECTORIES": str(self.root),
-        }
-
-
-@pytest.fixture
-def temp_home(tmp_path: Path) -> TempHome:
-    """`tmp_path/home`, `tmp_path/config` (created) and `tmp_path/cache`; the process environment is untouched."""
-    home = TempHome(tmp_path, tmp_path / "home", tmp_path / "config", tmp_path / "cache")
-    home.home.mkdir(exist_ok=True)
-    home.config.mkdir(exist_ok=True)
-    return home
-
-
-@pytest.fixture
-def skill_tree(tmp_path: Path) -> SkillTree:
-    """A `SkillTree` rooted at `tmp_path` (use `.add(...)` and `.add_handoff(...)`)."""
-    return SkillTree(tmp_path)
 
 
 @attrs.define
@@ -388,40 +234,3 @@ def fake_distributions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield fakes
     finally:
         fakes.cleanup()
-
-
-def workflow_cases(workflow: Workflow) -> list[Any]:
-    """Return one `pytest.param` per generated case, so each shows up as its own named test.
-
-    Use it in a pack's suite::
-
-        @pytest.mark.parametrize("case", workflow_cases(WORKFLOW))
-        def test_every_step(case):
-            run_workflow_case(WORKFLOW, case)
-    """
-    from swarm_handoff.workflow.exhaustive import generate_cases
-
-    return [pytest.param(case, id=case.id) for case in generate_cases(workflow)]
-
-
-def run_workflow_case(workflow: Workflow, case: Case, *, resources: Any = None) -> StepDocument:
-    """Run the step protocol for `case`, failing the test if any next command is wrong."""
-    from swarm_handoff.workflow.exhaustive import run_case
-
-    return run_case(workflow, case, resources=resources)
-
-
-@pytest.fixture
-def use_workflows() -> Iterator[Callable[..., WorkflowRegistry]]:
-    """Return `use(*workflows)`: the workflow commands see exactly these until the test ends."""
-    from swarm_handoff.workflow import registry as _registry
-
-    def use(*workflows: Workflow) -> WorkflowRegistry:
-        chosen = _registry.WorkflowRegistry.of(*workflows)
-        _registry.set_registry(chosen)
-        return chosen
-
-    try:
-        yield use
-    finally:
-        _registry.reset_registry()
