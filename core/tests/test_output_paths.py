@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from swarm_handoff.errors import SwarmError
-from swarm_handoff.payload import io
+from swarm_handoff.payload import output
 from swarm_handoff.payload.io import dump_payload, parse_payload_text
 from swarm_handoff.payload.v2 import build_v2
 from swarm_handoff.records import SkillRecord
@@ -126,12 +126,12 @@ def test_dash_is_standard_output_and_the_report_goes_to_stderr(swarm_cli, swarm_
 
 @pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/stderr"])
 def test_the_standard_stream_names_are_streams_never_files(name):
-    assert io.standard_stream(name) == (2 if name == "/dev/stderr" else 1)
+    assert output.standard_stream(name) == (2 if name == "/dev/stderr" else 1)
 
 
 def test_other_names_are_not_standard_streams(tmp_path):
-    assert io.standard_stream(str(tmp_path / "out.yaml")) is None
-    assert io.standard_stream("./-") is None  # a file really named "-" can still be written
+    assert output.standard_stream(str(tmp_path / "out.yaml")) is None
+    assert output.standard_stream("./-") is None  # a file really named "-" can still be written
 
 
 def test_dot_slash_dash_is_a_file_named_dash(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
@@ -162,7 +162,7 @@ def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
     fifo = tmp_path / "out.yaml"
     os.mkfifo(fifo)
     with pytest.raises(SwarmError) as caught:
-        io.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
+        output.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
     assert caught.value.code == "OUTPUT_REFUSED"
     assert not (tmp_path / "out.1.yaml").exists()
 
@@ -295,20 +295,20 @@ def test_a_trailing_slash_names_a_folder_and_is_refused(swarm_cli, swarm_host, v
 
 @pytest.mark.parametrize("name", ["/dev//stdout", "/dev/./stdout", "/dev/../dev/stdout", "//dev/fd/1"])
 def test_other_spellings_of_standard_output_are_standard_output(name):
-    assert io.standard_stream(name) == 1
+    assert output.standard_stream(name) == 1
 
 
 def test_this_process_by_pid_is_self():
-    assert io.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
-    assert io.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
-    assert io.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
+    assert output.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
+    assert output.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
+    assert output.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
 
 
 @pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev//stdin", "{pid}"])
 def test_standard_input_is_refused_as_an_output(name, tmp_path):
     name = f"/proc/{os.getpid()}/fd/0" if name == "{pid}" else name
     with pytest.raises(SwarmError) as caught:
-        io.write_output(name, "payload\n")
+        output.write_output(name, "payload\n")
     assert caught.value.code == "OUTPUT_REFUSED"
     assert "standard input" in caught.value.message
 
@@ -318,7 +318,7 @@ def test_a_regular_file_swapped_in_for_a_stream_after_the_check_is_left_unchange
     swapped = tmp_path / "out.yaml"
     swapped.write_text("someone's file\n")
     with pytest.raises(SwarmError) as caught:
-        io._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
+        output._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
     assert caught.value.code == "OUTPUT_REFUSED"
     assert "changed into a regular file" in caught.value.message
     assert swapped.read_text() == "someone's file\n"
