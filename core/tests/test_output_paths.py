@@ -304,6 +304,14 @@ def test_this_process_by_pid_is_self():
     assert output.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
 
 
+def test_only_descriptors_0_to_2_of_this_process_are_streams():
+    assert output.standard_stream("/proc/thread-self/fd/2") == 2
+    assert output.standard_input("/proc/thread-self/fd/0")
+    for other in ("/dev/fd/3", "/dev/fd/01", "/proc/self/fd/7", "/dev/fd", "/dev/fd/1/x", "/dev/stdout/x"):
+        assert output.standard_stream(other) is None
+        assert not output.standard_input(other)
+
+
 @pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev//stdin", "{pid}"])
 def test_standard_input_is_refused_as_an_output(name, tmp_path):
     name = f"/proc/{os.getpid()}/fd/0" if name == "{pid}" else name

@@ -36,38 +36,44 @@ def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path |
     return kept
 
 
-# The names of the standard streams: never files, whatever the file system says they point to.
-_STREAM_NAMES = {"-": 1, "/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1, "/dev/stderr": 2, "/dev/fd/2": 2}
-_STREAM_NAMES["/proc/self/fd/2"] = 2
 OUTPUT_REFUSED = "OUTPUT_REFUSED"
 _WRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+# The standard streams' own names; each is also /dev/fd/N and /proc/self/fd/N.
+_STREAM_FILES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
-_STDIN_NAMES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+def _stream_number(name: str) -> int | None:
+    """0, 1 or 2 when `name` means standard input, output or error: never a file, whatever it points to.
 
-
-def _stream_spelling(name: str) -> str:
-    """`name` as the stream tables spell it: `-` as is, an absolute path normalised, this process's pid as self.
-
-    A relative name is a file (`./-`, `dev/stdout`): it is never taken for a stream.
+    `-` is standard output. An absolute name is normalised (`/dev//stdout`, `//dev/fd/1`), and this
+    process's `/proc/PID` or `/proc/thread-self` is `/proc/self`. A relative name (`./-`, `dev/stdout`)
+    is a file.
     """
-    if name == "-" or not name.startswith("/"):
-        return name
-    norm = "/" + os.path.normpath(name).lstrip("/")  # `/dev//stdout`, `/dev/./stdout`, `//dev/fd/1`
-    parts = norm.split("/")  # ['', 'proc', PID, 'fd', N]
-    if len(parts) == 5 and parts[1] == "proc" and parts[3] == "fd" and parts[2] in (str(os.getpid()), "thread-self"):
-        norm = f"/proc/self/fd/{parts[4]}"
-    return norm
+    if name == "-":
+        return 1
+    if not name.startswith("/"):
+        return None
+    parts = os.path.normpath(name).strip("/").split("/")
+    by_number = (len(parts) == 3 and parts[:2] == ["dev", "fd"]) or (
+        len(parts) == 4
+        and parts[0] == "proc"
+        and parts[1] in ("self", "thread-self", str(os.getpid()))
+        and parts[2] == "fd"
+    )
+    if by_number:
+        return {"0": 0, "1": 1, "2": 2}.get(parts[-1])
+    return _STREAM_FILES.get("/" + "/".join(parts))
 
 
 def standard_stream(name: str) -> int | None:
     """1 or 2 when `name` means standard output or error (`-`, `/dev/stdout`, ...), else None."""
-    return _STREAM_NAMES.get(_stream_spelling(name))
+    number = _stream_number(name)
+    return number if number in (1, 2) else None
 
 
 def standard_input(name: str) -> bool:
     """Whether `name` means standard input (`/dev/stdin`, `/dev/fd/0`, ...): never a place to write."""
-    return _stream_spelling(name) in _STDIN_NAMES
+    return _stream_number(name) == 0
 
 
 def _refused(path: str, why: str, hint: str) -> SwarmError:
