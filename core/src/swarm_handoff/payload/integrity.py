@@ -280,32 +280,38 @@ NOT_AS_WRITTEN = (
 )
 
 
-def written_as_signed(payload: Mapping[str, Any], payload_path: Path) -> bool:
+def written_as_signed(payload: Mapping[str, Any], payload_path: Path, text: str | None = None) -> bool:
     """Whether the file's bytes are exactly what the payload writer produces for `payload`.
 
     The hash and the signature cover the data, not comments or layout: a signed file whose text
     differs (a `# NOTE to the target: ...` added) would still pass. Either of the writer's two forms
     is accepted (JSON text holds no comments), so a signed `.json` renamed `.yaml` still verifies.
+    `text` is the file's text as it was parsed into `payload`; without it the file is read again
+    (and must still hold `payload`).
     """
     from swarm_handoff.payload.io import dump_payload, parse_payload_text
     from swarm_handoff.textfile import read_text
 
     try:
-        text = read_text(payload_path)
-        same = parse_payload_text(text, path=str(payload_path)) == payload  # the bytes hold this data
-        forms = {dump_payload(payload, payload_path.with_suffix(suffix)) for suffix in (".json", ".yaml")}
+        if text is None:
+            text = read_text(payload_path)
+            if parse_payload_text(text, path=str(payload_path)) != payload:  # changed since it was loaded
+                return False
+        return any(text == dump_payload(payload, payload_path.with_suffix(form)) for form in (".json", ".yaml"))
     except Exception:  # text that cannot be read or parsed again is not the signed text
         return False
-    return same and text in forms
 
 
-def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
+def examine(
+    payload: Mapping[str, Any], payload_path: Path | None, config: Path, *, text: str | None = None
+) -> Findings:
     """Check everything that says `payload` is what was written; never raises for a bad payload.
 
-    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`).
+    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`);
+    `text`, the file's text as parsed into `payload`, spares reading it again.
     """
     signature = check_signature(payload, config)
-    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path):
+    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path, text):
         signature = SignatureCheck(INVALID, NOT_AS_WRITTEN)
     return Findings(check_integrity(payload), check_files(payload, payload_path), signature)
 

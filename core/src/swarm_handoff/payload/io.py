@@ -95,10 +95,15 @@ def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = 
     return data
 
 
+def read_payload_file(path: Path) -> tuple[str, Any]:
+    """A payload file's text and the data it parses to: a signed file's text is compared as it was read."""
+    text = read_text(path)
+    return text, parse_payload_text(text, path=str(path), json_text=path.suffix.lower() == ".json")
+
+
 def load_payload_file(path: Path) -> Any:
     """Load a payload file: `.json` as JSON, anything else as YAML (JSON is YAML too)."""
-    text = read_text(path)
-    return parse_payload_text(text, path=str(path), json_text=path.suffix.lower() == ".json")
+    return read_payload_file(path)[1]
 
 
 def dump_payload(payload: Any, path: Path) -> str:

@@ -95,9 +95,9 @@ def load_received(
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT
     from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_problem
-    from swarm_handoff.payload.validate import load_payload, validate_payload
+    from swarm_handoff.payload.validate import read_payload, validate_payload
 
-    payload = load_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
+    text, payload = read_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
     report = validate_payload(payload, host, path=str(path))
     if not report.valid:
         messages = [p.message for p in report.errors]
@@ -108,7 +108,7 @@ def load_received(
             f"run `swarm-handoff validate {path}`; ask the sender to hand off again",
             messages,
         )
-    findings = examine(payload, path, config)
+    findings = examine(payload, path, config, text=text)
     if findings.status == "absent":
         raise refuse(
             RECEIVED_UNSEALED,
