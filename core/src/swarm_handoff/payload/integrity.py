@@ -337,13 +337,7 @@ def require_intact(
     """
     from swarm_handoff.payload.names import switched_off
     from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
-    from swarm_handoff.payload.unsigned import (
-        UNSIGNED_HOP_IN_CHAIN,
-        signature_required,
-        unsigned_hops,
-        unsigned_problem,
-    )
+    from swarm_handoff.payload.unsigned import signature_required, unsigned_hops, unsigned_refusal
     from swarm_handoff.payload.validate import validate_payload
     from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
 
@@ -375,20 +369,14 @@ def require_intact(
             hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
             recoverable=False,
         )
-    if not signature_required(config, require_signature):
+    refusal = unsigned_refusal(findings.signature.status, unsigned_hops(data), "it")
+    if refusal is None or not signature_required(config, require_signature):
         return
-    hops = unsigned_hops(data)
-    if findings.signature.status == ABSENT or hops:
-        code = SIGNATURE_INVALID if findings.signature.status == ABSENT else UNSIGNED_HOP_IN_CHAIN
-        why = (
-            "meta.signature is absent, and a signature is required"
-            if findings.signature.status == ABSENT
-            else unsigned_problem(hops, "it")
-        )
-        raise SwarmError(
-            code,
-            f"{path}: not acknowledged: {why}",
-            details={"missing_fields": [], "validation_errors": [why]},
-            hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
-            recoverable=False,
-        )
+    code, why = refusal
+    raise SwarmError(
+        code,
+        f"{path}: not acknowledged: {why}",
+        details={"missing_fields": [], "validation_errors": [why]},
+        hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
+        recoverable=False,
+    )

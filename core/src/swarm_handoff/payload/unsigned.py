@@ -70,6 +70,21 @@ def unsigned_problem(hops: tuple[str, ...], what: str) -> str:
     )
 
 
+def unsigned_refusal(signature: str, hops: tuple[str, ...], what: str) -> tuple[str, str] | None:
+    """(code, why) when a reader that requires a signature refuses: none at all, or an unsigned hop before.
+
+    `signature` is the payload's signature verdict (`signing.ABSENT`, ...), `hops` its `unsigned_hops`;
+    None when neither holds. A reader with a code of its own (a received payload's) keeps only `why`.
+    """
+    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
+
+    if signature == ABSENT:
+        return SIGNATURE_INVALID, "meta.signature is absent, and a signature is required"
+    if hops:
+        return UNSIGNED_HOP_IN_CHAIN, unsigned_problem(hops, what)
+    return None
+
+
 def signature_required(config: Path, given: bool | None) -> bool:
     """Whether a reader requires a signature: as given, else whenever this user has a signing key."""
     if given is not None:
