@@ -61,6 +61,24 @@ def mark_unsigned(payload: dict[str, Any], hops: tuple[str, ...]) -> None:
         handoff.setdefault("meta", {})[UNSIGNED_META] = list(hops)
 
 
+def carried_over(original: Mapping[str, Any], converted: dict[str, Any]) -> dict[str, Any]:
+    """`converted` (another version of `original`) with `original`'s unsigned hops where its version keeps them.
+
+    A conversion moves the record between v3.0's tracing tag and v2.0's meta and never drops it; the
+    result is sealed again. `converted` itself, untouched, when `original` records no unsigned hop.
+    """
+    hops = unsigned_hops(original)
+    if not hops:
+        return converted
+    import copy
+
+    from swarm_handoff.payload.canonical import seal
+
+    marked = copy.deepcopy(converted)
+    mark_unsigned(marked, hops)
+    return seal(marked)
+
+
 def unsigned_problem(hops: tuple[str, ...], what: str) -> str:
     """The sentence naming the unsigned hops of `what` (a file, or "the received payload")."""
     shown = ", ".join(hops[:10]) + (f" and {len(hops) - 10} more" if len(hops) > 10 else "")
