@@ -182,15 +182,16 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
             f"{MAX_CHECKED_REFERENCES} that are checked",
             "a payload written by `swarm-handoff handoff` references one side file; do not trust this one",
         )
-    located: list[tuple[str, Any, Any, Path | None]] = []
+    located: list[tuple[str, Any, Any, Path | None, Any]] = []  # field, name, stated, where, which file
     sizes: dict[Any, int] = {}
     for field, name, stated in entries:
         usable = isinstance(name, str) and bool(name) and "\0" not in name  # the OS refuses a NUL (ValueError)
         path = locate(name, payload, payload_path) if usable else None
-        located.append((field, name, stated, path))
+        key = None
         if path is not None:
             key, size = _identity(path)
             sizes[key] = min(size, MAX_CHECKED_BYTES + 1)  # a bigger one is refused unread, below
+        located.append((field, name, stated, path, key))
     total = sum(sizes.values())
     if total > MAX_CHECKED_TOTAL_BYTES:
         raise _limit(
@@ -202,7 +203,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
     computed_by_file: dict[Any, str | OSError] = {}
     checks = []
     budget = ReadBudget(MAX_CHECKED_TOTAL_BYTES)  # bytes actually read, not the sizes stat stated
-    for field, name, stated, path in located:
+    for field, name, stated, path, key in located:
         if path is None and isinstance(name, str) and "\0" in name:
             checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
             continue
@@ -214,7 +215,6 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
             refused = f"{field}: {path} is under {root}; files there are not read, so it cannot be checked"
             checks.append(FileCheck(field, str(path), stated, None, refused))
             continue
-        key = _identity(path)[0]
         if key not in computed_by_file:
             try:
                 computed_by_file[key] = file_checksum(path, budget)
