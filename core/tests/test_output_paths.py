@@ -44,18 +44,24 @@ def _siblings(path):
     return sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name.split(".")[0]))
 
 
-def test_a_fifo_output_is_written_as_a_stream_and_stays_a_fifo(swarm_cli, swarm_host, v2_file, tmp_path):
-    fifo = tmp_path / "out.yaml"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there, so the writer's open returns
+def _convert_while_read(swarm_cli, v2_file, output, fifo):
+    """Convert into `output` while `fifo` has a reader (so a writer's open returns): the result, the bytes read."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
-        assert result.exit_code == 0, result.stdout
+        result = _convert(swarm_cli, v2_file, output, "--format", "json")
         received = b""
         while chunk := os.read(reader, 65536):
             received += chunk
     finally:
         os.close(reader)
+    return result, received
+
+
+def test_a_fifo_output_is_written_as_a_stream_and_stays_a_fifo(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    result, received = _convert_while_read(swarm_cli, v2_file, fifo, fifo)
+    assert result.exit_code == 0, result.stdout
     assert parse_payload_text(received.decode())["handoff"]["version"] == "3.0"
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert _siblings(fifo) == ["out.yaml"]  # no out.1.yaml: the FIFO was never linked aside
@@ -104,12 +110,8 @@ def test_a_symlink_to_a_fifo_is_written_through_as_a_stream(swarm_cli, swarm_hos
     os.mkfifo(fifo)
     link = tmp_path / "out.yaml"
     link.symlink_to(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    result, received = _convert_while_read(swarm_cli, v2_file, link, fifo)
+    assert result.exit_code == 0
     assert b"version:" in received
     assert link.is_symlink()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -243,13 +245,8 @@ def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_ho
 def test_another_users_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
     fifo = tmp_path / "out.yaml"
     os.mkfifo(fifo, 0o666)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # someone reads: only the owner rule refuses it
-    try:
-        _make_foreign(fifo, monkeypatch)
-        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    _make_foreign(fifo, monkeypatch)
+    result, received = _convert_while_read(swarm_cli, v2_file, fifo, fifo)  # read: only the owner rule refuses
     error = result.json()["error"]
     assert error["code"] == "OUTPUT_REFUSED"
     assert "another user" in error["message"]
@@ -261,13 +258,8 @@ def test_a_link_another_user_owns_to_a_fifo_is_refused(swarm_cli, swarm_host, v2
     os.mkfifo(fifo)
     link = tmp_path / "out.yaml"
     link.symlink_to(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        _make_foreign(link, monkeypatch, link=True)
-        result = _convert(swarm_cli, v2_file, link, "--format", "json")
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    _make_foreign(link, monkeypatch, link=True)
+    result, received = _convert_while_read(swarm_cli, v2_file, link, fifo)
     error = result.json()["error"]
     assert error["code"] == "OUTPUT_REFUSED"
     assert "another user" in error["message"]
