@@ -243,7 +243,8 @@ class FolderBusy(TimeoutError):
             if holders
             else "another process (a hand-off, convert --output, registry sync or skills link writing there)"
         )
-        super().__init__(errno.EAGAIN, f"locked by {who} for more than {waited:g} s", folder)
+        self.why = f"locked by {who} for more than {waited:g} s"  # what every report of it says
+        super().__init__(errno.EAGAIN, self.why, folder)
         self.folder = folder
         self.holders = tuple(holders)
         self.waited = waited
