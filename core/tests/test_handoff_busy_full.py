@@ -155,16 +155,16 @@ def test_when_the_session_and_the_config_folder_are_full_the_error_carries_the_p
 def _count_busy_waits(monkeypatch):
     """Count the lock waits that ended in FolderBusy, folder by folder (no clock involved)."""
     waits: list[str] = []
-    real = safefs._wait_for
+    real = safefs.lock_descriptor
 
-    def counting(flock, how, fd, folder):
+    def counting(fd, folder):
         try:
-            return real(flock, how, fd, folder)
+            return real(fd, folder)
         except safefs.FolderBusy:
             waits.append(folder)
             raise
 
-    monkeypatch.setattr(safefs, "_wait_for", counting)
+    monkeypatch.setattr(safefs, "lock_descriptor", counting)
     return waits
 
 
