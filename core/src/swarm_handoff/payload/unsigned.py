@@ -24,6 +24,7 @@ from typing import Any
 UNSIGNED_TAG = "unsigned_hops"  # v3.0: tracing.tags.unsigned_hops
 UNSIGNED_META = "unsigned_hops"  # v2.0: meta.unsigned_hops
 UNSIGNED_HOP_IN_CHAIN = "UNSIGNED_HOP_IN_CHAIN"
+ABSENT_BUT_REQUIRED = "meta.signature is absent, and a signature is required"
 MAX_HOPS_READ = 64  # more than any chain may have (CHAIN_MAX); a longer list is read as its first 64
 
 
@@ -97,7 +98,7 @@ def unsigned_refusal(signature: str, hops: tuple[str, ...], what: str) -> tuple[
     from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
 
     if signature == ABSENT:
-        return SIGNATURE_INVALID, "meta.signature is absent, and a signature is required"
+        return SIGNATURE_INVALID, ABSENT_BUT_REQUIRED
     if hops:
         return UNSIGNED_HOP_IN_CHAIN, unsigned_problem(hops, what)
     return None

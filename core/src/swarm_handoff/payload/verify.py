@@ -86,7 +86,12 @@ def verify_file(
     from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
-    from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
+    from swarm_handoff.payload.unsigned import (
+        ABSENT_BUT_REQUIRED,
+        UNSIGNED_HOP_IN_CHAIN,
+        unsigned_hops,
+        unsigned_problem,
+    )
     from swarm_handoff.payload.validate import read_payload, validate_payload, version_of
 
     text, payload = read_payload(path)
@@ -113,7 +118,7 @@ def verify_file(
     mismatches = findings.problems
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
-        mismatches.append(f"meta.signature is absent, and a signature is required ({option})")
+        mismatches.append(f"{ABSENT_BUT_REQUIRED} ({option})")
     hops = unsigned_hops(payload)
     laundered = require_signature and bool(hops)
     if laundered:
