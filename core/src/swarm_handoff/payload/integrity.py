@@ -241,9 +241,14 @@ class Findings:
     signature: SignatureCheck
 
     @property
+    def content_problems(self) -> list[str]:
+        """The failed checks of the content itself: hash, size and side files (not the signature)."""
+        return [*self.integrity.mismatches(), *(f.problem for f in self.files if f.problem)]
+
+    @property
     def problems(self) -> list[str]:
         """Every failed check, in words a user can act on (an absent signature is not a failure)."""
-        found = [*self.integrity.mismatches(), *(f.problem for f in self.files if f.problem)]
+        found = self.content_problems
         if self.signature.status == INVALID and self.signature.reason:
             found.append(self.signature.reason)
         return found
@@ -264,8 +269,7 @@ def untrusted_hint(findings: Findings, then: str) -> str:
     An intact payload (hash, size and side files match) signed with a key other than the user's, or
     checked where there is no key, says nothing about tampering: it was signed elsewhere.
     """
-    others = [*findings.integrity.mismatches(), *(f.problem for f in findings.files if f.problem)]
-    if not others and findings.signature.status == INVALID and findings.signature.other_key:
+    if not findings.content_problems and findings.signature.status == INVALID and findings.signature.other_key:
         return (
             "the content matches its hash, but the signature was made with another key (another user or machine) "
             "or there is no key here to check it: check it where the signing key is, or ask the sender to hand "
