@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from swarm_handoff import safefs
+from swarm_handoff.errors import folder_busy
 from swarm_handoff.payload.io import parse_payload_text
 from swarm_handoff.records import SkillRecord
 
@@ -78,6 +79,20 @@ def test_a_handoff_into_a_session_another_process_holds_is_session_busy(swarm_cl
     assert kept
     assert kept.startswith(str(world["config"]))
     assert parse_payload_text(Path(kept).read_text())["handoff"]["target"]["skill"] == "lit-pm"
+    assert error["hint"] == folder_busy(safefs.FolderBusy("/any", [1], 0.0)).hint  # one wording for both codes
+
+
+def test_folder_busy_says_who_holds_the_folder_and_how_long_it_waited():
+    error = folder_busy(safefs.FolderBusy("/srv/skills", [4242], 30.0))
+    assert error.code == "FOLDER_BUSY"
+    assert (
+        error.message
+        == "the folder /srv/skills is locked by process 4242 for more than 30 s; nothing was written there"
+    )
+    assert error.hint == (
+        "let that process finish (or stop it if it hangs), then retry; $SWARM_HANDOFF_LOCK_TIMEOUT sets the wait "
+        "in seconds (30 by default)"
+    )
 
 
 # -- both folders full ------------------------------------------------------------------------------
@@ -108,16 +123,16 @@ def test_when_the_session_and_the_config_folder_are_full_the_error_carries_the_p
 def _count_busy_waits(monkeypatch):
     """Count the lock waits that ended in FolderBusy, folder by folder (no clock involved)."""
     waits: list[str] = []
-    real = safefs._wait_for
+    real = safefs.lock_descriptor
 
-    def counting(flock, how, fd, folder):
+    def counting(fd, folder):
         try:
-            return real(flock, how, fd, folder)
+            return real(fd, folder)
         except safefs.FolderBusy:
             waits.append(folder)
             raise
 
-    monkeypatch.setattr(safefs, "_wait_for", counting)
+    monkeypatch.setattr(safefs, "lock_descriptor", counting)
     return waits
 
 

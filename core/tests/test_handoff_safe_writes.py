@@ -14,7 +14,7 @@ import pytest
 
 from swarm_handoff.discovery import make_context
 from swarm_handoff.history import open_history
-from swarm_handoff.payload import io
+from swarm_handoff.payload import io, output
 from swarm_handoff.payload.build3 import build_v3
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.io import load_payload_file
@@ -208,7 +208,7 @@ def test_convert_outputs_written_at_once_keep_every_earlier_file(world):
 
     def one(i: int) -> None:
         start.wait()
-        io.write_keeping_earlier(out, json.dumps({"n": i}))
+        output.write_keeping_earlier(out, json.dumps({"n": i}))
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
     for thread in threads:

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from swarm_handoff.errors import SwarmError
-from swarm_handoff.payload import io
+from swarm_handoff.payload import output
 from swarm_handoff.payload.io import dump_payload, parse_payload_text
 from swarm_handoff.payload.v2 import build_v2
 from swarm_handoff.records import SkillRecord
@@ -44,18 +44,24 @@ def _siblings(path):
     return sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name.split(".")[0]))
 
 
-def test_a_fifo_output_is_written_as_a_stream_and_stays_a_fifo(swarm_cli, swarm_host, v2_file, tmp_path):
-    fifo = tmp_path / "out.yaml"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there, so the writer's open returns
+def _convert_while_read(swarm_cli, v2_file, output, fifo):
+    """Convert into `output` while `fifo` has a reader (so a writer's open returns): the result, the bytes read."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
-        assert result.exit_code == 0, result.stdout
+        result = _convert(swarm_cli, v2_file, output, "--format", "json")
         received = b""
         while chunk := os.read(reader, 65536):
             received += chunk
     finally:
         os.close(reader)
+    return result, received
+
+
+def test_a_fifo_output_is_written_as_a_stream_and_stays_a_fifo(swarm_cli, swarm_host, v2_file, tmp_path):
+    fifo = tmp_path / "out.yaml"
+    os.mkfifo(fifo)
+    result, received = _convert_while_read(swarm_cli, v2_file, fifo, fifo)
+    assert result.exit_code == 0, result.stdout
     assert parse_payload_text(received.decode())["handoff"]["version"] == "3.0"
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert _siblings(fifo) == ["out.yaml"]  # no out.1.yaml: the FIFO was never linked aside
@@ -104,12 +110,8 @@ def test_a_symlink_to_a_fifo_is_written_through_as_a_stream(swarm_cli, swarm_hos
     os.mkfifo(fifo)
     link = tmp_path / "out.yaml"
     link.symlink_to(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        assert _convert(swarm_cli, v2_file, link, "--format", "json").exit_code == 0
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    result, received = _convert_while_read(swarm_cli, v2_file, link, fifo)
+    assert result.exit_code == 0
     assert b"version:" in received
     assert link.is_symlink()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -126,12 +128,12 @@ def test_dash_is_standard_output_and_the_report_goes_to_stderr(swarm_cli, swarm_
 
 @pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/stderr"])
 def test_the_standard_stream_names_are_streams_never_files(name):
-    assert io.standard_stream(name) == (2 if name == "/dev/stderr" else 1)
+    assert output.standard_stream(name) == (2 if name == "/dev/stderr" else 1)
 
 
 def test_other_names_are_not_standard_streams(tmp_path):
-    assert io.standard_stream(str(tmp_path / "out.yaml")) is None
-    assert io.standard_stream("./-") is None  # a file really named "-" can still be written
+    assert output.standard_stream(str(tmp_path / "out.yaml")) is None
+    assert output.standard_stream("./-") is None  # a file really named "-" can still be written
 
 
 def test_dot_slash_dash_is_a_file_named_dash(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
@@ -162,7 +164,7 @@ def test_keep_earlier_never_links_a_node_that_is_not_a_regular_file(tmp_path):
     fifo = tmp_path / "out.yaml"
     os.mkfifo(fifo)
     with pytest.raises(SwarmError) as caught:
-        io.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
+        output.keep_earlier(fifo)  # a writer that swapped the file for a FIFO after the first look
     assert caught.value.code == "OUTPUT_REFUSED"
     assert not (tmp_path / "out.1.yaml").exists()
 
@@ -227,13 +229,8 @@ def test_a_fifo_with_no_reader_is_refused_instead_of_waiting(swarm_cli, swarm_ho
 def test_another_users_fifo_is_refused(swarm_cli, swarm_host, v2_file, tmp_path, monkeypatch):
     fifo = tmp_path / "out.yaml"
     os.mkfifo(fifo, 0o666)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # someone reads: only the owner rule refuses it
-    try:
-        _make_foreign(fifo, monkeypatch)
-        result = _convert(swarm_cli, v2_file, fifo, "--format", "json")
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    _make_foreign(fifo, monkeypatch)
+    result, received = _convert_while_read(swarm_cli, v2_file, fifo, fifo)  # read: only the owner rule refuses
     error = result.json()["error"]
     assert error["code"] == "OUTPUT_REFUSED"
     assert "another user" in error["message"]
@@ -245,13 +242,8 @@ def test_a_link_another_user_owns_to_a_fifo_is_refused(swarm_cli, swarm_host, v2
     os.mkfifo(fifo)
     link = tmp_path / "out.yaml"
     link.symlink_to(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        _make_foreign(link, monkeypatch, link=True)
-        result = _convert(swarm_cli, v2_file, link, "--format", "json")
-        received = os.read(reader, 1 << 20)
-    finally:
-        os.close(reader)
+    _make_foreign(link, monkeypatch, link=True)
+    result, received = _convert_while_read(swarm_cli, v2_file, link, fifo)
     error = result.json()["error"]
     assert error["code"] == "OUTPUT_REFUSED"
     assert "another user" in error["message"]
@@ -279,20 +271,28 @@ def test_a_trailing_slash_names_a_folder_and_is_refused(swarm_cli, swarm_host, v
 
 @pytest.mark.parametrize("name", ["/dev//stdout", "/dev/./stdout", "/dev/../dev/stdout", "//dev/fd/1"])
 def test_other_spellings_of_standard_output_are_standard_output(name):
-    assert io.standard_stream(name) == 1
+    assert output.standard_stream(name) == 1
 
 
 def test_this_process_by_pid_is_self():
-    assert io.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
-    assert io.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
-    assert io.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
+    assert output.standard_stream(f"/proc/{os.getpid()}/fd/1") == 1
+    assert output.standard_stream(f"/proc/{os.getpid()}/fd/2") == 2
+    assert output.standard_stream("/proc/1/fd/1") is None or os.getpid() == 1  # another process's is a path
+
+
+def test_only_descriptors_0_to_2_of_this_process_are_streams():
+    assert output.standard_stream("/proc/thread-self/fd/2") == 2
+    assert output.standard_input("/proc/thread-self/fd/0")
+    for other in ("/dev/fd/3", "/dev/fd/01", "/proc/self/fd/7", "/dev/fd", "/dev/fd/1/x", "/dev/stdout/x"):
+        assert output.standard_stream(other) is None
+        assert not output.standard_input(other)
 
 
 @pytest.mark.parametrize("name", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/dev//stdin", "{pid}"])
 def test_standard_input_is_refused_as_an_output(name, tmp_path):
     name = f"/proc/{os.getpid()}/fd/0" if name == "{pid}" else name
     with pytest.raises(SwarmError) as caught:
-        io.write_output(name, "payload\n")
+        output.write_output(name, "payload\n")
     assert caught.value.code == "OUTPUT_REFUSED"
     assert "standard input" in caught.value.message
 
@@ -302,7 +302,7 @@ def test_a_regular_file_swapped_in_for_a_stream_after_the_check_is_left_unchange
     swapped = tmp_path / "out.yaml"
     swapped.write_text("someone's file\n")
     with pytest.raises(SwarmError) as caught:
-        io._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
+        output._write_to(str(swapped), b"payload\n", follow=False)  # what write_output calls for a FIFO it saw
     assert caught.value.code == "OUTPUT_REFUSED"
     assert "changed into a regular file" in caught.value.message
     assert swapped.read_text() == "someone's file\n"

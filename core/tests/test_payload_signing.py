@@ -218,3 +218,23 @@ def test_a_signature_that_does_not_match_with_our_key_still_says_changed(swarm_c
         json.dump(seal(payload), handle)
     error = swarm_cli("verify", path, "--format", "json").json()["error"]
     assert "changed" in error["hint"]
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_signed_file_is_read_once_its_bytes_as_parsed_are_the_ones_compared(tmp_path, config, monkeypatch, suffix):
+    from swarm_handoff import textfile
+    from swarm_handoff.payload.verify import verify_file
+
+    (tmp_path / "perspectives").mkdir()
+    path = tmp_path / f"p{suffix}"
+    path.write_text(dump_payload(sign(build_v2(SYNTHESIS, TARGET, tmp_path), config), path))
+    reads: list[str] = []
+    real = textfile.read_regular
+
+    def counting(where, *args, **kwargs):
+        reads.append(str(where))
+        return real(where, *args, **kwargs)
+
+    monkeypatch.setattr(textfile, "read_regular", counting)
+    assert verify_file(path, config=config).signature == "valid"
+    assert reads.count(str(path)) == 1  # loaded once; the byte-for-byte check uses that text

@@ -102,10 +102,19 @@ def folder_busy(busy: Any) -> SwarmError:
     """FOLDER_BUSY for a `safefs.FolderBusy`: a folder another writer kept locked past the wait, never a bug."""
     return SwarmError(
         ErrorCode.FOLDER_BUSY,
-        f"the folder {busy.folder} is locked by {busy.who} for more than {busy.waited:g} s; nothing was written there",
+        f"the folder {busy.folder} is {busy.why}; nothing was written there",
         details={"folder": busy.folder, "holder_pids": list(busy.holders), "waited_s": busy.waited},
-        hint="let that process finish (or stop it if it hangs), then retry; $SWARM_HANDOFF_LOCK_TIMEOUT "
-        "sets the wait in seconds (30 by default)",
+        hint=folder_busy_hint(),
+    )
+
+
+def folder_busy_hint() -> str:
+    """What to do about a folder lock held past the wait: one wording for FOLDER_BUSY and a hand-off's SESSION_BUSY."""
+    from swarm_handoff.safefs import DEFAULT_LOCK_TIMEOUT_S, LOCK_TIMEOUT_ENV
+
+    return (
+        f"let that process finish (or stop it if it hangs), then retry; ${LOCK_TIMEOUT_ENV} sets the wait in "
+        f"seconds ({DEFAULT_LOCK_TIMEOUT_S:g} by default)"
     )
 
 

@@ -24,7 +24,7 @@ import sys
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from contextlib import AbstractContextManager
 
 TEMP_SUFFIX = ".tmp"
@@ -243,7 +243,8 @@ class FolderBusy(TimeoutError):
             if holders
             else "another process (a hand-off, convert --output, registry sync or skills link writing there)"
         )
-        super().__init__(errno.EAGAIN, f"locked by {who} for more than {waited:g} s", folder)
+        self.why = f"locked by {who} for more than {waited:g} s"  # what every report of it says
+        super().__init__(errno.EAGAIN, self.why, folder)
         self.folder = folder
         self.holders = tuple(holders)
         self.waited = waited
@@ -287,15 +288,11 @@ class _FolderLock:
 
     def __enter__(self) -> None:
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: exclusive creation alone keeps writers apart
-            return
-        try:
             self.fd = os.open(self.folder, os.O_RDONLY)
         except OSError:
             return  # no folder, nothing to protect; the write that follows reports why
         try:
-            _wait_for(fcntl.flock, fcntl.LOCK_EX | fcntl.LOCK_NB, self.fd, self.folder)
+            lock_descriptor(self.fd, self.folder)
         except BaseException:
             os.close(self.fd)
             self.fd = None
@@ -307,8 +304,17 @@ class _FolderLock:
             self.fd = None
 
 
-def _wait_for(flock: Callable[[int, int], object], how: int, fd: int, folder: str) -> None:
-    """Take the lock, waiting at most `lock_timeout()` for the other writer; then `FolderBusy`."""
+def lock_descriptor(fd: int, folder: str) -> None:
+    """Lock the folder open at `fd`, waiting at most `lock_timeout()` for another writer; then `FolderBusy`.
+
+    What `locked` does once it opened the folder, and what a writer that opened the folder itself
+    (without following links) and keeps working through that descriptor calls; the lock is released
+    when the descriptor is closed. Where `fcntl` does not exist, nothing is locked.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: exclusive creation alone keeps writers apart
+        return
     import time
 
     timeout = lock_timeout()
@@ -316,7 +322,7 @@ def _wait_for(flock: Callable[[int, int], object], how: int, fd: int, folder: st
     pause = 0.005
     while True:
         try:
-            flock(fd, how)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
             pass
@@ -325,19 +331,6 @@ def _wait_for(flock: Callable[[int, int], object], how: int, fd: int, folder: st
             raise FolderBusy(folder, lock_holders(fd), timeout)
         time.sleep(min(pause, left))
         pause = min(pause * 2, 0.25)
-
-
-def lock_descriptor(fd: int, folder: str) -> None:
-    """Lock the folder open at `fd` as `locked` does (bounded wait, then `FolderBusy` naming `folder`).
-
-    For a writer that opened the folder itself (without following links) and keeps working through
-    that descriptor; the lock is released when the descriptor is closed.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        return
-    _wait_for(fcntl.flock, fcntl.LOCK_EX | fcntl.LOCK_NB, fd, folder)
 
 
 def locked(folder: str | os.PathLike[str]) -> AbstractContextManager[None]:

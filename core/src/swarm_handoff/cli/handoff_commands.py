@@ -225,7 +225,8 @@ def register(app: typer.Typer) -> None:
 
         from swarm_handoff.errors import folder_busy
         from swarm_handoff.payload.convert import convert_payload
-        from swarm_handoff.payload.io import dump_payload, standard_stream, write_output
+        from swarm_handoff.payload.io import dump_payload
+        from swarm_handoff.payload.output import standard_stream, write_output
         from swarm_handoff.payload.validate import load_payload
         from swarm_handoff.safefs import FolderBusy, create_new
 

@@ -16,8 +16,7 @@ import attrs
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.adapters import AdapterResult
-from swarm_handoff.payload.canonical import seal
-from swarm_handoff.payload.unsigned import mark_unsigned, unsigned_hops
+from swarm_handoff.payload.unsigned import carried_over
 from swarm_handoff.payload.validate import version_of
 from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import PluginHost, get_host
@@ -88,9 +87,4 @@ def convert_payload(payload: Any, to: str, host: PluginHost | None = None) -> Ad
             recoverable=False,
             problems=result.problems,
         )
-    hops = unsigned_hops(payload)
-    if hops:  # the record of unsigned hops survives a conversion (see unsigned.py), sealed again with it
-        converted = copy.deepcopy(result.payload)
-        mark_unsigned(converted, hops)
-        result = attrs.evolve(result, payload=seal(converted))
-    return result
+    return attrs.evolve(result, payload=carried_over(payload, result.payload))  # never drops unsigned hops

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 
 from swarm_handoff import safefs
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, folder_busy_hint
 from swarm_handoff.payload.build3 import v3_path
 from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.handoff_checks import preserve, session_warnings, substitute
@@ -156,15 +156,13 @@ def write_payload(
         # a path once reported is never moved or replaced, so the invocation printed stays true.
         path = write_new(wanted, dump_payload(payload, wanted))
     except safefs.FolderBusy as busy:
-        run.busy[Path(busy.folder)] = f"locked by {busy.who} for more than {busy.waited:g} s"
+        run.busy[Path(busy.folder)] = busy.why
         raise run.fail(
             SwarmError(
                 SESSION_BUSY,
-                f"the session folder {run.session} is locked by {busy.who} for more than {busy.waited:g} s; "
-                "the payload was not written there",
+                f"the session folder {run.session} is {busy.why}; the payload was not written there",
                 details={"session": str(run.session), "holder_pids": list(busy.holders), "waited_s": busy.waited},
-                hint=f"let that process finish (or stop it if it hangs), then retry; ${safefs.LOCK_TIMEOUT_ENV} "
-                f"sets the wait in seconds ({safefs.DEFAULT_LOCK_TIMEOUT_S:g} by default)",
+                hint=folder_busy_hint(),
             )
         ) from None
     except OSError as exc:

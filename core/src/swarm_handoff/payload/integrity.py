@@ -182,15 +182,16 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
             f"{MAX_CHECKED_REFERENCES} that are checked",
             "a payload written by `swarm-handoff handoff` references one side file; do not trust this one",
         )
-    located: list[tuple[str, Any, Any, Path | None]] = []
+    located: list[tuple[str, Any, Any, Path | None, Any]] = []  # field, name, stated, where, which file
     sizes: dict[Any, int] = {}
     for field, name, stated in entries:
         usable = isinstance(name, str) and bool(name) and "\0" not in name  # the OS refuses a NUL (ValueError)
         path = locate(name, payload, payload_path) if usable else None
-        located.append((field, name, stated, path))
+        key = None
         if path is not None:
             key, size = _identity(path)
             sizes[key] = min(size, MAX_CHECKED_BYTES + 1)  # a bigger one is refused unread, below
+        located.append((field, name, stated, path, key))
     total = sum(sizes.values())
     if total > MAX_CHECKED_TOTAL_BYTES:
         raise _limit(
@@ -202,7 +203,7 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
     computed_by_file: dict[Any, str | OSError] = {}
     checks = []
     budget = ReadBudget(MAX_CHECKED_TOTAL_BYTES)  # bytes actually read, not the sizes stat stated
-    for field, name, stated, path in located:
+    for field, name, stated, path, key in located:
         if path is None and isinstance(name, str) and "\0" in name:
             checks.append(FileCheck(field, repr(name), stated, None, f"{field}.path holds a NUL character"))
             continue
@@ -214,7 +215,6 @@ def check_files(payload: Mapping[str, Any], payload_path: Path | None) -> tuple[
             refused = f"{field}: {path} is under {root}; files there are not read, so it cannot be checked"
             checks.append(FileCheck(field, str(path), stated, None, refused))
             continue
-        key = _identity(path)[0]
         if key not in computed_by_file:
             try:
                 computed_by_file[key] = file_checksum(path, budget)
@@ -241,9 +241,14 @@ class Findings:
     signature: SignatureCheck
 
     @property
+    def content_problems(self) -> list[str]:
+        """The failed checks of the content itself: hash, size and side files (not the signature)."""
+        return [*self.integrity.mismatches(), *(f.problem for f in self.files if f.problem)]
+
+    @property
     def problems(self) -> list[str]:
         """Every failed check, in words a user can act on (an absent signature is not a failure)."""
-        found = [*self.integrity.mismatches(), *(f.problem for f in self.files if f.problem)]
+        found = self.content_problems
         if self.signature.status == INVALID and self.signature.reason:
             found.append(self.signature.reason)
         return found
@@ -264,8 +269,7 @@ def untrusted_hint(findings: Findings, then: str) -> str:
     An intact payload (hash, size and side files match) signed with a key other than the user's, or
     checked where there is no key, says nothing about tampering: it was signed elsewhere.
     """
-    others = [*findings.integrity.mismatches(), *(f.problem for f in findings.files if f.problem)]
-    if not others and findings.signature.status == INVALID and findings.signature.other_key:
+    if not findings.content_problems and findings.signature.status == INVALID and findings.signature.other_key:
         return (
             "the content matches its hash, but the signature was made with another key (another user or machine) "
             "or there is no key here to check it: check it where the signing key is, or ask the sender to hand "
@@ -280,32 +284,38 @@ NOT_AS_WRITTEN = (
 )
 
 
-def written_as_signed(payload: Mapping[str, Any], payload_path: Path) -> bool:
+def written_as_signed(payload: Mapping[str, Any], payload_path: Path, text: str | None = None) -> bool:
     """Whether the file's bytes are exactly what the payload writer produces for `payload`.
 
     The hash and the signature cover the data, not comments or layout: a signed file whose text
     differs (a `# NOTE to the target: ...` added) would still pass. Either of the writer's two forms
     is accepted (JSON text holds no comments), so a signed `.json` renamed `.yaml` still verifies.
+    `text` is the file's text as it was parsed into `payload`; without it the file is read again
+    (and must still hold `payload`).
     """
     from swarm_handoff.payload.io import dump_payload, parse_payload_text
     from swarm_handoff.textfile import read_text
 
     try:
-        text = read_text(payload_path)
-        same = parse_payload_text(text, path=str(payload_path)) == payload  # the bytes hold this data
-        forms = {dump_payload(payload, payload_path.with_suffix(suffix)) for suffix in (".json", ".yaml")}
+        if text is None:
+            text = read_text(payload_path)
+            if parse_payload_text(text, path=str(payload_path)) != payload:  # changed since it was loaded
+                return False
+        return any(text == dump_payload(payload, payload_path.with_suffix(form)) for form in (".json", ".yaml"))
     except Exception:  # text that cannot be read or parsed again is not the signed text
         return False
-    return same and text in forms
 
 
-def examine(payload: Mapping[str, Any], payload_path: Path | None, config: Path) -> Findings:
+def examine(
+    payload: Mapping[str, Any], payload_path: Path | None, config: Path, *, text: str | None = None
+) -> Findings:
     """Check everything that says `payload` is what was written; never raises for a bad payload.
 
-    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`).
+    A valid signature also requires the file's bytes to be the writer's (`written_as_signed`);
+    `text`, the file's text as parsed into `payload`, spares reading it again.
     """
     signature = check_signature(payload, config)
-    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path):
+    if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path, text):
         signature = SignatureCheck(INVALID, NOT_AS_WRITTEN)
     return Findings(check_integrity(payload), check_files(payload, payload_path), signature)
 
@@ -331,13 +341,7 @@ def require_intact(
     """
     from swarm_handoff.payload.names import switched_off
     from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
-    from swarm_handoff.payload.unsigned import (
-        UNSIGNED_HOP_IN_CHAIN,
-        signature_required,
-        unsigned_hops,
-        unsigned_problem,
-    )
+    from swarm_handoff.payload.unsigned import signature_required, unsigned_hops, unsigned_refusal
     from swarm_handoff.payload.validate import validate_payload
     from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
 
@@ -369,20 +373,14 @@ def require_intact(
             hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
             recoverable=False,
         )
-    if not signature_required(config, require_signature):
+    refusal = unsigned_refusal(findings.signature.status, unsigned_hops(data), "it")
+    if refusal is None or not signature_required(config, require_signature):
         return
-    hops = unsigned_hops(data)
-    if findings.signature.status == ABSENT or hops:
-        code = SIGNATURE_INVALID if findings.signature.status == ABSENT else UNSIGNED_HOP_IN_CHAIN
-        why = (
-            "meta.signature is absent, and a signature is required"
-            if findings.signature.status == ABSENT
-            else unsigned_problem(hops, "it")
-        )
-        raise SwarmError(
-            code,
-            f"{path}: not acknowledged: {why}",
-            details={"missing_fields": [], "validation_errors": [why]},
-            hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
-            recoverable=False,
-        )
+    code, why = refusal
+    raise SwarmError(
+        code,
+        f"{path}: not acknowledged: {why}",
+        details={"missing_fields": [], "validation_errors": [why]},
+        hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
+        recoverable=False,
+    )

@@ -1,8 +1,8 @@
-"""Read payload files safely, and write them atomically without losing an earlier one.
+"""Read payload files safely, and write new ones atomically under a name of their own.
 
 Writes go through `swarm_handoff.safefs`: a new payload is created exclusively under a name of its
-own (`write_new`), so any number of hand-offs at once each keep their file, and the one path the
-user names (`convert --output`) keeps what was there (`write_keeping_earlier`).
+own (`write_new`), so any number of hand-offs at once each keep their file. The one path the user
+names (`convert --output`) is written by `payload/output.py`, which keeps what was there.
 
 Payload YAML is parsed with the timestamp resolver switched off: `timestamp: 2026-02-04T19:30:00Z`
 loads as the text written, quoted or not, so reformatting the YAML never changes a value (and so
@@ -15,13 +15,12 @@ import errno
 import json
 import os
 import re
-import stat
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from swarm_handoff import safefs
-from swarm_handoff.errors import Problem, SwarmError
+from swarm_handoff.errors import Problem
 from swarm_handoff.yamlio import (
     MAX_BYTES,
     YAML_DUPLICATE_KEY,
@@ -35,7 +34,7 @@ from swarm_handoff.yamlio import (
 )
 
 _local = threading.local()
-_MAX_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)
+MAX_NAME_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)
 # Characters a YAML reader refuses or treats as line breaks; JSON-as-YAML writes them as \\uXXXX.
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 
@@ -96,10 +95,15 @@ def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = 
     return data
 
 
+def read_payload_file(path: Path) -> tuple[str, Any]:
+    """A payload file's text and the data it parses to: a signed file's text is compared as it was read."""
+    text = read_text(path)
+    return text, parse_payload_text(text, path=str(path), json_text=path.suffix.lower() == ".json")
+
+
 def load_payload_file(path: Path) -> Any:
     """Load a payload file: `.json` as JSON, anything else as YAML (JSON is YAML too)."""
-    text = read_text(path)
-    return parse_payload_text(text, path=str(path), json_text=path.suffix.lower() == ".json")
+    return read_payload_file(path)[1]
 
 
 def dump_payload(payload: Any, path: Path) -> str:
@@ -167,232 +171,8 @@ def write_new(path: Path, text: str, *, mode: int = 0o600) -> Path:
     data = text.encode("utf-8")
     with safefs.locked(folder):
         first = _highest(path) + 1
-        candidates = [str(numbered(path, n)) for n in range(first, first + _MAX_TRIES)]
+        candidates = [str(numbered(path, n)) for n in range(first, first + MAX_NAME_TRIES)]
         created = safefs.create_first(candidates, data, mode=mode, durable=True)
     if created is None:
-        raise FileExistsError(errno.EEXIST, f"no free name after {_MAX_TRIES} tries", str(path))
+        raise FileExistsError(errno.EEXIST, f"no free name after {MAX_NAME_TRIES} tries", str(path))
     return Path(created)
-
-
-def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path | None:
-    """Write `text` to the path the user named; a file already there is first kept as `stem.N.ext`.
-
-    The earlier file gets its new name by a hard link before the new content replaces it, so `path`
-    is never missing and never half written; the folder lock keeps two writers from keeping the
-    same earlier file twice and losing one of their own. Returns where the earlier file was kept.
-    Only a regular file (or nothing) is ever replaced: see `write_output` for the other kinds.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with safefs.locked(path.parent):
-        kept = None
-        if os.path.lexists(path):
-            kept = keep_earlier(path)
-        write_atomic(path, text, mode=mode)
-    return kept
-
-
-# The names of the standard streams: never files, whatever the file system says they point to.
-_STREAM_NAMES = {"-": 1, "/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1, "/dev/stderr": 2, "/dev/fd/2": 2}
-_STREAM_NAMES["/proc/self/fd/2"] = 2
-OUTPUT_REFUSED = "OUTPUT_REFUSED"
-_WRITE_FLAGS = os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-
-
-_STDIN_NAMES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
-
-
-def _stream_spelling(name: str) -> str:
-    """`name` as the stream tables spell it: `-` as is, an absolute path normalised, this process's pid as self.
-
-    A relative name is a file (`./-`, `dev/stdout`): it is never taken for a stream.
-    """
-    if name == "-" or not name.startswith("/"):
-        return name
-    norm = "/" + os.path.normpath(name).lstrip("/")  # `/dev//stdout`, `/dev/./stdout`, `//dev/fd/1`
-    parts = norm.split("/")  # ['', 'proc', PID, 'fd', N]
-    if len(parts) == 5 and parts[1] == "proc" and parts[3] == "fd" and parts[2] in (str(os.getpid()), "thread-self"):
-        norm = f"/proc/self/fd/{parts[4]}"
-    return norm
-
-
-def standard_stream(name: str) -> int | None:
-    """1 or 2 when `name` means standard output or error (`-`, `/dev/stdout`, ...), else None."""
-    return _STREAM_NAMES.get(_stream_spelling(name))
-
-
-def standard_input(name: str) -> bool:
-    """Whether `name` means standard input (`/dev/stdin`, `/dev/fd/0`, ...): never a place to write."""
-    return _stream_spelling(name) in _STDIN_NAMES
-
-
-def _refused(path: str, why: str, hint: str) -> SwarmError:
-    return SwarmError(OUTPUT_REFUSED, f"{path}: {why}; nothing was written", hint=hint, recoverable=True)
-
-
-def _streamable(mode: int) -> bool:
-    """A character device or a FIFO takes a stream of bytes and has no content to replace."""
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
-
-
-def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: TextIO | None = None) -> Path | None:
-    """Write `text` where the user said (`--output`), never replacing anything but a regular file.
-
-    * `-`, `/dev/stdout`, `/dev/stderr` (and their `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`
-      spellings, normalised): that standard stream; standard input's names and a name ending in `/`
-      are refused;
-    * nothing there, or a regular file: `write_keeping_earlier` (the earlier file kept as `stem.N.ext`);
-    * a character device or a FIFO: written as a stream, as a shell's `>` would, never replaced, when
-      the user or root owns it (and the link leading to it); a FIFO nobody reads is refused at once;
-    * a symbolic link: written through only when it ends at a character device or a FIFO; a link
-      to a file (or to nothing) is refused, since following it would replace a file elsewhere;
-    * anything else (a folder, a block device, a socket): refused.
-
-    Refusals are `OUTPUT_REFUSED` naming the path and what it is. Returns where an earlier file was kept.
-    `stdout` is the standard output to use (the caller's, when it moved `sys.stdout` elsewhere).
-    """
-    name = os.fspath(path)
-    if standard_input(name):
-        raise _refused(name, "standard input, not a place to write", "name a file, or - for standard output")
-    if name.endswith("/") and name.rstrip("/"):
-        raise _refused(
-            name,
-            "ends in '/', so it names a folder; the payload is a file",
-            f"name the file inside it, e.g. --output {name}payload.yaml",
-        )
-    stream = standard_stream(name)
-    if stream is not None:
-        _write_stream(stream, text.encode("utf-8"), stdout)
-        return None
-    try:
-        st = os.lstat(name)
-    except FileNotFoundError:
-        return write_keeping_earlier(Path(name), text, mode=mode)
-    if stat.S_ISREG(st.st_mode):
-        return write_keeping_earlier(Path(name), text, mode=mode)
-    if stat.S_ISLNK(st.st_mode):
-        target = os.path.realpath(name)
-        try:
-            final = os.stat(name).st_mode
-        except OSError:
-            raise _refused(
-                name,
-                f"a symbolic link to {target}, which does not exist; not followed",
-                f"name the file to write yourself (--output {target}), or remove the link",
-            ) from None
-        if not _streamable(final):
-            raise _refused(
-                name,
-                f"a symbolic link to {target} ({_kind(final)}); not followed, so no file elsewhere is replaced",
-                f"write the link's target explicitly: --output {target}",
-            )
-        _check_owner(name, st, "a symbolic link")
-        _write_to(name, text.encode("utf-8"), follow=True)
-        return None
-    if not _streamable(st.st_mode):
-        raise _refused(name, f"{_kind(st.st_mode)}, not a file", "name a regular file, or - for standard output")
-    _check_owner(name, st, _kind(st.st_mode))
-    _write_to(name, text.encode("utf-8"), follow=False)
-    return None
-
-
-def _kind(mode: int) -> str:
-    from swarm_handoff.textfile import file_kind
-
-    return "a regular file" if stat.S_ISREG(mode) else file_kind(mode)
-
-
-def _write_to(name: str, data: bytes, *, follow: bool) -> None:
-    """Open an existing device or FIFO for writing (no create, no truncate) and stream `data` into it.
-
-    The opened descriptor is checked again (`fstat`): a name swapped for a regular file meanwhile is
-    refused before a byte is written, and without O_TRUNC it has not been changed.
-    """
-    # O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of holding the command forever.
-    flags = _WRITE_FLAGS | getattr(os, "O_NONBLOCK", 0) | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
-    try:
-        fd = os.open(name, flags)
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:
-            raise _refused(
-                name,
-                "a FIFO with no reader (nothing is reading from it, so the payload would wait forever)",
-                "start the reader first, or name a regular file",
-            ) from None
-        raise _refused(name, f"cannot open it for writing: {exc.strerror or exc}", "check the path") from None
-    try:
-        st = os.fstat(fd)
-        if not _streamable(st.st_mode):
-            raise _refused(name, f"changed into {_kind(st.st_mode)} while being opened", "run the command again")
-        _check_owner(name, st, _kind(st.st_mode))  # the node reached, after any link: the same rule
-        _blocking(fd)  # a reader that is slower than us is waited for, as a shell's `>` would
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
-
-
-def _check_owner(name: str, st: os.stat_result, what: str) -> None:
-    """Refuse a stream node (or a link to one) that neither the user nor root owns: it may be someone's trap.
-
-    Another user's FIFO in a shared folder (/tmp) would hand them the payload; root's devices
-    (/dev/null, /dev/tty) and the user's own nodes are what `--output` is meant for.
-    """
-    if st.st_uid in (0, os.geteuid()):
-        return
-    raise _refused(
-        name,
-        f"{what} owned by another user (uid {st.st_uid}); the payload is not sent to it",
-        "name a file or FIFO of your own, or - for standard output",
-    )
-
-
-def _blocking(fd: int) -> None:
-    """Clear O_NONBLOCK once the open succeeded: the writes themselves may wait for the reader."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: there was no O_NONBLOCK either
-        return
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-
-
-def _write_stream(stream: int, data: bytes, stdout: TextIO | None) -> None:
-    import sys
-
-    handle = (stdout or sys.stdout) if stream == 1 else sys.stderr
-    handle.flush()
-    buffer = getattr(handle, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:  # a text-only stream (an embedding host replaced it)
-        handle.write(data.decode("utf-8"))
-        handle.flush()
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def keep_earlier(path: Path) -> Path | None:
-    """Give an existing `path` a second name, `name.1.ext`, `name.2.ext`, ..., never taking a used one.
-
-    The name is made with a hard link (exclusive: it fails rather than replace), so `path` itself
-    stays; call this under `safefs.locked(path.parent)` and replace `path` next.
-    """
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(st.st_mode):  # a device, FIFO or link linked aside would be the node itself
-        raise _refused(
-            str(path), f"{_kind(st.st_mode)}, not a regular file", "name a regular file, or - for standard output"
-        )
-    for n in range(1, _MAX_TRIES + 1):
-        kept = path.with_name(f"{path.stem}.{n}{path.suffix}")
-        try:
-            os.link(path, kept, follow_symlinks=False)
-        except FileExistsError:
-            continue
-        return kept
-    raise FileExistsError(errno.EEXIST, f"no free name to keep the earlier file after {_MAX_TRIES} tries", str(path))

@@ -38,7 +38,7 @@ from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
-from swarm_handoff.payload.unsigned import mark_unsigned, signature_required, unsigned_hops
+from swarm_handoff.payload.unsigned import carried_over, signature_required
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
@@ -278,11 +278,7 @@ def _hand_off(
         exc.hint = too_large_hint(given(names["schema"], "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
-        unsigned = unsigned_hops(run.payload)
         run.payload, dropped, rewritten = _downconvert(run.payload)
-        if unsigned:  # v2.0 has no tracing: the record of unsigned hops moves to meta, never dropped
-            mark_unsigned(run.payload, unsigned)
-            run.payload = seal(run.payload)
         notes.append(f"down-converted from v3.0 for {record.name} (reads {version}): dropped {len(dropped)} field(s)")
         notes.extend(rewritten)
         side_files = ()  # v2.0 carries no references, so no side file is written
@@ -360,4 +356,4 @@ def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ..
     from swarm_handoff.payload.adapters import Downgrade
 
     result = Downgrade().convert(payload)
-    return seal(result.payload), result.dropped, result.notes
+    return carried_over(payload, seal(result.payload)), result.dropped, result.notes

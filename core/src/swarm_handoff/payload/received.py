@@ -94,10 +94,10 @@ def load_received(
     from swarm_handoff.payload.names import switched_off
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT
-    from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_problem
-    from swarm_handoff.payload.validate import load_payload, validate_payload
+    from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_refusal
+    from swarm_handoff.payload.validate import read_payload, validate_payload
 
-    payload = load_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
+    text, payload = read_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
     report = validate_payload(payload, host, path=str(path))
     if not report.valid:
         messages = [p.message for p in report.errors]
@@ -108,7 +108,7 @@ def load_received(
             f"run `swarm-handoff validate {path}`; ask the sender to hand off again",
             messages,
         )
-    findings = examine(payload, path, config)
+    findings = examine(payload, path, config, text=text)
     if findings.status == "absent":
         raise refuse(
             RECEIVED_UNSEALED,
@@ -125,16 +125,12 @@ def load_received(
             findings.problems,
         )
     earlier = unsigned_hops(payload)
-    if require_signature and (findings.signature.status == ABSENT or earlier):
-        why = (
-            "it has no meta.signature, and a signature is required"
-            if findings.signature.status == ABSENT
-            else unsigned_problem(earlier, "it")
-        )
+    refusal = unsigned_refusal(findings.signature.status, earlier, "it")
+    if require_signature and refusal is not None:
         raise refuse(
             RECEIVED_UNSIGNED,
             path,
-            why,
+            refusal[1],
             "ask the sender to hand off again with --sign; to continue anyway, pass "
             f"{switched_off(option)} (the next payload then records this hop as unsigned)",
         )

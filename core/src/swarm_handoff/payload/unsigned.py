@@ -24,6 +24,7 @@ from typing import Any
 UNSIGNED_TAG = "unsigned_hops"  # v3.0: tracing.tags.unsigned_hops
 UNSIGNED_META = "unsigned_hops"  # v2.0: meta.unsigned_hops
 UNSIGNED_HOP_IN_CHAIN = "UNSIGNED_HOP_IN_CHAIN"
+ABSENT_BUT_REQUIRED = "meta.signature is absent, and a signature is required"
 MAX_HOPS_READ = 64  # more than any chain may have (CHAIN_MAX); a longer list is read as its first 64
 
 
@@ -61,6 +62,24 @@ def mark_unsigned(payload: dict[str, Any], hops: tuple[str, ...]) -> None:
         handoff.setdefault("meta", {})[UNSIGNED_META] = list(hops)
 
 
+def carried_over(original: Mapping[str, Any], converted: dict[str, Any]) -> dict[str, Any]:
+    """`converted` (another version of `original`) with `original`'s unsigned hops where its version keeps them.
+
+    A conversion moves the record between v3.0's tracing tag and v2.0's meta and never drops it; the
+    result is sealed again. `converted` itself, untouched, when `original` records no unsigned hop.
+    """
+    hops = unsigned_hops(original)
+    if not hops:
+        return converted
+    import copy
+
+    from swarm_handoff.payload.canonical import seal
+
+    marked = copy.deepcopy(converted)
+    mark_unsigned(marked, hops)
+    return seal(marked)
+
+
 def unsigned_problem(hops: tuple[str, ...], what: str) -> str:
     """The sentence naming the unsigned hops of `what` (a file, or "the received payload")."""
     shown = ", ".join(hops[:10]) + (f" and {len(hops) - 10} more" if len(hops) > 10 else "")
@@ -68,6 +87,21 @@ def unsigned_problem(hops: tuple[str, ...], what: str) -> str:
         f"{what} continues a chain in which {shown} handed on a payload received without a signature "
         "(recorded in tracing.tags.unsigned_hops or meta.unsigned_hops): its signature vouches only for the last hop"
     )
+
+
+def unsigned_refusal(signature: str, hops: tuple[str, ...], what: str) -> tuple[str, str] | None:
+    """(code, why) when a reader that requires a signature refuses: none at all, or an unsigned hop before.
+
+    `signature` is the payload's signature verdict (`signing.ABSENT`, ...), `hops` its `unsigned_hops`;
+    None when neither holds. A reader with a code of its own (a received payload's) keeps only `why`.
+    """
+    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
+
+    if signature == ABSENT:
+        return SIGNATURE_INVALID, ABSENT_BUT_REQUIRED
+    if hops:
+        return UNSIGNED_HOP_IN_CHAIN, unsigned_problem(hops, what)
+    return None
 
 
 def signature_required(config: Path, given: bool | None) -> bool:

@@ -23,7 +23,7 @@ import attrs
 
 from swarm_handoff.components import Kind, PayloadValidator
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.payload.io import load_payload_file
+from swarm_handoff.payload.io import read_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
 from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
@@ -176,8 +176,13 @@ def validate_payload(payload: Any, host: PluginHost | None = None, *, path: str 
 
 def load_payload(path: Path) -> Any:
     """Load a payload file, turning anything unreadable into INVALID_PAYLOAD (never a traceback)."""
+    return read_payload(path)[1]
+
+
+def read_payload(path: Path) -> tuple[str, Any]:
+    """`load_payload`, with the text it parsed: what `examine` compares a signed file by, unread again."""
     try:
-        return load_payload_file(path)
+        return read_payload_file(path)
     except LoadError as exc:
         raise SwarmError(
             ErrorCode.INVALID_PAYLOAD,
@@ -198,11 +203,11 @@ def validate_file(path: Path, host: PluginHost | None = None, *, config: Path | 
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.payload.integrity import examine
 
-    payload = load_payload(path)
+    text, payload = read_payload(path)
     report = validate_payload(payload, host, path=str(path))
     if not report.valid or not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):
         return report  # an invalid payload's files are not read: validation comes before any hashing
-    findings = examine(payload, path, config or config_dir())
+    findings = examine(payload, path, config or config_dir(), text=text)
     notes: list[Problem] = []
     if findings.status == "mismatch":
         notes.append(

@@ -86,10 +86,15 @@ def verify_file(
     from swarm_handoff.payload.integrity import examine, untrusted_hint
     from swarm_handoff.payload.schema import parse_time
     from swarm_handoff.payload.signing import ABSENT, INVALID
-    from swarm_handoff.payload.unsigned import UNSIGNED_HOP_IN_CHAIN, unsigned_hops, unsigned_problem
-    from swarm_handoff.payload.validate import load_payload, validate_payload, version_of
+    from swarm_handoff.payload.unsigned import (
+        ABSENT_BUT_REQUIRED,
+        UNSIGNED_HOP_IN_CHAIN,
+        unsigned_hops,
+        unsigned_problem,
+    )
+    from swarm_handoff.payload.validate import read_payload, validate_payload, version_of
 
-    payload = load_payload(path)
+    text, payload = read_payload(path)
     handoff = payload.get("handoff") if isinstance(payload, dict) else None
     if not isinstance(handoff, dict):
         raise SwarmError(
@@ -100,7 +105,7 @@ def verify_file(
     report = validate_payload(payload, host, path=str(path))  # before anything is hashed
     if not report.valid:
         raise report.to_error()
-    findings = examine(payload, path, config or config_dir())
+    findings = examine(payload, path, config or config_dir(), text=text)
     integrity = findings.integrity
     moment = now or dt.datetime.now(dt.timezone.utc)
     expires_raw = handoff.get("expires_at")
@@ -113,7 +118,7 @@ def verify_file(
     mismatches = findings.problems
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
-        mismatches.append(f"meta.signature is absent, and a signature is required ({option})")
+        mismatches.append(f"{ABSENT_BUT_REQUIRED} ({option})")
     hops = unsigned_hops(payload)
     laundered = require_signature and bool(hops)
     if laundered:
