@@ -109,6 +109,7 @@ if TYPE_CHECKING:
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
+    from swarm_handoff.safefs import temp_name as temp_name
     from swarm_handoff.safefs import locked as locked
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
@@ -265,6 +266,7 @@ _EXPORTS: dict[str, str] = {
     "atomic_write": "swarm_handoff.safefs",
     "locked": "swarm_handoff.safefs",
     "lock_descriptor": "swarm_handoff.safefs",
+    "temp_name": "swarm_handoff.safefs",
     "FolderBusy": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",

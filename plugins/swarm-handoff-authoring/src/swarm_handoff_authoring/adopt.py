@@ -282,7 +282,9 @@ def _keep_backup(folder: int, path: Path, data: bytes, mode: int) -> Path:
 
 def _replace(folder: int, data: bytes, mode: int) -> None:
     """Replace SKILL.md in `folder` at once: a temporary in the same folder, then a rename inside it."""
-    tmp = f".SKILL.md.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # the core's temporary pattern: recognisable if left
+    from swarm_handoff.api import temp_name
+
+    tmp = temp_name("SKILL.md")  # the core's pattern: a leftover of a killed run is recognised and cleaned
     if not _create(folder, tmp, data, mode):  # pragma: no cover - 48 random bits
         raise FileExistsError(errno.EEXIST, "temporary name taken", tmp)
     try:
@@ -290,13 +292,6 @@ def _replace(folder: int, data: bytes, mode: int) -> None:
     except BaseException:
         os.unlink(tmp, dir_fd=folder)
         raise
-
-
-def _lock(folder: int, where: Path) -> None:
-    """The core's bounded folder lock on the descriptor (FOLDER_BUSY past the wait); released on close."""
-    from swarm_handoff.api import lock_descriptor
-
-    lock_descriptor(folder, str(where))
 
 
 def _diff_name(side: str, path: Path) -> str:
@@ -329,9 +324,11 @@ def adopt(
     if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows has no descriptor-relative open
         raise SwarmError(ADOPT_NOT_A_FILE, "adopt needs descriptor-relative file access (POSIX)")
     name = Path(os.path.abspath(path)).parent.name
+    from swarm_handoff.api import lock_descriptor
+
     folder = _open_chain(path)
     try:
-        _lock(folder, Path(os.path.abspath(path)).parent)
+        lock_descriptor(folder, os.path.dirname(os.path.abspath(path)))  # released when `folder` is closed
         return _adopt_in(folder, path, name, form, accepts_from, categories, dry_run)
     finally:
         os.close(folder)
