@@ -121,6 +121,7 @@ if TYPE_CHECKING:
     from swarm_handoff.skillmd import Frontmatter as Frontmatter
     from swarm_handoff.skillmd import irregular_file as irregular_file
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
+    from swarm_handoff.skillmd import load_skill_resource as load_skill_resource
     from swarm_handoff.skillmd import plain as plain
     from swarm_handoff.skillmd import stat_problem as stat_problem
     from swarm_handoff.skillwalk import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
@@ -247,6 +248,7 @@ _EXPORTS: dict[str, str] = {
     # reading skills and YAML safely (limits, located errors)
     "Frontmatter": "swarm_handoff.skillmd",
     "load_skill_md": "swarm_handoff.skillmd",
+    "load_skill_resource": "swarm_handoff.skillmd",
     "plain": "swarm_handoff.skillmd",
     "stat_problem": "swarm_handoff.skillmd",
     "irregular_file": "swarm_handoff.skillmd",

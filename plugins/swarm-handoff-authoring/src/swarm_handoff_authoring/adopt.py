@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import errno
+import io
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,7 +29,7 @@ from swarm_handoff.api import (
     SkillRecord,
     SwarmError,
     close_names,
-    load_skill_md,
+    load_skill_resource,
     quoted,
     record_from_frontmatter,
 )
@@ -299,15 +299,26 @@ def _diff_name(side: str, path: Path) -> str:
     return str(path) if path.is_absolute() else f"{side}/{path}"
 
 
+@attrs.frozen
+class _InMemory:
+    """A SKILL.md's text as the core's resource reader takes it: opened as bytes, named by its path."""
+
+    data: bytes
+    path: str
+
+    def open(self, mode: str) -> io.BytesIO:
+        """The text as a binary stream (the reader asks for "rb")."""
+        return io.BytesIO(self.data)
+
+    def __str__(self) -> str:
+        return self.path
+
+
 def reading(text: str, name: str, path: str) -> tuple[SkillRecord, Any]:
     """The core's reading of `text` as a SKILL.md (record and frontmatter), exactly as discovery reads it."""
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "SKILL.md"
-        copy.write_bytes(text.encode("utf-8"))
-        front = load_skill_md(str(copy))
-    problems = tuple(attrs.evolve(p, path=path) for p in front.problems)
+    front = load_skill_resource(_InMemory(text.encode("utf-8"), path))  # the same delimiter scan and parser
     record = record_from_frontmatter(
-        front.data, name=name, scope=Scope.PROJECT, source="adopt", path=path, problems=problems
+        front.data, name=name, scope=Scope.PROJECT, source="adopt", path=path, problems=front.problems
     )
     return record, front.data
 
