@@ -301,10 +301,10 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
     text = _dump(yaml, document)
     written = text.encode("utf-8")
     _refuse_oversized(path, written)
-    _validate(text, path, [r.name for r in local])  # the seed's step 5, before anything is replaced
+    problems = _validate(text, path, [r.name for r in local])  # the seed's step 5, before anything is replaced
     backup = _keep_backup(path, previous) if previous is not None else None
     atomic_write(path, written)
-    problems = _reread(path, written, previous, [r.name for r in local])  # ... and on the file itself
+    _confirm_written(path, written, previous)  # ... and the file on disk holds exactly that text
     return SyncReport(
         path=str(path),
         backup=str(backup) if backup else None,
@@ -347,8 +347,11 @@ def _check(data: Any, path: Path, synced: list[str]) -> tuple[Problem, ...]:
     return tuple(problems)
 
 
-def _validate(text: str, path: Path, synced: list[str]) -> None:
-    """Parse the text about to be written with the safe loader discovery uses, and check it as discovery would."""
+def _validate(text: str, path: Path, synced: list[str]) -> tuple[Problem, ...]:
+    """Parse the text about to be written with the safe loader discovery uses, and check it as discovery would.
+
+    Returns the problems of entries the user wrote by hand (kept as written, never a failure).
+    """
     from swarm_handoff.api import LoadError, parse_yaml
 
     try:
@@ -357,7 +360,7 @@ def _validate(text: str, path: Path, synced: list[str]) -> None:
         if exc.problem.code in _READER_LIMITS:  # the registry outgrew what readers accept: the user's to trim
             raise _over_limit(path, exc.problem) from None
         raise _written_wrong(path, exc.problem.message) from None
-    _check(data, path, synced)
+    return _check(data, path, synced)
 
 
 # The reader's refusals that mean "too big", not "written wrong": values (aliases expanded), nesting, bytes.
@@ -375,25 +378,25 @@ def _over_limit(path: Path, problem: Problem) -> SwarmError:
     )
 
 
-def _reread(path: Path, written: bytes, previous: bytes | None, synced: list[str]) -> tuple[Problem, ...]:
-    """Read the written file back from disk and validate it; on failure put the previous file back.
+def _confirm_written(path: Path, written: bytes, previous: bytes | None) -> None:
+    """Read the written file back from disk; when it is not byte for byte what was validated, put the previous back.
 
-    Returns the problems of entries the user wrote by hand (kept as written, never a failure).
+    Equal bytes parse as the text `_validate` checked, so they are compared, not parsed a second time.
     """
-    from swarm_handoff.api import LoadError, load_file, read_regular
+    from swarm_handoff.api import LoadError, read_regular
 
     try:
-        if read_regular(path) != written:
-            raise _written_wrong(path, "the file on disk is not what was written")
-        return _check(load_file(path), path, synced)
-    except (LoadError, SwarmError) as exc:
-        if previous is not None:
-            atomic_write(path, previous)
-        else:
-            path.unlink(missing_ok=True)
-        if isinstance(exc, SwarmError):
-            raise
-        raise _written_wrong(path, exc.problem.message) from None
+        same = read_regular(path, limit=REGISTRY_MAX_BYTES) == written
+        why = "the file on disk is not what was written"
+    except LoadError as exc:
+        same, why = False, exc.problem.message
+    if same:
+        return
+    if previous is not None:
+        atomic_write(path, previous)
+    else:
+        path.unlink(missing_ok=True)
+    raise _written_wrong(path, why)
 
 
 @attrs.frozen
