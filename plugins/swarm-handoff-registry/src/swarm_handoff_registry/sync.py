@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write
+from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write, plain
 from swarm_handoff_registry.registry_file import (
     REGISTRY_MAX_BYTES,
     REGISTRY_SYNC_FAILED,
@@ -150,18 +150,10 @@ def _update(entry: Any, fields: dict[str, Any]) -> bool:
         current = entry.get(key)
         if isinstance(value, dict) and isinstance(current, dict):
             changed = _update(current, value) or changed
-        elif _plain(current) != value:
+        elif plain(current) != value:  # the core's reading of loaded YAML: a date is its ISO text
             entry[key] = CommentedMap(value) if isinstance(value, dict) else value
             changed = True
     return changed
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None = None) -> SyncReport:
