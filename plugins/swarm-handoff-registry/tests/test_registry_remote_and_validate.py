@@ -210,3 +210,9 @@ def test_an_entry_cannot_change_a_skills_priority_or_its_own(world):
     first = result.named("first-please")
     assert first is not None
     assert first.priority == Scope.REGISTRY.priority
+
+
+def test_this_host_is_the_name_the_system_gives_without_a_dns_lookup():
+    import socket
+
+    assert this_host() == socket.gethostname()
