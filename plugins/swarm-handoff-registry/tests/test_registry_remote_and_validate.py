@@ -11,8 +11,6 @@ from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_FILE, entry_problem, remote_host, show, this_host
 from swarm_handoff_registry.sync import REGISTRY_SYNC_FAILED, sync
 
-SYNTHESIS = "original_prompt: Expand?\nproblem_type: strategic\nsynthesis_summary: Risky.\n"
-
 REMOTE = """\
 version: "1.0"
 workflows:
@@ -31,23 +29,12 @@ workflows:
 
 
 @pytest.fixture
-def world(tmp_path, make_swarm_host, monkeypatch):
-    make_swarm_host(["frontmatter", "registry"])
-    config = tmp_path / "config"
+def world(registry_world, monkeypatch):
+    config = registry_world["config"]
     config.mkdir()
-    (tmp_path / "session").mkdir()
-    (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)
-    monkeypatch.chdir(tmp_path)
-    env = {
-        "CLAUDE_CONFIG_DIR": str(config),
-        "HOME": str(tmp_path / "home"),
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
-        "SWARM_HANDOFF_NO_CACHE": "1",
-    }
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(registry_world["tmp"])
     (config / REGISTRY_FILE).write_text(REMOTE.replace("HOSTNAME", this_host().upper()))
-    return {"config": config, "tmp": tmp_path}
+    return registry_world
 
 
 def entries(config):
