@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import close_names as close_names
     from swarm_handoff.errors import did_you_mean as did_you_mean
     from swarm_handoff.errors import folder_busy as folder_busy
+    from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
@@ -109,8 +110,8 @@ if TYPE_CHECKING:
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
-    from swarm_handoff.safefs import temp_name as temp_name
     from swarm_handoff.safefs import locked as locked
+    from swarm_handoff.safefs import temp_name as temp_name
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
     from swarm_handoff.scopes import ScopeSpec as ScopeSpec
@@ -236,6 +237,7 @@ _EXPORTS: dict[str, str] = {
     "close_names": "swarm_handoff.errors",
     "did_you_mean": "swarm_handoff.errors",
     "folder_busy": "swarm_handoff.errors",
+    "situation_error": "swarm_handoff.errors",
     "working_directory": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",

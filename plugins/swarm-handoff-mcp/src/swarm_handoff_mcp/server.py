@@ -65,12 +65,14 @@ def error_result(error: SwarmError, host: PluginHost) -> types.CallToolResult:
 def unexpected(exc: BaseException, tool: str) -> SwarmError:
     """Turn a bug (ours or a plugin's) into a coded error; the traceback goes to stderr only.
 
-    A folder another process kept locked past the wait is no bug: FOLDER_BUSY, as the CLI says it.
+    A folder another process kept locked past the wait, or a working folder removed, is no bug: the
+    core's `situation_error` gives it the code the CLI gives it (FOLDER_BUSY, CWD_UNAVAILABLE).
     """
-    from swarm_handoff.api import FolderBusy, folder_busy
+    from swarm_handoff.api import situation_error
 
-    if isinstance(exc, FolderBusy):
-        return folder_busy(exc)
+    known = situation_error(exc)
+    if known is not None:
+        return known
     traceback.print_exception(exc)
     return SwarmError(
         MCP_TOOL_FAILED,
