@@ -171,8 +171,10 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.types import FAIL as FAIL
     from swarm_handoff.workflow.types import PASS as PASS
     from swarm_handoff.workflow.types import StepResult as StepResult
+    from swarm_handoff.yamlio import YAML_TOO_DEEP as YAML_TOO_DEEP
     from swarm_handoff.yamlio import check_events as check_events
     from swarm_handoff.yamlio import check_nesting as check_nesting
+    from swarm_handoff.yamlio import check_size as check_size
     from swarm_handoff.yamlio import load_file as load_file
     from swarm_handoff.yamlio import parse_yaml as parse_yaml
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
@@ -261,6 +263,8 @@ _EXPORTS: dict[str, str] = {
     "LoadError": "swarm_handoff.textfile",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
+    "check_size": "swarm_handoff.yamlio",
+    "YAML_TOO_DEEP": "swarm_handoff.yamlio",
     "load_file": "swarm_handoff.yamlio",
     "read_regular": "swarm_handoff.textfile",
     "read_text": "swarm_handoff.textfile",
