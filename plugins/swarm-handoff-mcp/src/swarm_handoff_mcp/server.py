@@ -153,11 +153,11 @@ class SwarmServer:
             content.append(types.TextContent(type="text", text=warnings))
         return types.CallToolResult(content=list(content), structured_content=data)
 
-    def _confirm(self, ctx: Context, unanswered: list[str] | None = None) -> Callable[[str], bool] | None:
+    def _confirm(self, ctx: Context, unanswered: list[str]) -> Callable[[str], bool] | None:
         """Ask the user through elicitation when the client can answer; else no one can confirm.
 
         A question not answered within `elicit_timeout` seconds counts as declined (no hand-off without
-        consent, and the worker thread is freed); the refusal says so in `details.elicitation`.
+        consent, and the worker thread is freed); `unanswered` collects that, for `details.elicitation`.
         """
         caps = ctx.session.client_capabilities
         if caps is None or caps.elicitation is None or not ctx.session.can_send_request:
@@ -165,15 +165,14 @@ class SwarmServer:
         timeout = self.elicit_timeout
 
         async def ask(message: str) -> bool:
-            with anyio.move_on_after(timeout) as scope:
+            with anyio.move_on_after(timeout):
                 result = await ctx.session.elicit_form(
                     message,
                     {"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Hand off anyway?"}}},
                     related_request_id=ctx.request_id,
                 )
                 return result.action == "accept" and bool((result.content or {}).get("confirm"))
-            if scope.cancelled_caught and unanswered is not None:
-                unanswered.append(f"no answer within {timeout:g} s: treated as declined")
+            unanswered.append(f"no answer within {timeout:g} s: treated as declined")  # only a timeout gets here
             print(f"swarm-handoff mcp: an elicitation got no answer within {timeout:g} s", file=sys.stderr)
             return False
 
