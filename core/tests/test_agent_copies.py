@@ -9,10 +9,11 @@ Codex and the Agent Skills client guide read `.agents/skills`. swarm-handoff cho
 from __future__ import annotations
 
 import pytest
+from source_plugins import source_plugin
 
-from swarm_handoff.api import Scope, ScopeSpec, hookimpl
+from swarm_handoff.api import Scope, ScopeSpec
 from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.scopes import SCOPE_INVALID
 from swarm_handoff.textviews.discovery import discovery_text
 
@@ -33,33 +34,21 @@ def _scopes_as_they_were():
 def _source(name, *records, scopes=None):
     """A throwaway source: (skill, scope, description, eligible) records."""
 
-    class Source:
-        priority = 1
-
-        def discover(self, context):
-            built = tuple(
-                SkillRecord(
-                    name=n,
-                    scope=s,
-                    source=name,
-                    path=f"/{name}/{n}/SKILL.md",
-                    description=d,
-                    eligible=e,
-                    accepts_from=("*",) if e else (),
-                )
-                for n, s, d, e in records
+    def built():
+        return [
+            SkillRecord(
+                name=n,
+                scope=s,
+                source=name,
+                path=f"/{name}/{n}/SKILL.md",
+                description=d,
+                eligible=e,
+                accepts_from=("*",) if e else (),
             )
-            return SourceResult(records=built, scanned=len(built))
+            for n, s, d, e in records
+        ]
 
-    if scopes is not None:
-        Source.scopes = scopes
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register(name, Source)
-
-    return Plugin()
+    return source_plugin(name, built, scopes=scopes, priority=1)
 
 
 def test_each_core_scope_says_which_agents_read_it():
