@@ -67,7 +67,9 @@ def test_a_wrong_declaration_is_refused_when_the_workflow_is_written(kwargs, mes
         Dispatch(AgentRole.EXPLORE, **kwargs)
 
 
-def test_a_dispatch_with_context_stays_a_hashable_value_as_every_dispatch_was():
+def test_a_dispatch_with_context_stays_hashable_as_every_dispatch_was():
+    """Hashable and comparable, with or without a context; the context read-only."""
+
     with_context = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "naming"})
     same = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "naming"})
     other = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "tests"})
@@ -75,3 +77,6 @@ def test_a_dispatch_with_context_stays_a_hashable_value_as_every_dispatch_was():
     assert with_context == same
     assert with_context != other  # the context still tells two dispatches apart
     assert len({with_context, same, other}) == 2
+    assert hash(Dispatch(AgentRole.EXPLORE, prompt="p")) == hash(Dispatch(AgentRole.EXPLORE, prompt="p"))
+    with pytest.raises(TypeError):
+        with_context.context_vars["dimension"] = "changed"  # type: ignore[index]
