@@ -203,3 +203,13 @@ def test_this_host_is_the_name_the_system_gives_without_a_dns_lookup():
     import socket
 
     assert this_host() == socket.gethostname()
+
+
+def test_discovery_watches_local_skill_paths_but_never_a_remote_entrys(world, monkeypatch):
+    from swarm_handoff_registry import registry
+
+    watched = []
+    monkeypatch.setattr(registry, "watch", lambda p: watched.append(str(p)))
+    registry.RegistrySource().discover(make_context(world["tmp"]))
+    assert "/nowhere/here-but-gone/SKILL.md" in watched  # this machine's: its removal must be noticed
+    assert "/srv/skills/remote-review/SKILL.md" not in watched  # a path on the build server, not here

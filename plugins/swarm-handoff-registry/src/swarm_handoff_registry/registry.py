@@ -225,7 +225,7 @@ class RegistrySource:
         entries, problems = read_entries(path)
         for entry in entries:  # a skill folder removed since is seen by the next run, cached or not
             skill_path = entry.get("skill_path")
-            if isinstance(skill_path, str):
+            if isinstance(skill_path, str) and remote_host(entry) is None:  # a remote path is not one here
                 watch(Path(os.path.expanduser(skill_path)))
         records = tuple(entry_record(e, path) for e in entries)
         return SourceResult(records=records, problems=tuple(problems))
