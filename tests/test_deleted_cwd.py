@@ -117,9 +117,10 @@ def test_discover_of_an_existing_folder_still_works_and_its_note_names_the_progr
     ],
 )
 def test_only_a_file_system_error_while_the_folder_is_gone_is_blamed_on_it(monkeypatch, exc, gone, code):
+    from swarm_handoff import errors
     from swarm_handoff.cli import output
 
-    monkeypatch.setattr(output, "cwd_gone", lambda: gone)
+    monkeypatch.setattr(errors, "cwd_gone", lambda: gone)  # asked by errors.situation_error, the one mapping
     assert output.internal_error(exc).code == code
 
 

@@ -121,14 +121,14 @@ def in_thread() -> Callable[[Callable[[], Any]], Any]:
     return run
 
 
-def _load_examples() -> None:
-    """Make `import workflow_examples` work: importlib mode puts no test folder on sys.path."""
+def _load_helper(name: str) -> None:
+    """Make `import NAME` work for a helper module here: importlib mode puts no test folder on sys.path."""
     import importlib.util
     import sys
 
-    if "workflow_examples" in sys.modules:
+    if name in sys.modules:
         return
-    spec = importlib.util.spec_from_file_location("workflow_examples", Path(__file__).with_name("workflow_examples.py"))
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -136,4 +136,5 @@ def _load_examples() -> None:
     spec.loader.exec_module(module)
 
 
-_load_examples()
+_load_helper("workflow_examples")
+_load_helper("source_plugins")

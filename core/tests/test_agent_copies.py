@@ -68,6 +68,10 @@ def test_a_declared_scope_carries_its_readers_and_a_bad_one_is_refused(swarm_hos
     discover(make_context(tmp_path, {"HOME": str(tmp_path)}), swarm_host, cache=False)
     assert Scope("agents-here").read_by == ("codex", "agent-skills")
     assert any(f.code == SCOPE_INVALID and "read_by" in f.error for f in swarm_host.failures)
+    # the refusal spells the rule the check applies (the scope names' own): '_' is allowed too
+    assert ScopeSpec("ok", 2.3, read_by=("my_agent",)).problem() is None
+    why = ScopeSpec("bad", 2.3, read_by=("Claude Code!",)).problem() or ""
+    assert "lower-case letters, digits, '-', '.' or '_'" in why
 
 
 @pytest.fixture

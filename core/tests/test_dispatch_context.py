@@ -65,3 +65,18 @@ def test_a_dispatch_that_declares_neither_reads_as_before():
 def test_a_wrong_declaration_is_refused_when_the_workflow_is_written(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Dispatch(AgentRole.EXPLORE, **kwargs)
+
+
+def test_a_dispatch_with_context_stays_hashable_as_every_dispatch_was():
+    """Hashable and comparable, with or without a context; the context read-only."""
+
+    with_context = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "naming"})
+    same = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "naming"})
+    other = Dispatch(AgentRole.EXPLORE, script="s.py", context_vars={"dimension": "tests"})
+    assert hash(with_context) == hash(same)
+    assert with_context == same
+    assert with_context != other  # the context still tells two dispatches apart
+    assert len({with_context, same, other}) == 2
+    assert hash(Dispatch(AgentRole.EXPLORE, prompt="p")) == hash(Dispatch(AgentRole.EXPLORE, prompt="p"))
+    with pytest.raises(TypeError):
+        with_context.context_vars["dimension"] = "changed"  # type: ignore[index]

@@ -7,11 +7,12 @@ import json
 import pickle
 
 import pytest
+from source_plugins import source_plugin
 
-from swarm_handoff.api import OVERLAY, Scope, ScopeSpec, hookimpl
+from swarm_handoff.api import OVERLAY, Scope, ScopeSpec
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.plugin_checks import check_order
-from swarm_handoff.records import SkillRecord, SourceResult
+from swarm_handoff.records import SkillRecord
 from swarm_handoff.scopes import SCOPE_CONFLICT, SCOPE_INVALID
 
 
@@ -42,24 +43,10 @@ def test_the_five_scopes_keep_their_names_order_priorities_and_enum_manners():
 def source(name, *records, scopes=None, priority=None):
     """A throwaway source: given records (name, scope, description) and an optional declaration."""
 
-    class Source:
-        def discover(self, context):
-            built = tuple(
-                SkillRecord(name=n, scope=s, source=name, path=f"/{name}/{n}", description=d) for n, s, d in records
-            )
-            return SourceResult(records=built, scanned=len(built))
+    def built():
+        return [SkillRecord(name=n, scope=s, source=name, path=f"/{name}/{n}", description=d) for n, s, d in records]
 
-    if scopes is not None:
-        Source.scopes = scopes
-    if priority is not None:
-        Source.priority = priority
-
-    class Plugin:
-        @hookimpl
-        def swarm_handoff_discovery_sources(self, register):
-            register(name, Source)
-
-    return Plugin()
+    return source_plugin(name, built, scopes=scopes, priority=priority)
 
 
 AGENTS = ScopeSpec("agents", 2.5)  # between git-root (2) and global (3), as the other agents' skill folders will be

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import close_names as close_names
     from swarm_handoff.errors import did_you_mean as did_you_mean
     from swarm_handoff.errors import folder_busy as folder_busy
+    from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
@@ -112,6 +113,7 @@ if TYPE_CHECKING:
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
     from swarm_handoff.safefs import locked as locked
+    from swarm_handoff.safefs import temp_name as temp_name
     from swarm_handoff.scopes import OVERLAY as OVERLAY
     from swarm_handoff.scopes import SHADOW as SHADOW
     from swarm_handoff.scopes import ScopeSpec as ScopeSpec
@@ -122,6 +124,7 @@ if TYPE_CHECKING:
     from swarm_handoff.skillmd import Frontmatter as Frontmatter
     from swarm_handoff.skillmd import irregular_file as irregular_file
     from swarm_handoff.skillmd import load_skill_md as load_skill_md
+    from swarm_handoff.skillmd import load_skill_resource as load_skill_resource
     from swarm_handoff.skillmd import plain as plain
     from swarm_handoff.skillmd import stat_problem as stat_problem
     from swarm_handoff.skilltrust import SKILLS_OWNER_UNTRUSTED as SKILLS_OWNER_UNTRUSTED
@@ -168,8 +171,10 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.types import FAIL as FAIL
     from swarm_handoff.workflow.types import PASS as PASS
     from swarm_handoff.workflow.types import StepResult as StepResult
+    from swarm_handoff.yamlio import YAML_TOO_DEEP as YAML_TOO_DEEP
     from swarm_handoff.yamlio import check_events as check_events
     from swarm_handoff.yamlio import check_nesting as check_nesting
+    from swarm_handoff.yamlio import check_size as check_size
     from swarm_handoff.yamlio import load_file as load_file
     from swarm_handoff.yamlio import parse_yaml as parse_yaml
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
@@ -234,6 +239,7 @@ _EXPORTS: dict[str, str] = {
     "close_names": "swarm_handoff.errors",
     "did_you_mean": "swarm_handoff.errors",
     "folder_busy": "swarm_handoff.errors",
+    "situation_error": "swarm_handoff.errors",
     "working_directory": "swarm_handoff.errors",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
@@ -246,6 +252,7 @@ _EXPORTS: dict[str, str] = {
     # reading skills and YAML safely (limits, located errors)
     "Frontmatter": "swarm_handoff.skillmd",
     "load_skill_md": "swarm_handoff.skillmd",
+    "load_skill_resource": "swarm_handoff.skillmd",
     "plain": "swarm_handoff.skillmd",
     "stat_problem": "swarm_handoff.skillmd",
     "irregular_file": "swarm_handoff.skillmd",
@@ -256,6 +263,8 @@ _EXPORTS: dict[str, str] = {
     "LoadError": "swarm_handoff.textfile",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
+    "check_size": "swarm_handoff.yamlio",
+    "YAML_TOO_DEEP": "swarm_handoff.yamlio",
     "load_file": "swarm_handoff.yamlio",
     "read_regular": "swarm_handoff.textfile",
     "read_text": "swarm_handoff.textfile",
@@ -265,6 +274,7 @@ _EXPORTS: dict[str, str] = {
     "atomic_write": "swarm_handoff.safefs",
     "locked": "swarm_handoff.safefs",
     "lock_descriptor": "swarm_handoff.safefs",
+    "temp_name": "swarm_handoff.safefs",
     "FolderBusy": "swarm_handoff.safefs",
     "escape_controls": "swarm_handoff.termsafe",
     "escape_data": "swarm_handoff.termsafe",

@@ -118,6 +118,23 @@ def folder_busy_hint() -> str:
     )
 
 
+def situation_error(exc: BaseException) -> SwarmError | None:
+    """The coded error for an exception that is the user's situation, not a bug (a busy folder, a removed cwd).
+
+    One place for every front end (the CLI's `internal_error`, the MCP server's tool calls), so an
+    exception surfacing from any command, core or plugin, gets the same code wherever it is run.
+    """
+    from swarm_handoff.safefs import FolderBusy  # light: errno, os, stat, sys
+
+    if isinstance(exc, FolderBusy):  # any command's folder lock (sync, link, adopt, session gc...)
+        return folder_busy(exc)
+    if isinstance(exc, OSError) and cwd_gone():
+        # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
+        # the user's shell, wherever in the core or a plugin it surfaced.
+        return cwd_unavailable(exc)
+    return None
+
+
 def working_directory() -> str:
     """`os.getcwd()`, raising CWD_UNAVAILABLE instead of a bare FileNotFoundError when the folder was removed."""
     try:

@@ -141,7 +141,10 @@ class ScopeSpec:
             return f"scope {self.name!r} has read_by {readers!r}, not a tuple of at most 16 agent names"
         bad = [r for r in readers if not isinstance(r, str) or not _NAME_RE.match(r) or len(r) > 64]
         if bad:
-            return f"scope {self.name!r} has read_by {bad[0]!r}: agent names are lower-case letters, digits, '-', '.'"
+            return (
+                f"scope {self.name!r} has read_by {bad[0]!r}: agent names are lower-case letters, digits, '-', "
+                "'.' or '_', at most 64 characters"
+            )
         p = self.precedence
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p):
             return f"scope {self.name!r} has precedence {p!r}, not a finite number"

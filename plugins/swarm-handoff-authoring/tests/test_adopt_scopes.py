@@ -70,6 +70,16 @@ def test_a_skill_folder_swapped_for_a_link_during_the_run_is_not_written_through
     assert "accepts-from" in (moved / "SKILL.md").read_text()  # the folder that was checked got it
 
 
+def _assert_refused_as_someone_elses(path):
+    """adopt refuses `path` as not the user's own skill, names it, and leaves the folder as it was."""
+    with pytest.raises(SwarmError) as caught:
+        adopt(path)
+    assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
+    assert str(path) in str(caught.value)
+    assert path.read_text() == PLAIN
+    assert not (path.parent / "SKILL.md.bak").exists()
+
+
 @pytest.mark.parametrize(
     "where",
     [
@@ -79,13 +89,7 @@ def test_a_skill_folder_swapped_for_a_link_during_the_run_is_not_written_through
     ],
 )
 def test_skills_outside_the_project_git_root_and_global_scopes_are_refused(tree, tmp_path, where):
-    path = _skill(tmp_path / where)
-    with pytest.raises(SwarmError) as caught:
-        adopt(path)
-    assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
-    assert str(path) in str(caught.value)
-    assert path.read_text() == PLAIN
-    assert not (path.parent / "SKILL.md.bak").exists()
+    _assert_refused_as_someone_elses(_skill(tmp_path / where))
 
 
 def test_a_global_skill_is_adopted(tree, tmp_path):
@@ -186,12 +190,7 @@ def test_a_link_below_the_config_folder_is_still_refused(tmp_path, make_swarm_ho
 )
 def test_a_project_shaped_skill_inside_an_installed_copy_is_refused(tree, tmp_path, monkeypatch, where):
     monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
-    path = _skill(tmp_path / where)
-    with pytest.raises(SwarmError) as caught:
-        adopt(path)
-    assert caught.value.code == "ADOPT_NOT_OWN_SKILL"
-    assert str(path) in str(caught.value)
-    assert path.read_text() == PLAIN
+    _assert_refused_as_someone_elses(_skill(tmp_path / where))
 
 
 # -- a disk that refuses the write (review, #7) -------------------------------------------------------

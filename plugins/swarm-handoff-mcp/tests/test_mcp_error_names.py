@@ -234,3 +234,15 @@ def test_a_folder_busy_in_a_tool_is_folder_busy_not_a_bug():
     assert error.code == "FOLDER_BUSY"
     assert "/some/folder" in error.message
     assert error.recoverable
+
+
+def test_a_removed_working_folder_in_a_tool_is_cwd_unavailable_not_a_bug(tmp_path, monkeypatch):
+    """As the CLI says it: a tool whose working folder was removed is the user's situation, not MCP_TOOL_FAILED."""
+    from swarm_handoff_mcp.server import unexpected
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    error = unexpected(FileNotFoundError(2, "No such file or directory"), "discover")
+    assert error.code == "CWD_UNAVAILABLE"

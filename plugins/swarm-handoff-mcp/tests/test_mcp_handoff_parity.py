@@ -197,3 +197,13 @@ def test_arguments_nested_deeper_than_the_bound_are_refused_before_any_work(host
     assert caught.value.code == "USAGE"
     assert f"synthesis is nested more than {MAX_ARGUMENT_DEPTH} deep" in caught.value.message
     check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": at_bound})  # at the bound
+
+
+def test_an_argument_with_more_values_than_a_document_may_hold_is_refused_naming_it(tmp_path: Path) -> None:
+    """The argument check applies the core's limits on loaded data: a synthesis file could not hold this either."""
+    spec = next(s for s in tool_specs() if s.name == "handoff")
+    crowded = {"many": [0] * 200_001}  # well under the byte bound as JSON, over the value count
+    with pytest.raises(SwarmError) as caught:
+        check_arguments(spec, {"target": "picky", "session": str(tmp_path), "synthesis": crowded})
+    assert caught.value.code == "USAGE"
+    assert "synthesis: the document expands to more than" in caught.value.message

@@ -223,6 +223,16 @@ def test_handoff_from_payload_continues_the_chain_and_history_shows_the_trace(wo
     no_tracebacks(world)
 
 
+def _looping_handoff(world: World) -> dict[str, Any]:
+    """handoff arguments whose chain already holds the target: the call needs the user's confirmation."""
+    return {
+        "target": "lit-review",
+        "synthesis": str(world.synthesis),
+        "session": str(world.session),
+        "chain": ["lit-review"],
+    }
+
+
 def test_loop_confirmation_is_asked_through_elicitation(world: World) -> None:
     """A client that supports elicitation is asked; its answer decides the hand-off."""
     import mcp_types as types
@@ -234,12 +244,7 @@ def test_loop_confirmation_is_asked_through_elicitation(world: World) -> None:
         asked.append(params.message)
         return types.ElicitResult(action="accept", content={"confirm": next(answers)})
 
-    args = {
-        "target": "lit-review",
-        "synthesis": str(world.synthesis),
-        "session": str(world.session),
-        "chain": ["lit-review"],
-    }
+    args = _looping_handoff(world)
 
     async def main() -> tuple[Any, Any]:
         async with connect(world, elicitation_callback=elicit) as client:
@@ -393,12 +398,7 @@ def test_an_elicitation_never_answered_times_out_as_declined_and_frees_the_worke
         asked.append(params.message)
         await anyio.sleep_forever()
 
-    args = {
-        "target": "lit-review",
-        "synthesis": str(world.synthesis),
-        "session": str(world.session),
-        "chain": ["lit-review"],
-    }
+    args = _looping_handoff(world)
 
     async def main() -> tuple[Any, Any]:
         env = {"SWARM_HANDOFF_MCP_ELICIT_TIMEOUT": "0.5"}

@@ -11,8 +11,6 @@ from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_FILE, entry_problem, remote_host, show, this_host
 from swarm_handoff_registry.sync import REGISTRY_SYNC_FAILED, sync
 
-SYNTHESIS = "original_prompt: Expand?\nproblem_type: strategic\nsynthesis_summary: Risky.\n"
-
 REMOTE = """\
 version: "1.0"
 workflows:
@@ -31,23 +29,12 @@ workflows:
 
 
 @pytest.fixture
-def world(tmp_path, make_swarm_host, monkeypatch):
-    make_swarm_host(["frontmatter", "registry"])
-    config = tmp_path / "config"
+def world(registry_world, monkeypatch):
+    config = registry_world["config"]
     config.mkdir()
-    (tmp_path / "session").mkdir()
-    (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)
-    monkeypatch.chdir(tmp_path)
-    env = {
-        "CLAUDE_CONFIG_DIR": str(config),
-        "HOME": str(tmp_path / "home"),
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
-        "SWARM_HANDOFF_NO_CACHE": "1",
-    }
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(registry_world["tmp"])
     (config / REGISTRY_FILE).write_text(REMOTE.replace("HOSTNAME", this_host().upper()))
-    return {"config": config, "tmp": tmp_path}
+    return registry_world
 
 
 def entries(config):
@@ -210,3 +197,19 @@ def test_an_entry_cannot_change_a_skills_priority_or_its_own(world):
     first = result.named("first-please")
     assert first is not None
     assert first.priority == Scope.REGISTRY.priority
+
+
+def test_this_host_is_the_name_the_system_gives_without_a_dns_lookup():
+    import socket
+
+    assert this_host() == socket.gethostname()
+
+
+def test_discovery_watches_local_skill_paths_but_never_a_remote_entrys(world, monkeypatch):
+    from swarm_handoff_registry import registry
+
+    watched = []
+    monkeypatch.setattr(registry, "watch", lambda p: watched.append(str(p)))
+    registry.RegistrySource().discover(make_context(world["tmp"]))
+    assert "/nowhere/here-but-gone/SKILL.md" in watched  # this machine's: its removal must be noticed
+    assert "/srv/skills/remote-review/SKILL.md" not in watched  # a path on the build server, not here

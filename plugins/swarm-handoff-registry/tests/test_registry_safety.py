@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from swarm_handoff.api import NOT_A_REGULAR_FILE, Scope, SkillRecord, discover, make_context
+from swarm_handoff_registry import registry_file
 from swarm_handoff_registry import sync as sync_module
 from swarm_handoff_registry.registry import REGISTRY_ENTRY_INVALID, REGISTRY_FILE
 from swarm_handoff_registry.sync import sync
@@ -47,13 +48,13 @@ def test_a_second_sync_waits_for_the_first_instead_of_losing_its_entries(tmp_pat
     path = tmp_path / REGISTRY_FILE
     sync(path, (record("first", tmp_path),))
     reading = threading.Event()
-    real_read = sync_module._read
+    real_read = registry_file.read_registry
 
     def read(p):
         reading.set()
         return real_read(p)
 
-    monkeypatch.setattr(sync_module, "_read", read)
+    monkeypatch.setattr(registry_file, "read_registry", read)
     with locked(tmp_path):  # another sync is half-way through its read-change-write
         worker = threading.Thread(target=sync, args=(path, (record("second", tmp_path),)))
         worker.start()

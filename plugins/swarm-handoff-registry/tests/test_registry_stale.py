@@ -12,27 +12,13 @@ from swarm_handoff_registry.commands import synced_records
 from swarm_handoff_registry.registry import REGISTRY_FILE, entry_record
 from swarm_handoff_registry.sync import sync
 
-SYNTHESIS = "original_prompt: Expand?\nproblem_type: strategic\nsynthesis_summary: Risky.\n"
-
 
 @pytest.fixture
-def world(tmp_path, make_swarm_host, monkeypatch):
-    make_swarm_host(["frontmatter", "registry"])
-    config = tmp_path / "config"
-    project = tmp_path / "project"
+def world(registry_world, monkeypatch):
+    project = registry_world["tmp"] / "project"
     (project / ".claude" / "skills").mkdir(parents=True)
-    (tmp_path / "session").mkdir()
-    (tmp_path / "synthesis.yaml").write_text(SYNTHESIS)
     monkeypatch.chdir(project)
-    env = {
-        "CLAUDE_CONFIG_DIR": str(config),
-        "HOME": str(tmp_path / "home"),
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
-        "SWARM_HANDOFF_NO_CACHE": "1",
-    }
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    return {"config": config, "project": project, "tmp": tmp_path, "env": env}
+    return {**registry_world, "project": project}
 
 
 def add_skill(folder, name, description="Local text"):

@@ -20,3 +20,17 @@ def test_sync_quotes_what_yaml_11_would_misread(tmp_path):
     assert entries["remote"]["description"] == "yes"  # the user's plain `yes` was text (YAML 1.2); it stays text
     assert entries["on"]["description"] == "no"
     assert entries["on"]["categories"] == ["off", "1:20"]
+
+
+def test_a_hand_written_date_equal_to_the_skills_is_left_as_written(tmp_path):
+    path = tmp_path / "handoff-registry.yaml"
+    record = SkillRecord(
+        name="dated", scope=Scope.PROJECT, source="t", path="/x/SKILL.md", meta={"version": "2024-01-01"}
+    )
+    sync(path, (record,))
+    written = path.read_text()
+    assert "version: '2024-01-01'" in written
+    path.write_text(written.replace("version: '2024-01-01'", "version: 2024-01-01"))  # the user's own spelling
+    report = sync(path, (record,))
+    assert report.updated == ()  # the same date: nothing to update, the user's formatting kept
+    assert "version: 2024-01-01\n" in path.read_text()

@@ -17,7 +17,7 @@ from typing import NoReturn
 import typer
 
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable, folder_busy
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable, situation_error
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 from swarm_handoff.termsafe import escape_controls
@@ -74,14 +74,9 @@ def warn(message: str) -> None:
 
 def internal_error(exc: BaseException) -> SwarmError:
     """Turn an exception no code path expected into a coded report, keeping the traceback for debugging."""
-    from swarm_handoff.safefs import FolderBusy  # light: errno, os, stat, sys
-
-    if isinstance(exc, FolderBusy):  # any command's folder lock (sync, link, adopt, session gc...): one code
-        return folder_busy(exc)
-    if isinstance(exc, OSError) and cwd_gone():
-        # A relative path resolved (`Path.resolve`, `os.path.abspath`) in a folder that was removed:
-        # the user's shell, not a bug, wherever in the core or a plugin it surfaced.
-        return cwd_unavailable(exc)
+    known = situation_error(exc)  # a busy folder, a removed working folder: not a bug
+    if known is not None:
+        return known
     if os.environ.get(ENV_DEBUG, "") not in ("", "0"):
         import traceback
 

@@ -111,10 +111,6 @@ PASS = "pass"
 FAIL = "fail"
 
 
-def _read_only(value: Mapping[str, str]) -> Mapping[str, str]:
-    return types.MappingProxyType(dict(value))
-
-
 @attrs.frozen
 class Dispatch:
     """A step whose work is done by a sub-agent; the agent's PASS/FAIL verdict picks the branch.
@@ -134,7 +130,8 @@ class Dispatch:
     relay_questions: bool = False
     gate: str | None = None
     # What the sub-agent starts from (the seed's `context_vars`): names to text, shown with the dispatch.
-    context_vars: Mapping[str, str] = attrs.field(factory=dict, converter=_read_only)
+    # Compared, not hashed (a mapping has no hash): a Dispatch stays a hashable value like its fields.
+    context_vars: Mapping[str, str] = attrs.field(factory=dict, converter=_readonly, hash=False)
     # A script's own length: the sub-agent runs it from step 1 of `total_steps` (script mode only).
     total_steps: int | None = None
 

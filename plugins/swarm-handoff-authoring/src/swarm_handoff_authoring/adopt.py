@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import errno
+import io
 import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,22 +28,43 @@ from swarm_handoff.api import (
     SkillRecord,
     SwarmError,
     close_names,
-    load_skill_md,
+    load_skill_resource,
     quoted,
     record_from_frontmatter,
 )
+from swarm_handoff_authoring.adopt_place import ADOPT_NOT_FOUND, ADOPT_NOT_OWN_SKILL, ADOPT_SYMLINK, open_skill_folder
 from swarm_handoff_authoring.edit import ADOPT_BAD_FRONTMATTER, add_keys, split
+from swarm_handoff_authoring.skill_file import (
+    ADOPT_NOT_A_FILE,
+    ADOPT_NOT_UTF8,
+    ADOPT_UNREADABLE,
+    BACKUP_SUFFIX,
+    MAX_BYTES,
+    guard,
+    keep_backup,
+    read_text,
+    replace,
+)
 
-ADOPT_NOT_FOUND = "ADOPT_NOT_FOUND"
-ADOPT_NOT_OWN_SKILL = "ADOPT_NOT_OWN_SKILL"
-ADOPT_SYMLINK = "ADOPT_SYMLINK"
-ADOPT_NOT_A_FILE = "ADOPT_NOT_A_FILE"
-ADOPT_UNREADABLE = "ADOPT_UNREADABLE"
-ADOPT_NOT_UTF8 = "ADOPT_NOT_UTF8"
+__all__ = [
+    "ADOPT_NOT_A_FILE",
+    "ADOPT_NOT_FOUND",
+    "ADOPT_NOT_OWN_SKILL",
+    "ADOPT_NOT_UTF8",
+    "ADOPT_STILL_INELIGIBLE",
+    "ADOPT_SYMLINK",
+    "ADOPT_UNREADABLE",
+    "ADOPT_WRITE_FAILED",
+    "BACKUP_SUFFIX",
+    "MAX_BYTES",
+    "AdoptReport",
+    "adopt",
+    "reading",
+    "resolve",
+]
+
 ADOPT_STILL_INELIGIBLE = "ADOPT_STILL_INELIGIBLE"
 ADOPT_WRITE_FAILED = "ADOPT_WRITE_FAILED"  # the system refused a write (full disk, permissions)
-MAX_BYTES = 1024 * 1024  # a SKILL.md larger than this is not a skill file a person edits
-BACKUP_SUFFIX = ".bak"
 
 
 @attrs.frozen(kw_only=True)
@@ -95,224 +115,31 @@ def resolve(skill: str, records: Sequence[SkillRecord] = ()) -> Path:
     )
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_MAX_BACKUPS = 1000  # SKILL.md.bak, .bak.1, ... .bak.999: a folder holding more is a mistake
-
-
-def _scope_chain(path: Path) -> tuple[Path, tuple[str, ...]]:
-    """The folder a skill scope hangs from, and the names from it down to the skill folder.
-
-    The global scope: `$CLAUDE_CONFIG_DIR/skills/NAME/SKILL.md` (or `~/.claude/...`); the config
-    folder is the user's own choice, so its own links (dotfiles) are followed, once, to its real
-    path, and only the names below it are opened without following. A project or git root:
-    `ROOT/.claude/skills/NAME/SKILL.md`, unless ROOT lies in an installed copy (`installed_under`):
-    a pip-installed pack, a Claude Code plugin's cached copy, or a registry entry elsewhere is
-    someone else's skill.
-    """
-    from swarm_handoff.api import config_dir
-
-    absolute = Path(os.path.abspath(path))  # never resolved: a link on the way must be seen, not followed
-    skill, skills = absolute.parent, absolute.parent.parent
-    config = Path(os.path.abspath(config_dir()))
-    config_real = Path(os.path.realpath(config))
-    if absolute.name == "SKILL.md" and skills in (config / "skills", config_real / "skills"):
-        return config_real, ("skills", skill.name)
-    installed = installed_under(skill, config_real)
-    if absolute.name == "SKILL.md" and skills.name == "skills" and skills.parent.name == ".claude" and not installed:
-        return skills.parent.parent, (".claude", "skills", skill.name)
-    where = f" (inside {installed})" if installed else ""
-    raise SwarmError(
-        ADOPT_NOT_OWN_SKILL,
-        f"{path}: not a skill of a project, git root or your global skills folder{where}; adopt writes only those",
-        details={"path": str(path)},
-        hint="an installed pack or plugin's skill belongs to its publisher: copy the skill folder into "
-        ".claude/skills/ of your project (or ~/.claude/skills/) and adopt the copy",
-    )
-
-
-_INSTALL_FOLDERS = frozenset({"site-packages", "dist-packages"})
-
-
-def installed_under(folder: Path, config_real: Path) -> str | None:
-    """The installed location `folder` lies in (a site-packages, the interpreter's prefix, the plugin cache), or None.
-
-    Compared by real path, so a link into one of them is caught too.
-    """
-    import sys
-
-    real = Path(os.path.realpath(folder))
-    for part in (folder, real):
-        hit = next((p for p in part.parents if p.name in _INSTALL_FOLDERS), None)
-        if hit is not None:
-            return str(hit)
-    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(config_real / "plugins")}
-    for prefix in sorted(prefixes):
-        root = Path(os.path.realpath(prefix))
-        if real == root or root in real.parents:
-            return str(prefix)
-    return None
-
-
-def _open_chain(path: Path) -> int:
-    """Open the skill folder one name at a time, O_NOFOLLOW|O_DIRECTORY each: a link anywhere stops it.
-
-    The descriptor returned is the folder that was checked; everything after goes through it, so a
-    folder swapped for a link while adopt runs changes nothing it writes.
-    """
-    anchor, names = _scope_chain(path)
-    try:
-        fd = os.open(anchor, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise SwarmError(ADOPT_NOT_FOUND, f"{anchor}: {exc.strerror}", details={"path": str(path)}) from None
-    where = anchor
-    for name in names:
-        where = where / name
-        try:
-            inner = os.open(name, _DIR_FLAGS, dir_fd=fd)
-        except OSError as exc:
-            os.close(fd)
-            raise _chain_error(path, where, name, exc) from None
-        os.close(fd)
-        fd = inner
-    return fd
-
-
-def _chain_error(path: Path, where: Path, name: str, exc: OSError) -> SwarmError:
-    details = {"path": str(path), "link": str(where)}
-    if os.path.islink(where) or exc.errno == errno.ELOOP:
-        return SwarmError(
-            ADOPT_SYMLINK,
-            f"{where}: a symbolic link on the way to {path}; adopt writes only files inside the skill folder",
-            details=details,
-            hint="adopt the skill where it really lives (the link's target), or copy it into your own skills folder",
-        )
-    return SwarmError(ADOPT_NOT_FOUND, f"{where}: {exc.strerror}", details=details, hint="check the path")
-
-
-def _guard(folder: int, path: Path) -> os.stat_result:
-    """Refuse anything but a regular file inside the skill folder (no link to follow out of it)."""
-    where = {"path": str(path)}
-    try:
-        st = os.stat("SKILL.md", dir_fd=folder, follow_symlinks=False)
-    except OSError as exc:
-        raise SwarmError(ADOPT_NOT_FOUND, f"{path}: {exc.strerror}", details=where, hint="check the path") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise SwarmError(
-            ADOPT_SYMLINK,
-            f"{path}: a symbolic link (the file or its skill folder); adopt writes only files inside the skill folder",
-            details=where,
-            hint="adopt the skill where it really lives (the link's target), or copy it into your own skills folder",
-        )
-    if not stat.S_ISREG(st.st_mode):
-        raise SwarmError(ADOPT_NOT_A_FILE, f"{path}: not a regular file", details=where, hint="point at a SKILL.md")
-    return st
-
-
-def _read(folder: int, path: Path) -> str:
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open("SKILL.md", flags, dir_fd=folder)
-    except OSError as exc:
-        raise _unreadable(path, f"cannot read: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise SwarmError(ADOPT_NOT_A_FILE, f"{path}: not a regular file", details={"path": str(path)})
-        raw = handle.read(MAX_BYTES + 1)
-    if len(raw) > MAX_BYTES:
-        raise _unreadable(path, f"larger than {MAX_BYTES} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise SwarmError(
-            ADOPT_NOT_UTF8,
-            f"{path}: line {line}: not UTF-8 text (byte {exc.start})",
-            details={"path": str(path), "line": line},
-            hint="save the file as UTF-8 first",
-        ) from None
-
-
-def _unreadable(path: Path, why: str) -> SwarmError:
-    return SwarmError(
-        ADOPT_UNREADABLE,
-        f"{path}: {why}",
-        details={"path": str(path), "limit_bytes": MAX_BYTES},
-        hint="check the file",
-    )
-
-
-def _create(folder: int, name: str, data: bytes, mode: int) -> bool:
-    """Create `name` in `folder` holding `data`; False when the name is taken (by anything, a link included)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(name, flags, 0o600, dir_fd=folder)
-    except FileExistsError:
-        return False
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, name) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.fchmod(handle.fileno(), mode)
-    except BaseException as exc:  # a full disk half-way: the half-made file is ours, and goes
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=folder)
-        if isinstance(exc, OSError):
-            raise OSError(exc.errno, exc.strerror, name) from None
-        raise
-    return True
-
-
-def _keep_backup(folder: int, path: Path, data: bytes, mode: int) -> Path:
-    """Keep the previous text as `SKILL.md.bak`, or the next free `.bak.N`: an existing backup is never replaced."""
-    for n in range(_MAX_BACKUPS):
-        name = "SKILL.md" + BACKUP_SUFFIX + (f".{n}" if n else "")
-        if _create(folder, name, data, mode):
-            return path.with_name(name)
-    raise SwarmError(
-        ADOPT_UNREADABLE,
-        f"{path}: no free backup name after {_MAX_BACKUPS} tries ({path.name}.bak.N)",
-        details={"path": str(path)},
-        hint="remove the old SKILL.md.bak* files you no longer need",
-    )
-
-
-def _replace(folder: int, data: bytes, mode: int) -> None:
-    """Replace SKILL.md in `folder` at once: a temporary in the same folder, then a rename inside it."""
-    tmp = f".SKILL.md.{os.getpid()}.{os.urandom(6).hex()}.tmp"  # the core's temporary pattern: recognisable if left
-    if not _create(folder, tmp, data, mode):  # pragma: no cover - 48 random bits
-        raise FileExistsError(errno.EEXIST, "temporary name taken", tmp)
-    try:
-        os.replace(tmp, "SKILL.md", src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        os.unlink(tmp, dir_fd=folder)
-        raise
-
-
-def _lock(folder: int, where: Path) -> None:
-    """The core's bounded folder lock on the descriptor (FOLDER_BUSY past the wait); released on close."""
-    from swarm_handoff.api import lock_descriptor
-
-    lock_descriptor(folder, str(where))
-
-
 def _diff_name(side: str, path: Path) -> str:
     """`a/PATH` for a relative path (as git and patch -p1 expect), the path itself when absolute."""
     return str(path) if path.is_absolute() else f"{side}/{path}"
 
 
+@attrs.frozen
+class _InMemory:
+    """A SKILL.md's text as the core's resource reader takes it: opened as bytes, named by its path."""
+
+    data: bytes
+    path: str
+
+    def open(self, mode: str) -> io.BytesIO:
+        """The text as a binary stream (the reader asks for "rb")."""
+        return io.BytesIO(self.data)
+
+    def __str__(self) -> str:
+        return self.path
+
+
 def reading(text: str, name: str, path: str) -> tuple[SkillRecord, Any]:
     """The core's reading of `text` as a SKILL.md (record and frontmatter), exactly as discovery reads it."""
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "SKILL.md"
-        copy.write_bytes(text.encode("utf-8"))
-        front = load_skill_md(str(copy))
-    problems = tuple(attrs.evolve(p, path=path) for p in front.problems)
+    front = load_skill_resource(_InMemory(text.encode("utf-8"), path))  # the same delimiter scan and parser
     record = record_from_frontmatter(
-        front.data, name=name, scope=Scope.PROJECT, source="adopt", path=path, problems=problems
+        front.data, name=name, scope=Scope.PROJECT, source="adopt", path=path, problems=front.problems
     )
     return record, front.data
 
@@ -329,9 +156,11 @@ def adopt(
     if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows has no descriptor-relative open
         raise SwarmError(ADOPT_NOT_A_FILE, "adopt needs descriptor-relative file access (POSIX)")
     name = Path(os.path.abspath(path)).parent.name
-    folder = _open_chain(path)
+    from swarm_handoff.api import lock_descriptor
+
+    folder = open_skill_folder(path)
     try:
-        _lock(folder, Path(os.path.abspath(path)).parent)
+        lock_descriptor(folder, os.path.dirname(os.path.abspath(path)))  # released when `folder` is closed
         return _adopt_in(folder, path, name, form, accepts_from, categories, dry_run)
     finally:
         os.close(folder)
@@ -347,8 +176,8 @@ def _adopt_in(
     dry_run: bool,
 ) -> AdoptReport:
     """The body of `adopt`, holding the skill folder's descriptor (locked)."""
-    st = _guard(folder, path)
-    text = _read(folder, path)
+    st = guard(folder, path)
+    text = read_text(folder, path)
     before, data = reading(text, name, str(path))
 
     def report(**outcome: Any) -> AdoptReport:
@@ -388,11 +217,11 @@ def _adopt_in(
         return report(changed=False, diff=diff)
     mode = stat.S_IMODE(st.st_mode)
     try:
-        backup = _keep_backup(folder, path, text.encode("utf-8"), mode)
+        backup = keep_backup(folder, path, text.encode("utf-8"), mode)
     except OSError as exc:
         raise _write_failed(path, exc, "the backup") from None
     try:
-        _replace(folder, new_text.encode("utf-8"), mode)
+        replace(folder, new_text.encode("utf-8"), mode)
     except OSError as exc:
         with contextlib.suppress(OSError):  # SKILL.md is unchanged: a backup of no change would mislead
             os.unlink(backup.name, dir_fd=folder)

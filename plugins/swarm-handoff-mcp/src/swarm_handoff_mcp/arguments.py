@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import UsageError, type_name
+from swarm_handoff.api import YAML_TOO_DEEP, LoadError, UsageError, check_size, type_name
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import ToolSpec
@@ -101,26 +101,21 @@ def _check_value(key: str, value: Any, prop: Mapping[str, Any]) -> str | None:
     ):
         return f"{key} must be between {prop.get('minimum')} and {prop.get('maximum')}"
     if isinstance(value, dict):
-        if _depth(value) > MAX_ARGUMENT_DEPTH:  # before json.dumps, whose recursion a deep value exhausts
-            return f"{key} is nested more than {MAX_ARGUMENT_DEPTH} deep"
+        problem = _shape_problem(key, value)  # before json.dumps, whose recursion a deep value exhausts
+        if problem:
+            return problem
         size = len(json.dumps(value, default=str))
         if size > MAX_SYNTHESIS_BYTES:
             return f"{key} is larger than {MAX_SYNTHESIS_BYTES} bytes as JSON"
     return None
 
 
-def _depth(value: Any) -> int:
-    """How deep `value`'s mappings and lists nest, without recursion (a deep value must not exhaust the stack)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level)
-            if level <= MAX_ARGUMENT_DEPTH:  # one level past the bound is enough to refuse
-                stack.extend((child, level + 1) for child in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, level)
-            if level <= MAX_ARGUMENT_DEPTH:
-                stack.extend((child, level + 1) for child in item)
-    return deepest
+def _shape_problem(key: str, value: Any) -> str | None:
+    """The core's limits on loaded data (`check_size`: depth, number of values, integer size), argument-bound deep."""
+    try:
+        check_size(value, max_depth=MAX_ARGUMENT_DEPTH)
+    except LoadError as exc:
+        if exc.problem.code == YAML_TOO_DEEP:
+            return f"{key} is nested more than {MAX_ARGUMENT_DEPTH} deep"
+        return f"{key}: {exc.problem.message}"
+    return None

@@ -112,17 +112,17 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(error.exit_code) from None
         import anyio
 
-        from swarm_handoff_mcp import server
+        from swarm_handoff_mcp import transports
 
         try:
             if address is None:
-                status = anyio.run(lambda: server.serve_stdio(elicit_timeout=waits))
+                status = anyio.run(lambda: transports.serve_stdio(elicit_timeout=waits))
                 if status:
                     raise typer.Exit(status)
             else:
                 typer.echo(f"swarm-handoff MCP server on http://{address[0]}:{address[1]}/mcp", err=True)
                 anyio.run(
-                    lambda: server.serve_http(
+                    lambda: transports.serve_http(
                         address[0], address[1], token, allow_remote=allow_remote, elicit_timeout=waits
                     )
                 )

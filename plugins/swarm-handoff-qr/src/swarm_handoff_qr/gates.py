@@ -140,9 +140,9 @@ def gate_step(
     handler = QRGate(
         agent=agent, script=script, prompt=prompt, state_prefix=config.prefix, gate=config.policy, config=config
     )
+    expected = tuple(expected) or ("PASS or FAIL", "each finding with its severity (MUST, SHOULD or COULD)")
     if config.factored:
         actions = (*actions, factored_verification_rationale())
-        expected = tuple(expected) or ("PASS or FAIL", "each finding with its severity (MUST, SHOULD or COULD)")
         expected = (*expected, FACTORED_EXPECTED)
     return StepDef(
         id,
@@ -153,7 +153,7 @@ def gate_step(
         phase=phase,
         forbidden=tuple(forbidden)
         or ("Do not fix findings during the review", "Do not report PASS while a blocking finding remains"),
-        expected=tuple(expected) or ("PASS or FAIL", "each finding with its severity (MUST, SHOULD or COULD)"),
+        expected=expected,
     )
 
 

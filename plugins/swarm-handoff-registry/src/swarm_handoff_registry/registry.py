@@ -123,8 +123,14 @@ _HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
 
 
 def this_host() -> str:
-    """This machine's name, as a registry entry's `host:` names a machine."""
-    import socket
+    """This machine's name, as a registry entry's `host:` names a machine.
+
+    `os.uname().nodename` is what `socket.gethostname()` returns on POSIX, without importing
+    `socket` into discovery; no DNS lookup (`getfqdn`) is made: a short name matches its full form.
+    """
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket  # pragma: no cover - Windows has no uname
 
     return socket.gethostname()
 
@@ -167,22 +173,21 @@ def entry_record(entry: Mapping[str, Any], path: Path) -> SkillRecord:
         if isinstance(skill_path, str):
             meta["remote_skill_path"] = skill_path
     record = attrs.evolve(record, meta=meta)
-    why = unusable(entry, path)
+    why = None if remote is not None else unusable(entry, path)  # a remote skill is neither gone nor another env's
     if why is None:
         return record
     return attrs.evolve(record, eligible=False, problems=(*record.problems, why))
 
 
 def unusable(entry: Mapping[str, Any], path: Path) -> Problem | None:
-    """Why an entry is never a hand-off target here: its skill is gone, or it is another environment's pack.
+    """Why a local entry is never a hand-off target here: its skill is gone, or it is another environment's pack.
 
-    A remote entry (`host:` another machine) is neither: its skill_path is a path over there.
+    Asked only of a local entry: a remote one (`host:` another machine) is neither, its skill_path
+    being a path over there.
     """
     import sys
 
     name = entry.get("name")
-    if remote_host(entry) is not None:  # its skill is on another machine: never stale here
-        return None
     stale = entry.get("stale") is True
     reason = entry.get("stale_reason") or "its skill is gone"
     skill_path = entry.get("skill_path")
@@ -220,7 +225,7 @@ class RegistrySource:
         entries, problems = read_entries(path)
         for entry in entries:  # a skill folder removed since is seen by the next run, cached or not
             skill_path = entry.get("skill_path")
-            if isinstance(skill_path, str):
+            if isinstance(skill_path, str) and remote_host(entry) is None:  # a remote path is not one here
                 watch(Path(os.path.expanduser(skill_path)))
         records = tuple(entry_record(e, path) for e in entries)
         return SourceResult(records=records, problems=tuple(problems))

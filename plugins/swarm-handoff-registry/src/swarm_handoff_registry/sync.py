@@ -25,15 +25,27 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import DOCUMENT_MAX_BYTES, Problem, Scope, SkillRecord, SwarmError, atomic_write
+from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write, plain
+from swarm_handoff_registry.registry_file import (
+    REGISTRY_MAX_BYTES,
+    REGISTRY_SYNC_FAILED,
+    REGISTRY_TOO_LARGE,
+    keep_backup,
+    load_registry,
+    refuse_oversized,
+    write_registry,
+)
+from swarm_handoff_registry.sync_check import confirm_written, validate_text
 
-REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
-REGISTRY_TOO_LARGE = "REGISTRY_TOO_LARGE"
-# What every reader of the registry accepts (the core's document limit, `textfile.MAX_BYTES`, which
-# discovery's reader applies): sync reads with it and never writes more, so it never writes a
-# registry that discovery, `registry show` or the next sync would refuse.
-REGISTRY_MAX_BYTES = DOCUMENT_MAX_BYTES
-BACKUP_SUFFIX = ".bak"
+__all__ = [
+    "REGISTRY_MAX_BYTES",
+    "REGISTRY_SYNC_FAILED",
+    "REGISTRY_TOO_LARGE",
+    "PruneReport",
+    "SyncReport",
+    "prune",
+    "sync",
+]
 
 
 @attrs.frozen
@@ -138,18 +150,10 @@ def _update(entry: Any, fields: dict[str, Any]) -> bool:
         current = entry.get(key)
         if isinstance(value, dict) and isinstance(current, dict):
             changed = _update(current, value) or changed
-        elif _plain(current) != value:
+        elif plain(current) != value:  # the core's reading of loaded YAML: a date is its ISO text
             entry[key] = CommentedMap(value) if isinstance(value, dict) else value
             changed = True
     return changed
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None = None) -> SyncReport:
@@ -165,102 +169,10 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
         return _sync_locked(path, discovered, now)
 
 
-def _read(path: Path) -> bytes | None:
-    """The registry's bytes, None when there is none; anything else unreadable stops the sync."""
-    from swarm_handoff.api import LoadError, read_regular
-
-    try:
-        return read_regular(path, limit=REGISTRY_MAX_BYTES)
-    except LoadError as exc:
-        if not os.path.lexists(path):
-            return None
-        raise _unreadable(path, exc.problem.message) from None
-
-
-def _unreadable(path: Path, why: object) -> SwarmError:
-    return SwarmError(
-        REGISTRY_SYNC_FAILED,
-        f"cannot read {path}: {why}",
-        hint="fix the file (or move it away) and sync again; it was not changed",
-    )
-
-
-def _write(path: Path, previous: bytes | None, text: str) -> Path | None:
-    """Keep the previous file as `.bak`, then write `text`; a registry over the read limit is refused first."""
-    data = text.encode("utf-8")
-    _refuse_oversized(path, data)
-    backup = _keep_backup(path, previous) if previous is not None else None
-    atomic_write(path, data)
-    return backup
-
-
-def _refuse_oversized(path: Path, data: bytes) -> None:
-    """Refuse, before the backup or the write, a registry its own readers would refuse."""
-    if len(data) > REGISTRY_MAX_BYTES:
-        raise SwarmError(
-            REGISTRY_TOO_LARGE,
-            f"{path}: the new registry would be {len(data)} bytes, over the {REGISTRY_MAX_BYTES} bytes "
-            "every reader of it accepts; nothing was written",
-            details={"path": str(path), "size_bytes": len(data), "limit_bytes": REGISTRY_MAX_BYTES},
-            hint="run `swarm-handoff registry prune` to drop stale entries, or remove entries (long "
-            "descriptions) you no longer need, then sync again",
-        )
-
-
-def _keep_backup(path: Path, previous: bytes) -> Path:
-    """Keep the previous bytes as `.bak`, as private as the registry was, never through a link."""
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
-    # A new file renamed into place: a symbolic link planted at the backup's name is replaced,
-    # never written through (copying onto it would overwrite whatever it points at).
-    atomic_write(backup, previous)
-    try:
-        mode = os.stat(path).st_mode & 0o777
-        fd = os.open(backup, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return backup
-    try:
-        os.fchmod(fd, mode)
-    except (OSError, AttributeError):  # pragma: no cover - fchmod is POSIX
-        pass
-    finally:
-        os.close(fd)
-    return backup
-
-
-def _load(path: Path) -> tuple[Any, Any, bytes | None]:
-    """The round-trip loader, the document (None when there is no file) and the file's bytes."""
-    from ruamel.yaml.error import YAMLError
-
-    from swarm_handoff.api import LoadError, check_events, check_nesting, portable_yaml
-
-    yaml = portable_yaml("rt")  # strings YAML 1.1 readers would misread are quoted
-    yaml.preserve_quotes = True
-    yaml.indent(mapping=2, sequence=4, offset=2)  # the registry format's own layout
-    yaml.width = 4096  # never fold a long skill_path onto a second line
-    document: Any = None
-    previous = _read(path)
-    if previous is not None:
-        try:
-            text = previous.decode("utf-8")
-            check_nesting(text, path=str(path))
-            check_events(text, path=str(path))  # depth, tags and number limits before the recursive loader
-            document = yaml.load(text)
-        except LoadError as exc:
-            raise SwarmError(
-                REGISTRY_SYNC_FAILED,
-                f"cannot read {path}: {exc.problem.message}",
-                hint="fix the file (or move it away) and sync again; it was not changed",
-                problems=(exc.problem,),
-            ) from None
-        except (YAMLError, ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
-            raise _unreadable(path, exc) from None
-    return yaml, document, previous
-
-
 def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime | None) -> SyncReport:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-    yaml, document, previous = _load(path)
+    yaml, document, previous = load_registry(path)
     if document is None:
         document = CommentedMap([("version", "1.0"), ("updated_at", ""), ("workflows", CommentedSeq())])
     if not isinstance(document, dict) or not isinstance(document.get("workflows", []), list):
@@ -300,11 +212,11 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
         meta.setdefault("discovery_mode", "hybrid")
     text = _dump(yaml, document)
     written = text.encode("utf-8")
-    _refuse_oversized(path, written)
-    _validate(text, path, [r.name for r in local])  # the seed's step 5, before anything is replaced
-    backup = _keep_backup(path, previous) if previous is not None else None
+    refuse_oversized(path, written)
+    problems = validate_text(text, path, [r.name for r in local])  # the seed's step 5, before anything is replaced
+    backup = keep_backup(path, previous) if previous is not None else None
     atomic_write(path, written)
-    problems = _reread(path, written, previous, [r.name for r in local])  # ... and on the file itself
+    confirm_written(path, written, previous)  # ... and the file on disk holds exactly that text
     return SyncReport(
         path=str(path),
         backup=str(backup) if backup else None,
@@ -322,78 +234,6 @@ def _dump(yaml: Any, document: Any) -> str:
     stream = io.StringIO()
     yaml.dump(document, stream)
     return stream.getvalue()
-
-
-def _written_wrong(path: Path, why: str) -> SwarmError:
-    return SwarmError(
-        REGISTRY_SYNC_FAILED,
-        f"the registry sync was about to write to {path} does not read back: {why}",
-        hint="the previous file was left (or put back) in place; report this with the registry file attached",
-    )
-
-
-def _check(data: Any, path: Path, synced: list[str]) -> tuple[Problem, ...]:
-    """Validate a parsed registry as discovery reads it: every synced workflow there, entries' problems reported."""
-    from swarm_handoff_registry.registry import REGISTRY_INVALID, entries_of
-
-    _entries, problems = entries_of(data, path)
-    if any(p.code == REGISTRY_INVALID for p in problems):
-        raise _written_wrong(path, problems[0].message)
-    listed = data.get("workflows") if isinstance(data, dict) else None
-    present = {e.get("name") for e in listed or () if isinstance(e, dict)}
-    missing = sorted(set(synced) - present)  # written, not there: a writer's bug, never the user's
-    if missing:
-        raise _written_wrong(path, f"no usable entry for {', '.join(missing)}")
-    return tuple(problems)
-
-
-def _validate(text: str, path: Path, synced: list[str]) -> None:
-    """Parse the text about to be written with the safe loader discovery uses, and check it as discovery would."""
-    from swarm_handoff.api import LoadError, parse_yaml
-
-    try:
-        data = parse_yaml(text, path=str(path))
-    except LoadError as exc:
-        if exc.problem.code in _READER_LIMITS:  # the registry outgrew what readers accept: the user's to trim
-            raise _over_limit(path, exc.problem) from None
-        raise _written_wrong(path, exc.problem.message) from None
-    _check(data, path, synced)
-
-
-# The reader's refusals that mean "too big", not "written wrong": values (aliases expanded), nesting, bytes.
-_READER_LIMITS = frozenset({"YAML_TOO_MANY_NODES", "YAML_TOO_DEEP", "YAML_TOO_LARGE"})
-
-
-def _over_limit(path: Path, problem: Problem) -> SwarmError:
-    """REGISTRY_TOO_LARGE for a registry that would pass one of its readers' limits; nothing is written."""
-    return SwarmError(
-        REGISTRY_TOO_LARGE,
-        f"{path}: the new registry would be refused by every reader of it ({problem.message}); nothing was written",
-        details={"path": str(path), "limit": problem.code},
-        hint="run `swarm-handoff registry prune` to drop stale entries, or remove entries (long tag lists, "
-        "deep custom keys) you no longer need, then sync again",
-    )
-
-
-def _reread(path: Path, written: bytes, previous: bytes | None, synced: list[str]) -> tuple[Problem, ...]:
-    """Read the written file back from disk and validate it; on failure put the previous file back.
-
-    Returns the problems of entries the user wrote by hand (kept as written, never a failure).
-    """
-    from swarm_handoff.api import LoadError, load_file, read_regular
-
-    try:
-        if read_regular(path) != written:
-            raise _written_wrong(path, "the file on disk is not what was written")
-        return _check(load_file(path), path, synced)
-    except (LoadError, SwarmError) as exc:
-        if previous is not None:
-            atomic_write(path, previous)
-        else:
-            path.unlink(missing_ok=True)
-        if isinstance(exc, SwarmError):
-            raise
-        raise _written_wrong(path, exc.problem.message) from None
 
 
 @attrs.frozen
@@ -422,7 +262,7 @@ def prune(path: Path) -> PruneReport:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path.parent):
-        yaml, document, previous = _load(path)
+        yaml, document, previous = load_registry(path)
         workflows = document.get("workflows") if isinstance(document, dict) else None
         if previous is None or not isinstance(workflows, list):
             return PruneReport(path=str(path), backup=None, removed=())
@@ -436,7 +276,5 @@ def prune(path: Path) -> PruneReport:
         meta = document.get("meta")
         if isinstance(meta, dict) and "total_workflows" in meta:
             meta["total_workflows"] = len(workflows)
-        stream = io.StringIO()
-        yaml.dump(document, stream)
-        backup = _write(path, previous, stream.getvalue())
+        backup = write_registry(path, previous, _dump(yaml, document))
         return PruneReport(path=str(path), backup=str(backup), removed=tuple(removed))
