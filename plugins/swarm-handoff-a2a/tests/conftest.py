@@ -36,6 +36,12 @@ def skill(folder: Path, name: str, accepts: str = '["*"]', examples: str = "") -
     )
 
 
+@pytest.fixture
+def v3_skill() -> Callable[..., None]:
+    """Return `skill(folder, name, accepts='["*"]', examples="")`: write a v3.0 skill."""
+    return skill
+
+
 @pytest.fixture(autouse=True)
 def _isolated_host(
     monkeypatch: pytest.MonkeyPatch,
