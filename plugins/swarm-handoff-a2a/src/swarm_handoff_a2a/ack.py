@@ -10,7 +10,9 @@ final one is refused.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
+import json
 from pathlib import Path
 
 from a2a.server.context import ServerCallContext
@@ -43,7 +45,9 @@ def state_name(state: int) -> str:
     return str(TaskState.Name(state)).removeprefix("TASK_STATE_").lower()
 
 
-async def ack_task_async(task_id: str, status: str, store_url: str, note: str = "") -> str:
+async def ack_task_async(
+    task_id: str, status: str, store_url: str, note: str = "", *, traceparent: str | None = None
+) -> str:
     """Move task `task_id` to the state `status` (an ack status) stands for; return the state it is in."""
     if status not in STATES:
         raise SwarmError("USAGE", f"unknown status {status!r}", hint=f"use one of: {', '.join(STATES)}")
@@ -52,6 +56,7 @@ async def ack_task_async(task_id: str, status: str, store_url: str, note: str = 
     with tracing.span(
         "swarm_handoff.ack",
         {"gen_ai.operation.name": "ack", "swarm_handoff.task_id": task_id, "swarm_handoff.ack_status": status},
+        parent=traceparent,
     ):
         try:
             task = await store.get(task_id, context)
@@ -95,9 +100,13 @@ def ack_task(
     note: str = "",
 ) -> str:
     """Acknowledge a received hand-off's task by its payload file (or task id); return the task's state."""
+    parent = None
+    if payload_path is not None:
+        text = read_text(payload_path)
+        task_id = task_id or task_id_for(text)
+        with contextlib.suppress(ValueError):
+            parent = None if tracing.current_traceparent() else tracing.chain_traceparent(json.loads(text))
     if task_id is None:
-        if payload_path is None:
-            raise SwarmError("USAGE", "give the payload file or the task id", hint="ack the payload the receiver wrote")
-        task_id = task_id_for(read_text(payload_path))
+        raise SwarmError("USAGE", "give the payload file or the task id", hint="ack the payload the receiver wrote")
     url = store_url or default_store_url(make_context().config_dir)
-    return asyncio.run(ack_task_async(task_id, status, url, note))
+    return asyncio.run(ack_task_async(task_id, status, url, note, traceparent=parent))
