@@ -163,3 +163,61 @@ def test_a_stock_host_without_the_extension_is_refused_clearly_and_nothing_is_se
     skills: Any = remote_skills(stock_server)
     assert not skills.extension
     assert [s["id"] for s in skills.skills] == ["beta"]
+
+
+def test_an_api_key_from_a_private_file_is_declared_and_required(hosts, receiver, payload, tmp_path):
+    key_file = tmp_path / "a2a.key"
+    key_file.write_text("k3y-from-a-file\n", encoding="utf-8")
+    key_file.chmod(0o644)
+    with pytest.raises(Exception) as caught:
+        Auth.from_file("api-key", key_file)
+    assert getattr(caught.value, "code", None) == "A2A_AUTH_SECRET"
+    key_file.chmod(0o600)
+    running = receiver(auth=Auth.from_file("api-key", key_file))
+    import httpx
+
+    card = httpx.get(running.url.rstrip("/") + "/.well-known/agent-card.json").json()
+    assert card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"] == {
+        "location": "header",
+        "name": "X-API-Key",
+        "description": "API key",
+    }
+    assert not send(payload(), running.url, record=False).delivered
+    credentials = Credentials.from_file(key_file, scheme="api-key")
+    assert send(payload(), running.url, credentials=credentials, record=False).state == "working"
+
+
+def test_a_signed_payload_is_accepted_with_the_shared_key_and_the_key_never_travels(hosts, receiver, payload):
+    import shutil
+
+    from swarm_handoff_a2a.extension import payload_message
+
+    signed = payload(sign=True)
+    key = hosts["sender_config"] / "swarm-handoff" / "signing.key"
+    receiver_key = hosts["root"] / "receiver-config" / "swarm-handoff" / "signing.key"
+    receiver_key.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(key, receiver_key)  # copied once, out of band
+    text = signed.read_text(encoding="utf-8")
+    wire = payload_message(text, "sha256:x", "beta").SerializeToString()
+    assert key.read_bytes().strip() not in wire
+    running = receiver(require_signature=True)
+    assert send(signed, running.url, record=False).state == "working"
+    # a payload signed with another key is refused
+    receiver_key.write_bytes(b"0" * 64)
+    other = receiver(require_signature=True, store_url=f"sqlite+aiosqlite:///{hosts['root'] / 'other.sqlite3'}")
+    refused = send(payload(sign=True), other.url, record=False)
+    assert refused.state == "rejected"
+    assert refused.error["code"] == "RECEIVED_PAYLOAD_TAMPERED"
+
+
+def test_the_same_payload_sent_by_five_senders_at_once_is_one_task_one_file_one_record(hosts, receiver, payload):
+    from swarm_handoff_a2a.sender import send_many
+
+    url = receiver().url
+    path = payload()
+    results = send_many([(path, url)] * 5, record=False)
+    assert {r.state for r in results} == {"working"}
+    assert len({r.task_id for r in results}) == 1
+    assert len(list(hosts["inbox"].rglob("*.json"))) == 1
+    with open_history(hosts["root"] / "receiver-config") as history:
+        assert len(history.list()) == 1

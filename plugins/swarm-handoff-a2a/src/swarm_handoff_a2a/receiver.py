@@ -330,7 +330,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
         """Send, unless this payload's task exists: then that task, never a second one."""
@@ -338,7 +338,8 @@ class HandoffRequestHandler(DefaultRequestHandler):
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
         task_id = task_id_for(carried.text)
-        lock = self._locks.setdefault(task_id, asyncio.Lock())
+        lock, users = self._locks.get(task_id, (asyncio.Lock(), 0))
+        self._locks[task_id] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
         try:
             async with lock:
                 existing = await self.task_store.get(task_id, context)
@@ -346,8 +347,11 @@ class HandoffRequestHandler(DefaultRequestHandler):
                     return existing
                 return await super().on_message_send(params, context)
         finally:
-            if not lock.locked():
-                self._locks.pop(task_id, None)
+            lock, users = self._locks[task_id]
+            if users <= 1:
+                del self._locks[task_id]
+            else:
+                self._locks[task_id] = (lock, users - 1)
 
 
 def task_store(store_url: str) -> DatabaseTaskStore:
