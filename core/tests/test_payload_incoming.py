@@ -135,6 +135,31 @@ def test_an_unknown_target_is_refused_with_the_closest_names(world):
     for key in ("payload_hash", "payload_size_bytes"):
         data["handoff"]["meta"].pop(key, None)
     with pytest.raises(SwarmError) as caught:
-        accept_incoming(json.dumps(seal(data)), world["inbox"], context=world["receiver"], now=dt.datetime.now(dt.timezone.utc))
+        accept_incoming(
+            json.dumps(seal(data)), world["inbox"], context=world["receiver"], now=dt.datetime.now(dt.timezone.utc)
+        )
     assert caught.value.code == "TARGET_NOT_FOUND"
     assert "beta" in (caught.value.hint or "")
+
+
+def test_the_callers_traceparent_travels_in_the_payloads_tracing_tags(world, monkeypatch):
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    monkeypatch.setenv("TRACEPARENT", parent)
+    result = hand_off(
+        HandoffOptions(target="beta", synthesis=world["synthesis"], session=world["session"], source="alpha")
+    )
+    data = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))
+    assert data["handoff"]["tracing"]["tags"]["traceparent"] == parent
+    assert accept_incoming(
+        Path(result.payload_path).read_text(encoding="utf-8"), world["inbox"], context=world["receiver"]
+    )
+
+
+def test_a_traceparent_that_is_not_w3c_is_left_out_with_a_note(world, monkeypatch):
+    monkeypatch.setenv("TRACEPARENT", "not-a-trace")
+    result = hand_off(
+        HandoffOptions(target="beta", synthesis=world["synthesis"], session=world["session"], source="alpha")
+    )
+    data = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))
+    assert "traceparent" not in data["handoff"]["tracing"].get("tags", {})
+    assert any("TRACEPARENT" in note for note in result.notes)

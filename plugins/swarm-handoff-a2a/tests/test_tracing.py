@@ -54,3 +54,25 @@ def test_a_refusal_marks_the_receivers_span_with_its_code(hosts, receiver, paylo
     send(payload(), running.url)
     receive = next(s for s in spans.get_finished_spans() if s.name == "swarm_handoff.receive")
     assert receive.attributes["error.type"] == "RECEIVED_PAYLOAD_UNSIGNED"
+
+
+def test_a_payload_built_under_a_span_carries_its_traceparent_and_the_hosts_continue_that_trace(
+    hosts, receiver, payload, spans, monkeypatch
+):
+    from swarm_handoff_a2a.tracing import current_traceparent
+
+    running = receiver()
+    with trace.get_tracer("the-cli").start_as_current_span("swarm-handoff handoff") as cli:
+        monkeypatch.setenv("TRACEPARENT", current_traceparent())  # as a traced parent process passes it on
+        path = payload()
+    monkeypatch.delenv("TRACEPARENT")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["handoff"]["tracing"]["tags"]["traceparent"].split("-")[1] == format(
+        cli.get_span_context().trace_id, "032x"
+    )
+    assert send(path, running.url).state == "working"  # later, in another process for all it knows
+    ours = [s for s in spans.get_finished_spans() if s.name.startswith("swarm_handoff.")]
+    assert {s.name for s in ours} == {"swarm_handoff.send", "swarm_handoff.receive", "swarm_handoff.verify"}
+    assert {s.context.trace_id for s in ours} == {cli.get_span_context().trace_id}
+    send_span = next(s for s in ours if s.name == "swarm_handoff.send")
+    assert send_span.parent.span_id == cli.get_span_context().span_id
