@@ -233,7 +233,8 @@ def minimums(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks, side by side with their baselines; results go to bench/results/."""
     session.env["UV_COMPILE_BYTECODE"] = "1"  # .pyc files at install time, as pip gives users
-    _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, editable=False, extra="")
+    # the MCP server too: bench_mcp_discover.py times `discover` over it beside the CLI's
+    _install(session, CORE, *DEFAULT_PLUGINS, "plugins/swarm-handoff-mcp", *PACKS, editable=False, extra="")
     session.install("ruamel.yaml.clib")  # the C parser, as the `fast` extra gives users
     session.install("skills-ref")
     for script in sorted((ROOT / "bench").glob("bench_*.py")):
