@@ -8,6 +8,11 @@ from the first start to the last exit, so both pay one interpreter start-up per 
 also times `python -c pass` in as many processes, to show which share of the baseline is start-up
 alone. The baseline writes the same bytes the hand-off writes (a payload made by a warm-up run).
 
+A second pair of columns takes start-up out: the same processes import what they need (the
+hand-off: the CLI, the lifecycle and the history; the baseline: `os` and `sqlite3`), say they are
+ready, and wait for a "go" file; the clock runs from "go" to the last exit. That is the work of the
+hand-off itself (discovery, building, checking, writing, recording) against the write alone.
+
 Every round checks what it measures: each hand-off exited 0 and reported a payload of its own,
 holding its own `--reason`, and the history holds one row per payload; the baseline's files and
 rows are counted too. Rounds alternate baseline and hand-offs, so a burst of load hits both; each
@@ -41,9 +46,26 @@ SYNTHESIS = {
     "synthesis_summary": "Regulation is the main risk.",
     "convergence_level": "medium",
 }
+# Released runs: import, say "ready", wait for the go file (argv[1], taken out of argv), then work.
+WAIT = """
+import os, sys, time
+go = sys.argv.pop(1)
+open(go + "." + str(os.getpid()), "w").close()
+while not os.path.exists(go):
+    time.sleep(0.002)
+"""
+HANDOFF = """
+import sys
+from swarm_handoff.cli import main
+import swarm_handoff.cli.app, swarm_handoff.payload.lifecycle, swarm_handoff.history
+WAIT
+sys.argv = ["swarm-handoff", *sys.argv[1:]]
+main()
+"""
 # The minimal durable write: temporary file, fsync, rename, one SQLite insert.
 BASELINE = """
 import os, sqlite3, sys
+WAIT
 folder, db, i, source = sys.argv[1:5]
 with open(source, "rb") as handle:
     data = handle.read()
@@ -86,24 +108,51 @@ def _session(root: Path, name: str) -> Path:
     return session
 
 
-def _all_at_once(commands: list[list[str]], cwd: Path, env: dict[str, str]) -> tuple[float, list[tuple[int, str]]]:
-    """Start every command at once; the wall time until the last exits, and each one's (exit code, stdout)."""
+def _script(text: str, go: Path | None) -> list[str]:
+    """`python -c TEXT [GO]`: released by the go file when one is given, else at once."""
+    if go is None:
+        return [sys.executable, "-c", text.replace("WAIT", "")]
+    return [sys.executable, "-c", text.replace("WAIT", WAIT), str(go)]
+
+
+def _go(folder: Path) -> Path:
+    signals = folder / "signals"
+    signals.mkdir(parents=True)
+    return signals / "go"
+
+
+def _all_at_once(
+    commands: list[list[str]], cwd: Path, env: dict[str, str], go: Path | None = None
+) -> tuple[float, list[tuple[int, str]]]:
+    """Start every command at once; the wall time until the last exits, and each one's (exit code, output).
+
+    With `go`, the clock starts once every process said it is ready, when the go file is made.
+    """
     start = time.perf_counter()
     procs = [
         subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for command in commands
     ]
+    if go is not None:
+        while len(list(go.parent.glob(go.name + ".*"))) < len(procs) and all(p.poll() is None for p in procs):
+            time.sleep(0.01)
+        start = time.perf_counter()
+        go.touch()
     outputs = [proc.communicate() for proc in procs]
     elapsed = time.perf_counter() - start
     return elapsed, [(proc.returncode, out + err) for proc, (out, err) in zip(procs, outputs, strict=True)]
 
 
-def _handoffs(n: int, root: Path, project: Path, synthesis: Path, env: dict[str, str], schema: str) -> float:
+def _handoffs(
+    n: int, root: Path, project: Path, synthesis: Path, env: dict[str, str], schema: str, *, released: bool = False
+) -> float:
     session, config = _session(root, "handoff"), root / "handoff" / "config"
     env = {**env, "CLAUDE_CONFIG_DIR": str(config)}
-    base = [shutil.which("swarm-handoff") or "swarm-handoff", "handoff", "summarise"]
+    go = _go(root / "handoff") if released else None
+    start = _script(HANDOFF, go) if released else [shutil.which("swarm-handoff") or "swarm-handoff"]
+    base = [*start, "handoff", "summarise"]
     base += ["--session", str(session), "--synthesis", str(synthesis), "--schema", schema, "--format", "json"]
-    elapsed, done = _all_at_once([[*base, "--reason", f"run-{i}"] for i in range(n)], project, env)
+    elapsed, done = _all_at_once([[*base, "--reason", f"run-{i}"] for i in range(n)], project, env, go)
     paths = set()
     for i, (code, out) in enumerate(done):
         if code != 0:
@@ -120,11 +169,12 @@ def _handoffs(n: int, root: Path, project: Path, synthesis: Path, env: dict[str,
     return elapsed
 
 
-def _baseline(n: int, root: Path, payload: Path, env: dict[str, str]) -> float:
+def _baseline(n: int, root: Path, payload: Path, env: dict[str, str], *, released: bool = False) -> float:
     folder = _session(root, "baseline")
     db = root / "baseline" / "history.sqlite3"
-    commands = [[sys.executable, "-c", BASELINE, str(folder), str(db), str(i), str(payload)] for i in range(n)]
-    elapsed, done = _all_at_once(commands, root, env)
+    go = _go(root / "baseline") if released else None
+    commands = [[*_script(BASELINE, go), str(folder), str(db), str(i), str(payload)] for i in range(n)]
+    elapsed, done = _all_at_once(commands, root, env, go)
     if any(code != 0 for code, _ in done):
         raise SystemExit(f"baseline failed: {[out for code, out in done if code][:1]}")
     written = sorted(p.name for p in folder.iterdir() if p.name.startswith("payload-"))
@@ -165,20 +215,26 @@ def main(argv: list[str] | None = None) -> None:
         )
         print(
             "| at once | `python -c pass` | baseline (durable write) | start-up share of baseline "
-            "| `swarm-handoff handoff` | ratio baseline / hand-off |"
+            "| `swarm-handoff handoff` | ratio baseline / hand-off "
+            "| released after imports: baseline | hand-off | ratio |"
         )
-        print("|---:|---:|---:|---:|---:|---:|")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in sizes:
-            base, real, idle = [], [], []
+            base, real, idle, base_go, real_go = [], [], [], [], []
             for r in range(args.rounds):
-                where = root / f"n{n}-r{r}"
-                where.mkdir()
-                idle.append(_pass(n, where, env))
-                base.append(_baseline(n, where, payload, env))
-                real.append(_handoffs(n, where, project, synthesis, env, args.schema))
+                for released in (False, True):
+                    where = root / f"n{n}-r{r}-{'go' if released else 'start'}"
+                    where.mkdir()
+                    if not released:
+                        idle.append(_pass(n, where, env))
+                    (base_go if released else base).append(_baseline(n, where, payload, env, released=released))
+                    (real_go if released else real).append(
+                        _handoffs(n, where, project, synthesis, env, args.schema, released=released)
+                    )
             b, h, p = statistics.median(base), statistics.median(real), statistics.median(idle)
+            bg, hg = statistics.median(base_go), statistics.median(real_go)
             row = f"| {n} | {p * 1000:,.0f} ms | {b * 1000:,.0f} ms | {p / b:.0%} | {h * 1000:,.0f} ms | {b / h:.2f}x |"
-            print(row)
+            print(f"{row} {bg * 1000:,.0f} ms | {hg * 1000:,.0f} ms | {bg / hg:.2f}x |")
 
 
 if __name__ == "__main__":
