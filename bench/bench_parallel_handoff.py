@@ -62,7 +62,8 @@ WAIT
 sys.argv = ["swarm-handoff", *sys.argv[1:]]
 main()
 """
-# The minimal durable write: temporary file, fsync, rename, one SQLite insert.
+# The minimal durable write: temporary file, fsync, rename, one SQLite insert (into a WAL database
+# made beforehand: the history too is made once, on first use).
 BASELINE = """
 import os, sqlite3, sys
 WAIT
@@ -76,8 +77,6 @@ os.fsync(fd)
 os.close(fd)
 os.rename(tmp, os.path.join(folder, "payload-%s.yaml" % i))
 connection = sqlite3.connect(db, timeout=30, isolation_level=None)
-connection.execute("PRAGMA journal_mode = WAL")
-connection.execute("CREATE TABLE IF NOT EXISTS handoffs (id INTEGER PRIMARY KEY, payload_path TEXT NOT NULL)")
 connection.execute("INSERT INTO handoffs (payload_path) VALUES (?)", ("payload-%s.yaml" % i,))
 connection.close()
 """
@@ -172,6 +171,10 @@ def _handoffs(
 def _baseline(n: int, root: Path, payload: Path, env: dict[str, str], *, released: bool = False) -> float:
     folder = _session(root, "baseline")
     db = root / "baseline" / "history.sqlite3"
+    setup = sqlite3.connect(db, isolation_level=None)  # made once, in WAL mode, as the history is on first use
+    setup.execute("PRAGMA journal_mode = WAL")
+    setup.execute("CREATE TABLE handoffs (id INTEGER PRIMARY KEY, payload_path TEXT NOT NULL)")
+    setup.close()
     go = _go(root / "baseline") if released else None
     commands = [[*_script(BASELINE, go), str(folder), str(db), str(i), str(payload)] for i in range(n)]
     elapsed, done = _all_at_once(commands, root, env, go)
