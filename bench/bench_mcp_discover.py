@@ -13,6 +13,12 @@ same synthetic tree (bench_discovery.make_tree) with every cache warm:
 - overlap: 8 read-only calls at once (`asyncio.gather` on one connection) against the same 8 one
   after another, with `why` (one skill's lookup) and with `discover`.
 
+A last table gives the CPU time of one call (`time.process_time`, in one process without the
+pipe): the server's work (`SwarmServer._answer`: the tool body and its rendering), the SDK's
+serialisation of the result and the client's parse of it (`CallToolResult.model_validate_json`).
+CPU time is what a call costs whatever else the machine runs; on an idle machine the wall time
+of a call is about that plus the pipe.
+
 Each figure is the median of `--runs`. Run: `python bench/bench_mcp_discover.py [--skills 2000]
 [--runs 15]` (also run by `nox -s bench`); never a unit test. Needs the MCP plugin installed.
 """
@@ -63,6 +69,40 @@ def _cli(project: Path, env: dict[str, str], runs: int) -> tuple[float, int]:
         if i:
             times.append(time.perf_counter() - start)
     return statistics.median(times), count
+
+
+CPU_PER_CALL = """
+import json, statistics, sys, time
+import mcp_types as types
+from swarm_handoff.api import get_host
+from swarm_handoff_mcp.server import SwarmServer
+from swarm_handoff_mcp.tools import Call
+runs = int(sys.argv[1])
+server = SwarmServer(get_host())
+spec = server.tools["discover"]
+out = {}
+for key, arguments in (("page", {}), ("all", {"limit": 10_000})):
+    server._answer(spec, Call(arguments, server.host))  # warm
+    samples = []
+    for _ in range(runs):
+        start = time.process_time()
+        data, text = server._answer(spec, Call(arguments, server.host))
+        result = types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
+        wire = result.model_dump_json(by_alias=True, exclude_none=True)
+        types.CallToolResult.model_validate_json(wire)
+        samples.append(time.process_time() - start)
+    out[key] = statistics.median(samples)
+print(json.dumps(out))
+"""
+
+
+def _cpu(project: Path, env: dict[str, str], runs: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", CPU_PER_CALL, str(runs)], cwd=project, env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 async def _mcp(project: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
@@ -121,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
         cli, cli_count = _cli(project, env, args.runs)
         mcp = anyio.run(_mcp, project, env, args.runs, backend="asyncio")
+        cpu = _cpu(project, env, args.runs)
     print(f"Command: python bench/bench_mcp_discover.py --skills {args.skills} --runs {args.runs}")
     print(
         f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()}, {os.cpu_count()} "
@@ -140,6 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     for name in ("why", "discover"):
         seq, con = mcp[f"{name}_sequential"], mcp[f"{name}_concurrent"]
         print(f"| `{name}` | {seq * 1000:,.0f} ms | {con * 1000:,.0f} ms | {con / seq:.2f} |")
+    print("\n| CPU time of one `discover` call (server, SDK, client parse) | median |\n|---|---:|")
+    print(f"| first page (the default) | {cpu['page'] * 1000:,.0f} ms |")
+    print(f"| `limit: 10000` (every skill) | {cpu['all'] * 1000:,.0f} ms |")
 
 
 if __name__ == "__main__":
