@@ -24,7 +24,7 @@ import sys
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from contextlib import AbstractContextManager
 
 TEMP_SUFFIX = ".tmp"
@@ -180,12 +180,18 @@ def create_first(
     folder = folder or "."
     tmp = write_temp(folder, name, data, mode=mode, durable=durable)
     try:
-        created = _link_first(tmp, (first, *targets), data, mode=mode, durable=durable)
+        created = _link_first(tmp, _then(first, targets), data, mode=mode, durable=durable)
     finally:
         _discard(tmp)
     if created is not None and durable:
         _sync_folder(folder)
     return created
+
+
+def _then(first: str | os.PathLike[str], rest: Iterator[str | os.PathLike[str]]) -> Iterator[str | os.PathLike[str]]:
+    """`first`, then what `rest` yields, made only as far as it is read."""
+    yield first
+    yield from rest
 
 
 def create_next(
