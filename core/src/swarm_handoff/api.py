@@ -80,6 +80,8 @@ if TYPE_CHECKING:
     from swarm_handoff.parallel import map_chunks as map_chunks
     from swarm_handoff.payload.adapters import AdapterResult as AdapterResult
     from swarm_handoff.payload.convert import convert_payload as convert_payload
+    from swarm_handoff.payload.incoming import Incoming as Incoming
+    from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
     from swarm_handoff.payload.integrity import require_intact as require_intact
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
@@ -314,6 +316,9 @@ _EXPORTS: dict[str, str] = {
     "type_name": "swarm_handoff.payload.schema",
     "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
     "require_intact": "swarm_handoff.payload.integrity",
+    # taking in a payload that arrived from another machine (the A2A plugin's receiver)
+    "accept_incoming": "swarm_handoff.payload.incoming",
+    "Incoming": "swarm_handoff.payload.incoming",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",
     "validate_payload": "swarm_handoff.payload.validate",

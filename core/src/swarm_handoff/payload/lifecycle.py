@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,12 @@ def _check_expires_in(expires_in: dt.timedelta | None, option: str) -> None:
             hint=f"for example {given(option, '3h')} or {given(option, '2d')}",
             option=option,
         )
+
+
+# The caller's trace context, as OpenTelemetry passes it to a child process (environment variables as
+# context carriers): a v3.0 payload records it in `tracing.tags.traceparent`, so one trace follows the work.
+TRACEPARENT_ENV = "TRACEPARENT"
+_TRACEPARENT = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")
 
 
 def _hand_off(
@@ -277,6 +284,13 @@ def _hand_off(
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
         run.payload = seal(run.payload)
+    traceparent = context.env.get(TRACEPARENT_ENV)
+    if traceparent and version == "3.0":  # the caller's trace context travels with the work, sealed and signed
+        if _TRACEPARENT.match(traceparent):
+            run.payload["handoff"].setdefault("tracing", {}).setdefault("tags", {})["traceparent"] = traceparent
+            run.payload = seal(run.payload)
+        else:
+            notes.append(f"{TRACEPARENT_ENV} is not a W3C traceparent; not recorded in the payload")
     if options.sign:
         from swarm_handoff.payload.signing import sign
 
