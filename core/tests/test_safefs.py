@@ -150,3 +150,17 @@ def test_safefs_stays_cheap_to_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     added = set(json.loads(out))
     assert added & {"typing", "pathlib", "tempfile", "re", "contextlib", "hashlib"} == set()
+
+
+def test_create_first_makes_names_only_as_far_as_it_tries_them(tmp_path):
+    (tmp_path / "a").write_text("taken")
+    made: list[str] = []
+
+    def names():
+        for name in ("a", "b", "c", "d"):
+            made.append(name)
+            yield str(tmp_path / name)
+
+    assert safefs.create_first(names(), b"data") == str(tmp_path / "b")
+    assert made == ["a", "b"]  # "c" and "d" were never built
+    assert (tmp_path / "b").read_bytes() == b"data"

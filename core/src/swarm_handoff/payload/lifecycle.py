@@ -3,8 +3,8 @@
 Every step that can fail after the payload is built preserves it first (in the session folder, or
 under the config folder when the session is not writable) and names the file in the error, so no
 work is lost: the user fixes the cause and hands the preserved payload over by hand, or retries.
-The last steps (writing the payload and its side files, recording it, and the run that preserves
-the payload on any failure) are `handoff_write.py`'s.
+What was asked and the run that preserves the payload on any failure are `handoff_run.py`'s; the
+last step (writing the payload and its side files, and recording it) is `handoff_write.py`'s.
 """
 
 from __future__ import annotations
@@ -34,9 +34,11 @@ from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
-from swarm_handoff.payload.handoff_write import HANDOFF_FAILED as HANDOFF_FAILED
+from swarm_handoff.payload.handoff_run import HANDOFF_FAILED as HANDOFF_FAILED
+from swarm_handoff.payload.handoff_run import HandoffOptions as HandoffOptions
+from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpected
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
-from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
+from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
 from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.unsigned import carried_over, signature_required
@@ -44,7 +46,6 @@ from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
@@ -54,28 +55,6 @@ from swarm_handoff.undeclared import override_record as undeclared_override
 
 SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
-
-
-@attrs.frozen(kw_only=True)
-class HandoffOptions:
-    """What the user asked for: the target, the inputs, and the optional parts of the payload."""
-
-    target: str
-    synthesis: Path | None = None  # with `received`: replaces the received context
-    session: Path
-    schema: str | None = None  # None: the target's schema version decides (docs/payloads.md)
-    source: str | None = None
-    reason: str = ""
-    feedback: str | None = None
-    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)  # as `--chain` reads it
-    health_check: bool = False
-    sign: bool = False
-    override_accepts_from: bool = False  # hand off although the target does not accept the source
-    received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
-    allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
-    expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
-    # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
-    require_signature: bool | None = None
 
 
 # How long a payload may stay valid: a hand-off is short-lived work, but a review may wait out a holiday.

@@ -21,6 +21,10 @@ MAX_TEXT = 4096
 MAX_LIST = 256
 MAX_SYNTHESIS_BYTES = 1 << 20
 MAX_TOP = 100
+# `discover` answers in pages: a first page an agent reads at once, and the rest on request (docs/mcp.md).
+DISCOVER_PAGE = 100
+MAX_PAGE = 10_000
+MAX_OFFSET = 10_000_000
 # How deep an object argument may nest (a synthesis reads at most 32 levels); checked before any work.
 MAX_ARGUMENT_DEPTH = 32
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.api import Document, ErrorCode, PluginHost, SwarmError, UsageError
+from swarm_handoff_mcp.arguments import DISCOVER_PAGE
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import Call
@@ -61,7 +62,8 @@ def discover_tool(call: Call) -> Document:
         inputs=tuple(call.args.get("input", [])),
     )
     chosen = tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))
-    return result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    found = result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    return found.paged(call.args.get("offset", 0), call.args.get("limit", DISCOVER_PAGE))
 
 
 def why_tool(call: Call) -> Document:

@@ -1,8 +1,9 @@
 """The MCP server: the tools, resources and prompts on the SDK's low-level `Server`.
 
 Imported only when `swarm-handoff mcp` starts, so the SDK and pydantic never weigh on the CLI.
-Each tool body is the core's own (blocking) Python API, run in a worker thread so that one
-slow scan never stalls the protocol and concurrent calls really run side by side; the hand-off
+Each tool body is the core's own (blocking) Python API, run with the rendering of its answer in a
+worker thread so that one slow scan never stalls the protocol and concurrent calls run side by
+side (their waits overlap; their Python work shares one interpreter lock); the hand-off
 writes are exclusive, so parallel hand-offs keep the guarantees the CLI gives parallel processes.
 """
 
@@ -134,15 +135,13 @@ class SwarmServer:
             unanswered: list[str] = []  # the elicitations that timed out, said in the error
             call = Call(args, self.host, confirm=self._confirm(ctx, unanswered), progress=self._progress(ctx))
             try:
-                document = await anyio.to_thread.run_sync(spec.run, call, limiter=self.limiter)
+                data, text = await anyio.to_thread.run_sync(self._answer, spec, call, limiter=self.limiter)
             except SwarmError as error:
                 if unanswered:
                     error.details.setdefault("elicitation", unanswered[0])
                 raise
             if spec.name == "handoff":
                 self.sessions.add(args["session"])
-            data = document_data(document, self.host)
-            text = text_rendering(document, self.host)
         except SwarmError as error:
             return error_result(_name_override(error, params.name), self.host)
         except Exception as exc:  # a plugin's bug must not end the server or reach the client raw
@@ -152,6 +151,11 @@ class SwarmServer:
             warnings = "".join(f"warning: {failure.describe()}\n" for failure in self.host.failures)
             content.append(types.TextContent(type="text", text=warnings))
         return types.CallToolResult(content=list(content), structured_content=data)
+
+    def _answer(self, spec: ToolSpec, call: Call) -> tuple[dict[str, Any], str]:
+        """Run the tool and render its document (JSON and text), all in the worker thread: never on the loop."""
+        document = spec.run(call)
+        return document_data(document, self.host), text_rendering(document, self.host)
 
     def _confirm(self, ctx: Context, unanswered: list[str]) -> Callable[[str], bool] | None:
         """Ask the user through elicitation when the client can answer; else no one can confirm.

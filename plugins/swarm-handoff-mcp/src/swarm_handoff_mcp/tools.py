@@ -16,13 +16,13 @@ import attrs
 
 from swarm_handoff.api import Document, PluginHost
 from swarm_handoff_mcp import calls
+from swarm_handoff_mcp.arguments import DISCOVER_PAGE, MAX_OFFSET, MAX_PAGE, object_schema, text_arg
 from swarm_handoff_mcp.arguments import MAX_LIST as MAX_LIST
 from swarm_handoff_mcp.arguments import MAX_SYNTHESIS_BYTES as MAX_SYNTHESIS_BYTES
 from swarm_handoff_mcp.arguments import MAX_TEXT as MAX_TEXT
 from swarm_handoff_mcp.arguments import MAX_TOP as MAX_TOP
 from swarm_handoff_mcp.arguments import PATH_ARGUMENTS as PATH_ARGUMENTS
 from swarm_handoff_mcp.arguments import check_arguments as check_arguments
-from swarm_handoff_mcp.arguments import object_schema, text_arg
 from swarm_handoff_mcp.calls import installed_scopes as installed_scopes
 
 Confirm = Callable[[str], bool]
@@ -88,6 +88,18 @@ def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
                     "schema_version": text_arg("Only workflows a payload of this version suits (--schema-version)."),
                     "input": {**_STRINGS, "description": "Only workflows that take all these inputs (--input)."},
                     "all": {"type": "boolean", "description": "Also list skipped and shadowed skills."},
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_PAGE,
+                        "description": f"At most this many workflows (default {DISCOVER_PAGE}); a cut list has `page`.",
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": MAX_OFFSET,
+                        "description": "Start at this workflow (default 0): the previous answer's `page.next_offset`.",
+                    },
                 }
             ),
             calls.discover_tool,
