@@ -228,3 +228,27 @@ def test_every_labelled_set_ranks_as_with_whole_documents(bench: ModuleType) -> 
             assert route(records, query) == route(records, query, documents), request["q"]
             compared += 1
     assert compared > 100
+
+
+def test_a_request_no_skill_shares_a_word_with_abstains(skills: list[SkillRecord]) -> None:
+    _, found = router.route_with_evidence(skills, Query("book a table for two at an italian restaurant"))
+    assert found.abstain
+    assert found.best is None
+    assert "below the threshold" in found.reason()
+
+
+def test_a_request_a_skill_answers_in_its_own_words_does_not_abstain(skills: list[SkillRecord]) -> None:
+    ranked, found = router.route_with_evidence(skills, Query("find the root cause of this crash"))
+    assert not found.abstain
+    assert found.best is not None
+    assert found.best in {s.name for s in skills if "root cause" in s.description}
+    assert "at or above the threshold" in found.reason()
+    assert ranked == route(skills, Query("find the root cause of this crash"))  # the same ranking as `route`
+
+
+def test_the_evidence_is_the_weighted_sum_of_its_features(skills: list[SkillRecord]) -> None:
+    _, found = router.route_with_evidence(skills, Query("compare vendor quotes"))
+    expected = sum(router.EVIDENCE_WEIGHTS[k] * v for k, v in found.features.items())
+    assert found.score == pytest.approx(expected, abs=1e-3)
+    assert found.threshold == router.ABSTAIN_THRESHOLD
+    assert set(found.features) == set(router.EVIDENCE_WEIGHTS)

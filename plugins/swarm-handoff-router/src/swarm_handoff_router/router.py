@@ -336,15 +336,7 @@ def route(
         contributions, matches = score_all(list(documents), synthesis)
         names = [doc.name for doc in documents]
     else:
-        from swarm_handoff_router.index import DamagedIndex, build
-
-        built = build(records)
-        try:
-            contributions, matches = score_index(built, synthesis)
-        except DamagedIndex:  # a stored posting found damaged once unpacked: built again, and stored anew
-            built = build(records, fresh=True)
-            contributions, matches = score_index(built, synthesis)
-        names = list(built.names)
+        names, contributions, matches, _ = _indexed(records, synthesis)
     if not second_look:
         return contributions
     return rerank(names, contributions, matches, priorities=[r.priority for r in records])
@@ -367,7 +359,7 @@ def score_index(built: Index, synthesis: Any) -> tuple[list[list[Contribution]],
     """
     from swarm_handoff_router.index import FIELDS, touched
 
-    request = Request.of(synthesis)
+    request = synthesis if isinstance(synthesis, Request) else Request.of(synthesis)
     found, frequencies, mentions = touched(built, request)
     corpus = Corpus(built.size, frequencies, dict(zip(FIELDS, built.average, strict=True)), mentions)
     nothing = Contribution("router", 0, NO_MATCH)
@@ -508,6 +500,85 @@ class _RequestScorer:
         if not found:
             return [Contribution("router", 0, NO_MATCH)], Match(0)
         return found, Match.of(found, claimed)
+
+
+# "No skill fits": the evidence that the best skill can take the request, a linear score over three
+# features of its word match (not of any one skill): log(1 + its word points), the points its name
+# or description claim over what the request's words would be worth if one skill alone used each
+# (`Request` weights x the IDF of a word one skill uses), and the share of the request's words it
+# matched. Below ABSTAIN_THRESHOLD the answer is "no skill fits". Weights and threshold are fitted
+# by `python bench/calibrate_abstain.py` on the `skills: []` requests of some sets and reported on
+# the others (docs/routing.md); abstaining on a request a skill can take is the costlier mistake,
+# so the threshold maximises F0.5 (precision counts twice) on the calibration sets.
+EVIDENCE_WEIGHTS: Mapping[str, float] = {"points": 1.073, "claimed": 2.952, "coverage": 5.235}
+ABSTAIN_THRESHOLD = 5.35
+
+
+@attrs.frozen
+class Evidence:
+    """How strongly the best skill's words answer the request, and whether that is too weak to name one."""
+
+    score: float
+    threshold: float
+    features: Mapping[str, float]
+    best: str | None
+
+    @property
+    def abstain(self) -> bool:
+        """True when no skill is a good enough match: the answer should say so."""
+        return self.score < self.threshold
+
+    def reason(self) -> str:
+        """One sentence saying why the answer abstains (or does not)."""
+        said = ", ".join(f"{k} {v:.3f}" for k, v in self.features.items())
+        verdict = "below" if self.abstain else "at or above"
+        who = f"the best match ({self.best})" if self.best else "no skill"
+        return (
+            f"evidence {self.score:.3f} for {who} is {verdict} the threshold {self.threshold:g} "
+            f"({' + '.join(f'{w:g} x {k}' for k, w in EVIDENCE_WEIGHTS.items())}; {said})"
+        )
+
+
+def evidence_features(matches: Sequence[Match], request: Request, size: int) -> tuple[dict[str, float], int | None]:
+    """The three features of the best match by word points (see EVIDENCE_WEIGHTS), and its number."""
+    best = max(range(len(matches)), key=lambda i: matches[i].total, default=None)
+    if best is None or matches[best].total <= 0:
+        return {"points": 0.0, "claimed": 0.0, "coverage": 0.0}, None
+    match = matches[best]
+    unique = math.log(1 + (size - 0.5) / 1.5)
+    worth = sum(request.terms.values()) * unique or 1.0
+    coverage = match.matched / len(request.terms) if request.terms else 0.0
+    return {"points": math.log1p(match.total), "claimed": match.claimed / worth, "coverage": coverage}, best
+
+
+def evidence(matches: Sequence[Match], request: Request, names: Sequence[str]) -> Evidence:
+    """The evidence of one ranking's best match, against ABSTAIN_THRESHOLD."""
+    features, best = evidence_features(matches, request, len(names))
+    score = round(math.fsum(EVIDENCE_WEIGHTS[k] * v for k, v in features.items()), DECIMALS)
+    return Evidence(score, ABSTAIN_THRESHOLD, features, names[best] if best is not None else None)
+
+
+def route_with_evidence(records: Sequence[SkillRecord], synthesis: Any) -> tuple[list[list[Contribution]], Evidence]:
+    """`route` through the index, with the evidence that the best skill fits (for "no skill fits")."""
+    names, contributions, matches, request = _indexed(records, synthesis)
+    ranked = rerank(names, contributions, matches, priorities=[r.priority for r in records])
+    return ranked, evidence(matches, request, names)
+
+
+def _indexed(
+    records: Sequence[SkillRecord], synthesis: Any
+) -> tuple[list[str], list[list[Contribution]], list[Match], Request]:
+    """The word contributions and matches of every record through the (stored) index."""
+    from swarm_handoff_router.index import DamagedIndex, build
+
+    request = Request.of(synthesis)
+    built = build(records)
+    try:
+        contributions, matches = score_index(built, request)
+    except DamagedIndex:  # a stored posting found damaged once unpacked: built again, and stored anew
+        built = build(records, fresh=True)
+        contributions, matches = score_index(built, request)
+    return list(built.names), contributions, matches, request
 
 
 class RouterScorer:
