@@ -30,6 +30,7 @@ from typing import TypeVar
 import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
+from swarm_handoff_router.progress import progress
 
 MEMO_NAME = "router"
 # Below this many skills, analysing them costs about what reading a memo of ~2,000 skills does (~0.1 s).
@@ -202,16 +203,30 @@ def analyse_cached(
         return [analyse_one(record) for record in records]
     version = memo_version()
     if not version:
-        return [analyse_one(record) for record in records]
+        return _each(records, analyse_one)
     entries, size = memo_bounds(len(records))
     memo = FileMemo(MEMO_NAME, version, max_entries=entries, max_bytes=size)
     if not memo.enabled:
-        return [analyse_one(record) for record in records]
+        return _each(records, analyse_one)
     expected = state_shape(to_state(analyse_one(_REFERENCE)))
-    documents = [_analysed(memo, record, analyse_one, cls, expected) for record in records]
+    documents = []
+    with progress(len(records), "analysing skills") as advance:
+        for record in records:
+            documents.append(_analysed(memo, record, analyse_one, cls, expected))
+            advance(1)
     memo.save()
     if observed is not None:
         observed.extend(memo.seen.values())
+    return documents
+
+
+def _each(records: list[SkillRecord], analyse_one: Callable[[SkillRecord], T]) -> list[T]:
+    """Analyse every record, with progress on a terminal's stderr."""
+    documents = []
+    with progress(len(records), "analysing skills") as advance:
+        for record in records:
+            documents.append(analyse_one(record))
+            advance(1)
     return documents
 
 
