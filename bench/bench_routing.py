@@ -6,7 +6,11 @@ bench/routing/fixtures. The requests are every bench/routing/requests-NAME.yaml 
 given with --requests): a request in a user's words and the skills that may rightly take it. Each
 file is its own set of rows, named NAME, so a new held-out set is measured by dropping in a file.
 A request with `skills: []` is one no candidate can take (issue 28: calibrating when to abstain);
-it is loaded but kept out of top-1, top-3 and MRR (see bench/routing/README.md).
+it is kept out of top-1, top-3 and MRR (see bench/routing/README.md) and measures abstention: the
+table gives, per set, how many such requests it has and the precision and recall of "no skill fits"
+for the router (`router.evidence`, calibrated by bench/calibrate_abstain.py on CALIBRATION) and for
+plain BM25 (a threshold on its best score, calibrated here on the same sets). `--check-index`
+instead compares the router's index with whole documents on every request (0 must differ).
 `dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
 seeing the router (and not used to change it afterwards) gives an honest figure.
 
