@@ -16,7 +16,6 @@ from swarm_handoff._version import __version__
 from swarm_handoff.cli import (
     core_commands,
     demo_commands,
-    discovery_commands,
     handoff_commands,
     help_text,
     rank_commands,
@@ -126,9 +125,12 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
+    from swarm_handoff.cli.operations_cli import add_operations
+    from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+
+    core_commands.register(app)
+    add_operations(app, CORE_OPERATIONS, CORE_GROUPS)
     for module in (
-        core_commands,
-        discovery_commands,
         rank_commands,
         handoff_commands,
         workflow_commands,

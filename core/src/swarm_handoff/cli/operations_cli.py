@@ -1,0 +1,130 @@
+"""The one adapter from an `Operation` to a typer command: options, arguments, help and the run.
+
+Each command function is built with an `inspect.Signature` whose defaults are `typer.Option` /
+`typer.Argument`, exactly what a hand-written command declares, so typer renders the same help
+and parses the same way. The body resolves the plugins, runs the operation and prints its
+document (`cli.output.run`); an `Outcome`'s notes go to stderr and its status is the exit status.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import typer
+
+from swarm_handoff.cli import help_text
+from swarm_handoff.cli.output import FORMAT_HELP, run
+from swarm_handoff.components import Document
+from swarm_handoff.operations import CLI, Group, Operation, Outcome, Param
+from swarm_handoff.plugins import PluginHost
+from swarm_handoff.render import DEFAULT_FORMAT
+
+__all__ = ["FORMAT", "add_operations", "command_function", "invoke"]
+
+# `--format`: every operation that prints a document takes it, last, as every command always did.
+FORMAT = Param("format", help=FORMAT_HELP, default=DEFAULT_FORMAT, flags=("--format", "-f"), complete="format")
+
+
+def _annotation(param: Param) -> Any:
+    """The Python type typer reads: a list when repeatable, optional when it may be left out."""
+    kind: Any = list[param.type] if param.repeatable else param.type  # type: ignore[name-defined]
+    if param.default is None and not param.required:
+        return kind | None
+    return kind
+
+
+def _info(param: Param) -> Any:
+    """The `typer.Option` / `typer.Argument` a hand-written command would give as the default."""
+    default = ... if param.required else param.default
+    extra: dict[str, Any] = {"help": param.help_text()}
+    if param.minimum is not None:
+        extra["min"] = param.minimum
+    completion = _completion(param)
+    if completion is not None:
+        extra["autocompletion"] = completion
+    if param.argument:
+        return typer.Argument(default, **extra)
+    return typer.Option(default, *param.cli_flags, **extra)
+
+
+def _completion(param: Param) -> Callable[..., list[str]] | None:
+    """What shell completion offers for `param` (skill, scorer, workflow or format names, or its choices)."""
+    from swarm_handoff.cli.completion import completer
+
+    return completer(param)
+
+
+def cli_params(operation: Operation) -> tuple[Param, ...]:
+    """The operation's command-line parameters, `--format` last when it prints a document."""
+    return (*operation.on(CLI), FORMAT) if operation.formatted else operation.on(CLI)
+
+
+def command_function(operation: Operation) -> Callable[..., None]:
+    """A function typer turns into the operation's command: its signature declares the parameters."""
+    params = cli_params(operation)
+
+    def command(**values: Any) -> None:
+        invoke(operation, values)
+
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=_info(p), annotation=_annotation(p))
+            for p in params
+        ]
+    )
+    command.__annotations__ = {p.name: _annotation(p) for p in params}
+    command.__name__ = operation.command.replace("-", "_")
+    command.__qualname__ = command.__name__
+    command.__doc__ = operation.summary
+    return command
+
+
+def invoke(operation: Operation, values: dict[str, Any]) -> None:
+    """Run `operation` with the parsed values: print its document, then its notes; exit with its status."""
+    fmt = values.pop(FORMAT.name, DEFAULT_FORMAT) if operation.formatted else DEFAULT_FORMAT
+    runner = operation.runner()
+    outcome: Outcome | None = None
+
+    def action(host: PluginHost) -> Document:
+        nonlocal outcome
+        result = runner(host, **values)
+        if isinstance(result, Outcome):
+            outcome = result
+            return result.document
+        return result
+
+    run(fmt, action)
+    if outcome is not None:
+        for note in outcome.notes:
+            typer.echo(note, err=True)
+        if outcome.status:
+            raise typer.Exit(outcome.status)
+
+
+def _group_app(group: Group) -> typer.Typer:
+    """The typer app of a command group (`workflow`, `session`)."""
+    return typer.Typer(name=group.name, help=group.summary, no_args_is_help=True, rich_markup_mode=None)
+
+
+def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Sequence[Group] = ()) -> None:
+    """Add each operation to `app` as a command; grouped ones to their group's app, added once."""
+    apps: dict[str, typer.Typer] = {}
+    for operation in operations:
+        target = app
+        if operation.group:
+            if operation.group not in apps:
+                group = next((g for g in groups if g.name == operation.group), Group(operation.group, ""))
+                apps[operation.group] = _group_app(group)
+                app.add_typer(apps[operation.group], name=operation.group)
+            target = apps[operation.group]
+        kwargs: dict[str, Any] = {}
+        if operation.epilog is not None:
+            kwargs["epilog"] = operation.epilog
+        target.command(operation.command, **kwargs)(command_function(operation))
+
+
+def examples() -> dict[str, tuple[tuple[str, ...], str]]:
+    """Every operation's and group's examples and docs page, by command path (what `-h` ends with)."""
+    return help_text.EXAMPLES
