@@ -45,7 +45,13 @@ class Param:
     list; `argument` makes it positional on the command line. `flags` is the command line's spelling
     (default `--` and the name with dashes); `tool_name` the MCP argument's (default the name).
     `complete` names what shell completion offers: "skill", "scorer", "workflow" or "format".
-    `tool_schema` holds JSON-schema fields the MCP argument adds or replaces (a bound a client needs).
+    `choices` (a tuple, or "module:attribute" naming one) are what the MCP schema enumerates and
+    completion offers; the command line keeps its own check (its message stays the command's).
+    `tool_type` gives the MCP argument a shape the command line has no type for: "object" (key:
+    value), "list" (a list of texts where the command line takes one comma-separated text),
+    "text-or-object" (a synthesis given inline or as a path), "text-or-list" (one path or several).
+    `tool_schema` holds JSON-schema fields the MCP argument adds (a bound a client needs).
+    `path` marks a file or folder: the MCP server makes it absolute before the body sees it.
     """
 
     name: str
@@ -56,7 +62,7 @@ class Param:
     repeatable: bool = False
     argument: bool = False
     flags: tuple[str, ...] = ()
-    choices: tuple[str, ...] | None = None
+    choices: tuple[str, ...] | str | None = None
     minimum: int | None = None
     complete: str | None = None
     surfaces: frozenset[str] = BOTH
@@ -64,11 +70,23 @@ class Param:
     tool_help: str | None = None
     tool_schema: Mapping[str, Any] | None = None
     tool_required: bool | None = None
+    tool_type: str | None = None
     path: bool = False
 
     def help_text(self) -> str:
         """The help line (computed now when it names things declared at run time, such as scopes)."""
         return self.help if isinstance(self.help, str) else self.help()
+
+    def choice_values(self) -> tuple[str, ...] | None:
+        """The allowed values, imported now when the table names where they are declared."""
+        if isinstance(self.choices, str):
+            return tuple(resolve(self.choices))
+        return self.choices
+
+    @property
+    def tool_is_required(self) -> bool:
+        """Whether the MCP tool requires the argument (its own rule where declared, else the command line's)."""
+        return self.required if self.tool_required is None else self.tool_required
 
     def tool_help_text(self) -> str:
         """The MCP argument's description: its own where declared, else the help line."""
@@ -113,6 +131,9 @@ class Operation:
     name, and returns a `Document` (or an `Outcome` when the run also has an exit status or notes).
     It is imported only when the command runs, so listing operations costs nothing.
     `tool` is the MCP tool's name when the operation is offered over MCP (`workflow_step`).
+    `takes_format` passes the chosen `--format` to the body (a step carries it into its commands);
+    `cli_invoke` ("module:function", called with the operation and the parsed values) wraps the
+    command line's run where it must do more around it (a sandbox, stdout kept for a payload).
     """
 
     name: str
@@ -125,6 +146,8 @@ class Operation:
     tool_summary: str | None = None
     formatted: bool = True
     epilog: str | None = None
+    takes_format: bool = False
+    cli_invoke: str | None = None
 
     @property
     def group(self) -> str:

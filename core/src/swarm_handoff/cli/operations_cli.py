@@ -17,7 +17,7 @@ import typer
 from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
 from swarm_handoff.components import Document
-from swarm_handoff.operations import CLI, Group, Operation, Outcome, Param
+from swarm_handoff.operations import CLI, Group, Operation, Outcome, Param, resolve
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -66,7 +66,10 @@ def command_function(operation: Operation) -> Callable[..., None]:
     params = cli_params(operation)
 
     def command(**values: Any) -> None:
-        invoke(operation, values)
+        if operation.cli_invoke is not None:
+            resolve(operation.cli_invoke)(operation, values)
+        else:
+            invoke(operation, values)
 
     command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
@@ -85,6 +88,8 @@ def invoke(operation: Operation, values: dict[str, Any]) -> None:
     """Run `operation` with the parsed values: print its document, then its notes; exit with its status."""
     fmt = values.pop(FORMAT.name, DEFAULT_FORMAT) if operation.formatted else DEFAULT_FORMAT
     runner = operation.runner()
+    if operation.takes_format:
+        values = {**values, FORMAT.name: fmt}
     outcome: Outcome | None = None
 
     def action(host: PluginHost) -> Document:
