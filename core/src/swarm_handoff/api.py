@@ -73,6 +73,14 @@ if TYPE_CHECKING:
     from swarm_handoff.hookspecs import hookimpl as hookimpl
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
+    from swarm_handoff.operation_table import CORE_GROUPS as CORE_GROUPS
+    from swarm_handoff.operation_table import CORE_OPERATIONS as CORE_OPERATIONS
+    from swarm_handoff.operations import CLI as CLI
+    from swarm_handoff.operations import MCP as MCP
+    from swarm_handoff.operations import Group as Group
+    from swarm_handoff.operations import Operation as Operation
+    from swarm_handoff.operations import OperationResult as OperationResult
+    from swarm_handoff.operations import Param as Param
     from swarm_handoff.pack_files import InstalledPackSkill as InstalledPackSkill
     from swarm_handoff.pack_files import installed_pack_skills as installed_pack_skills
     from swarm_handoff.parallel import MIN_PARALLEL as MIN_PARALLEL
@@ -286,6 +294,15 @@ _EXPORTS: dict[str, str] = {
     "map_chunks": "swarm_handoff.parallel",
     "jobs_from": "swarm_handoff.parallel",
     "MIN_PARALLEL": "swarm_handoff.parallel",
+    # the operations table: every command declared once, each surface derived from it
+    "Operation": "swarm_handoff.operations",
+    "CLI": "swarm_handoff.operations",
+    "MCP": "swarm_handoff.operations",
+    "Param": "swarm_handoff.operations",
+    "OperationResult": "swarm_handoff.operations",
+    "Group": "swarm_handoff.operations",
+    "CORE_OPERATIONS": "swarm_handoff.operation_table",
+    "CORE_GROUPS": "swarm_handoff.operation_table",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",

@@ -143,7 +143,7 @@ LINT = Operation(
             argument=True,
             tool_name="path",
             tool_help="A SKILL.md file or skill folder, or a list of them.",
-            tool_schema={"type": ["string", "array"]},
+            tool_type="text-or-list",
             path=True,
         ),
         Param(

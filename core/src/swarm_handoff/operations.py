@@ -26,7 +26,7 @@ __all__ = [
     "MCP",
     "Group",
     "Operation",
-    "Outcome",
+    "OperationResult",
     "Param",
     "resolve",
 ]
@@ -112,7 +112,7 @@ class Param:
 
 
 @attrs.frozen
-class Outcome:
+class OperationResult:
     """What a run gives the surface beyond its document: an exit status and lines for the user."""
 
     document: Document
@@ -120,7 +120,7 @@ class Outcome:
     notes: tuple[str, ...] = ()
 
 
-Runner = Callable[..., "Document | Outcome"]
+Runner = Callable[..., "Document | OperationResult"]
 
 
 @attrs.frozen
@@ -128,7 +128,7 @@ class Operation:
     """One command, declared once.
 
     `run` is "module:function"; the function takes the plugin host and the parameters by neutral
-    name, and returns a `Document` (or an `Outcome` when the run also has an exit status or notes).
+    name, and returns a `Document` (or an `OperationResult` when the run also has an exit status or notes).
     It is imported only when the command runs, so listing operations costs nothing.
     `tool` is the MCP tool's name when the operation is offered over MCP (`workflow_step`).
     `takes_format` passes the chosen `--format` to the body (a step carries it into its commands);

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from swarm_handoff.cli.output import check_cwd, echo_err
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
-from swarm_handoff.operations import Outcome
+from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import Scope
 
@@ -47,7 +47,7 @@ def discover_operation(
     )
 
 
-def why_operation(host: PluginHost, *, name: str, cwd: Path | None) -> Document | Outcome:
+def why_operation(host: PluginHost, *, name: str, cwd: Path | None) -> Document | OperationResult:
     """`why`: every place NAME was looked for; a name found nowhere fails, with close names suggested."""
     from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.explain import NOT_FOUND, explain
@@ -61,15 +61,15 @@ def why_operation(host: PluginHost, *, name: str, cwd: Path | None) -> Document 
     # a name found nowhere: the report is printed, and the run failed
     suggestions = _close_names(name, result)
     notes = (f"did you mean: {', '.join(suggestions)}?",) if suggestions else ()
-    return Outcome(report, status=1, notes=notes)
+    return OperationResult(report, status=1, notes=notes)
 
 
-def lint_operation(host: PluginHost, *, paths: list[Path], strict_spec: bool) -> Outcome:
+def lint_operation(host: PluginHost, *, paths: list[Path], strict_spec: bool) -> OperationResult:
     """`lint`: check SKILL.md files; the run fails when any has an error."""
     from swarm_handoff.lint import lint
 
     report = lint(paths, strict_spec=strict_spec)
-    return Outcome(report, status=1 if report.errors else 0)
+    return OperationResult(report, status=1 if report.errors else 0)
 
 
 def _close_names(name: str, result: DiscoveryResult) -> list[str]:

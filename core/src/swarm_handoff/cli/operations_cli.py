@@ -3,7 +3,7 @@
 Each command function is built with an `inspect.Signature` whose defaults are `typer.Option` /
 `typer.Argument`, exactly what a hand-written command declares, so typer renders the same help
 and parses the same way. The body resolves the plugins, runs the operation and prints its
-document (`cli.output.run`); an `Outcome`'s notes go to stderr and its status is the exit status.
+document (`cli.output.run`); an `OperationResult`'s notes go to stderr and its status is the exit status.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import typer
 from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
 from swarm_handoff.components import Document
-from swarm_handoff.operations import CLI, Group, Operation, Outcome, Param, resolve
+from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Param, resolve
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -90,12 +90,12 @@ def invoke(operation: Operation, values: dict[str, Any]) -> None:
     runner = operation.runner()
     if operation.takes_format:
         values = {**values, FORMAT.name: fmt}
-    outcome: Outcome | None = None
+    outcome: OperationResult | None = None
 
     def action(host: PluginHost) -> Document:
         nonlocal outcome
         result = runner(host, **values)
-        if isinstance(result, Outcome):
+        if isinstance(result, OperationResult):
             outcome = result
             return result.document
         return result

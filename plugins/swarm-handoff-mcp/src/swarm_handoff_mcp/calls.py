@@ -263,3 +263,18 @@ def workflow_step_tool(call: Call) -> Document:
     return render_step(
         workflow, call.args["step"], params, state, resources=provider, fmt="json", param_option="params"
     )
+
+
+# The body of each tool, by the tool name the operations table gives, in the order tools/list shows them.
+BODIES = {
+    "discover": discover_tool,
+    "why": why_tool,
+    "lint": lint_tool,
+    "rank": rank_tool,
+    "handoff": handoff_tool,
+    "verify": verify_tool,
+    "validate": validate_tool,
+    "ack": ack_tool,
+    "history": history_tool,
+    "workflow_step": workflow_step_tool,
+}
