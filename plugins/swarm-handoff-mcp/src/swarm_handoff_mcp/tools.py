@@ -4,8 +4,8 @@ The tools are derived from the core's operations table (`swarm_handoff.api.CORE_
 operation with a `tool` name is offered, its parameters on the MCP surface become the argument
 schema (`arguments.py` derives and checks it), and `calls.py` holds the bodies by tool name.
 Nothing here imports the MCP SDK, so the tool table can be tested (and documented) without it;
-`server.py` turns these into protocol objects. Every tool returns the CLI's document, so the structured content is what `swarm-handoff <command> --format json`
-prints. The limits, the checker and `installed_scopes` are re-exported: callers always found them here.
+`server.py` turns these into protocol objects. Every tool returns the CLI's document, so the
+structured content is what `swarm-handoff <command> --format json` prints. The limits, the checker and `installed_scopes` are re-exported: callers always found them here.
 """
 
 from __future__ import annotations
