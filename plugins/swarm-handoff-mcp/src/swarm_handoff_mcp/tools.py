@@ -5,7 +5,8 @@ operation with a `tool` name is offered, its parameters on the MCP surface becom
 schema (`arguments.py` derives and checks it), and `calls.py` holds the bodies by tool name.
 Nothing here imports the MCP SDK, so the tool table can be tested (and documented) without it;
 `server.py` turns these into protocol objects. Every tool returns the CLI's document, so the
-structured content is what `swarm-handoff <command> --format json` prints. The limits, the checker and `installed_scopes` are re-exported: callers always found them here.
+structured content is what `swarm-handoff <command> --format json` prints. The limits, the
+checker and `installed_scopes` are re-exported: callers always found them here.
 """
 
 from __future__ import annotations
