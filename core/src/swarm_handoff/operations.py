@@ -127,9 +127,10 @@ Runner = Callable[..., "Document | OperationResult"]
 class Operation:
     """One command, declared once.
 
-    `run` is "module:function"; the function takes the plugin host and the parameters by neutral
-    name, and returns a `Document` (or an `OperationResult` when the run also has an exit status or notes).
-    It is imported only when the command runs, so listing operations costs nothing.
+    `run` is "module:function" (or the function itself); the function takes the plugin host and the
+    parameters by neutral name, and returns a `Document` (or an `OperationResult` when the run also
+    has an exit status or notes). Named as text, it is imported only when the command runs, so
+    listing operations costs nothing.
     `tool` is the MCP tool's name when the operation is offered over MCP (`workflow_step`).
     `takes_format` passes the chosen `--format` to the body (a step carries it into its commands);
     `cli_invoke` ("module:function", called with the operation and the parsed values) wraps the
@@ -139,7 +140,7 @@ class Operation:
     name: str
     summary: str
     params: tuple[Param, ...]
-    run: str
+    run: str | Runner
     examples: tuple[str, ...] = ()
     docs: str = ""
     tool: str | None = None
@@ -169,7 +170,7 @@ class Operation:
 
     def runner(self) -> Runner:
         """The function that runs the operation (imported now, on first use)."""
-        return resolve(self.run)  # type: ignore[no-any-return]
+        return self.run if callable(self.run) else resolve(self.run)
 
 
 @attrs.frozen

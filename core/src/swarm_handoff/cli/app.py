@@ -120,7 +120,9 @@ def build_app() -> typer.Typer:
     from swarm_handoff.cli.operations_cli import add_operations
     from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 
-    add_operations(app, CORE_OPERATIONS, CORE_GROUPS)
+    host = get_host()
+    declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
+    add_operations(app, (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups))
     # Strict: a plugin failure is an error before any command runs (`main` reports it).
-    get_host().extend_cli(app)  # reports failures and taken names, and drops those commands
+    host.extend_cli(app)  # reports failures and taken names, and drops those commands
     return app

@@ -27,15 +27,7 @@ def _from_table() -> None:
 _from_table()
 EXAMPLES.update(
     {
-        "skills": (("swarm-handoff skills link", "swarm-handoff skills unlink"), "docs/skills-link.md"),
-        "skills link": (("swarm-handoff skills link", "swarm-handoff skills link SKILL"), "docs/skills-link.md"),
-        "skills unlink": (("swarm-handoff skills unlink",), "docs/skills-link.md"),
-        # Plugins' groups (swarm-handoff-registry, swarm-handoff-mcp): listed here so every -h has examples.
-        "registry": (("swarm-handoff registry sync", "swarm-handoff registry show"), "docs/registry.md"),
-        "registry path": (("swarm-handoff registry path",), "docs/registry.md"),
-        "registry show": (("swarm-handoff registry show", "swarm-handoff registry show -f json"), "docs/registry.md"),
-        "registry sync": (("swarm-handoff registry sync", "swarm-handoff registry sync --packs"), "docs/registry.md"),
-        "registry prune": (("swarm-handoff registry prune",), "docs/registry.md"),
+        # swarm-handoff-mcp's `mcp` stays on the swarm_handoff_cli hook: listed here so its -h has examples.
         "mcp": (
             (
                 "swarm-handoff mcp",
@@ -53,7 +45,11 @@ def epilog(path: str) -> str | None:
     entry = EXAMPLES.get(path)
     if entry is None:
         return None
-    examples, page = entry
+    return examples_block(*entry)
+
+
+def examples_block(examples: tuple[str, ...], page: str) -> str:
+    """Examples kept on their own lines, then the docs page to read more in."""
     # "\b" tells click not to rewrap the paragraph that follows, so each example stays one line.
     return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in examples) + f"\n\nMore: {page} (repository docs)"
 

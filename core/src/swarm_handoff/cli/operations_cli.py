@@ -108,9 +108,20 @@ def invoke(operation: Operation, values: dict[str, Any]) -> None:
             raise typer.Exit(outcome.status)
 
 
+def _epilog(examples: tuple[str, ...], docs: str) -> str | None:
+    """The `-h` page's closing block: the examples, then where to read more (None without examples)."""
+    return help_text.examples_block(examples, docs) if examples else None
+
+
 def _group_app(group: Group) -> typer.Typer:
     """The typer app of a command group (`workflow`, `session`)."""
-    return typer.Typer(name=group.name, help=group.summary, no_args_is_help=True, rich_markup_mode=None)
+    return typer.Typer(
+        name=group.name,
+        help=group.summary,
+        epilog=_epilog(group.examples, group.docs),
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
 
 
 def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Sequence[Group] = ()) -> None:
@@ -124,12 +135,5 @@ def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Se
                 apps[operation.group] = _group_app(group)
                 app.add_typer(apps[operation.group], name=operation.group)
             target = apps[operation.group]
-        kwargs: dict[str, Any] = {}
-        if operation.epilog is not None:
-            kwargs["epilog"] = operation.epilog
-        target.command(operation.command, **kwargs)(command_function(operation))
-
-
-def examples() -> dict[str, tuple[tuple[str, ...], str]]:
-    """Every operation's and group's examples and docs page, by command path (what `-h` ends with)."""
-    return help_text.EXAMPLES
+        epilog = operation.epilog if operation.epilog is not None else _epilog(operation.examples, operation.docs)
+        target.command(operation.command, epilog=epilog)(command_function(operation))

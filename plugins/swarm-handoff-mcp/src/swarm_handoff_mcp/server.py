@@ -22,7 +22,7 @@ from anyio import from_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
+from swarm_handoff.api import Document, Operation, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
 from swarm_handoff_mcp.calls import handoff_names
 from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
@@ -89,7 +89,9 @@ class SwarmServer:
         self.host = host or get_host()  # built once, in the main thread, before any call runs
         self.elicit_timeout = elicit_timeout
         # The schemas are built now, from what is installed: a plugin's scopes are in `discover`'s enum.
-        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs(installed_scopes(self.host))}
+        self.tools: dict[str, ToolSpec] = {
+            spec.name: spec for spec in tool_specs(installed_scopes(self.host), operations=_operations(self.host))
+        }
         self.sessions = resources.SessionIndex()
         self.limiter = anyio.CapacityLimiter(MAX_PARALLEL_CALLS)
         for failure in self.host.failures:  # a broken plugin is reported, and the server lives on
@@ -228,6 +230,13 @@ class SwarmServer:
             )
         except SwarmError as error:
             raise resources.protocol_error(error) from None
+
+
+def _operations(host: PluginHost) -> tuple[Operation, ...]:
+    """The core's operations table and the plugins' (`swarm_handoff_operations`): every tool offered."""
+    from swarm_handoff.api import CORE_OPERATIONS
+
+    return (*CORE_OPERATIONS, *host.operations().operations)
 
 
 def _name_override(error: SwarmError, tool: str) -> SwarmError:

@@ -50,36 +50,64 @@ class ToolSpec:
     paths: frozenset[str] = frozenset()
 
 
-def tool_operations() -> tuple[Operation, ...]:
-    """The operations offered as tools: those of the core's table with a body here, in the bodies' order."""
+def tool_operations(operations: Sequence[Operation] | None = None) -> tuple[Operation, ...]:
+    """The operations offered as tools: the core's with a body here (in the bodies' order), then the rest.
+
+    `operations` defaults to the core's table; the server passes the plugins' too
+    (`swarm_handoff_operations`), whose tools run through `operation_body`.
+    """
     from swarm_handoff.api import CORE_OPERATIONS
 
     order = list(calls.BODIES)
-    offered = [op for op in CORE_OPERATIONS if op.tool in calls.BODIES]
-    return tuple(sorted(offered, key=lambda op: order.index(str(op.tool))))
+    offered = [op for op in (CORE_OPERATIONS if operations is None else operations) if op.tool]
+    known = sorted((op for op in offered if op.tool in calls.BODIES), key=lambda op: order.index(str(op.tool)))
+    return (*known, *(op for op in offered if op.tool not in calls.BODIES))
 
 
-def tool_specs(scopes: Sequence[str] | None = None) -> tuple[ToolSpec, ...]:
+def operation_body(operation: Operation) -> Callable[[Call], Document]:
+    """A tool body for an operation declared without one here: its own function, given the arguments."""
+
+    def run(call: Call) -> Document:
+        from pathlib import Path
+
+        from swarm_handoff.api import OperationResult
+
+        values: dict[str, Any] = {}
+        for param in operation.params:
+            value = call.args.get(param.mcp_spelling, param.default)
+            if param.type is Path and isinstance(value, str):
+                value = Path(value)
+            values[param.name] = value
+        result = operation.runner()(call.host, **values)
+        return result.document if isinstance(result, OperationResult) else result
+
+    return run
+
+
+def tool_specs(
+    scopes: Sequence[str] | None = None, operations: Sequence[Operation] | None = None
+) -> tuple[ToolSpec, ...]:
     """The tools, in the order an agent uses them; `scopes` (default: those declared so far) bound `discover`.
 
     Each name, description and argument schema is derived from the operation's declaration in the
-    core's operations table; the body is the one `calls.BODIES` names for the tool.
+    operations table (`operations`: default the core's); the body is the one `calls.BODIES` names
+    for the tool, or the operation's own function.
     """
     if scopes is None:
         from swarm_handoff.api import Scope
 
         scopes = [s.value for s in Scope]
-    operations = tool_operations()
-    paths = path_arguments(operations)
+    offered = tool_operations(operations)
+    paths = path_arguments(offered)
     return tuple(
         ToolSpec(
             str(op.tool),
             op.tool_summary or op.summary,
             operation_schema(op, scopes),
-            calls.BODIES[str(op.tool)],
+            calls.BODIES.get(str(op.tool)) or operation_body(op),
             paths=paths,
         )
-        for op in operations
+        for op in offered
     )
 
 
