@@ -69,12 +69,11 @@ def names_of(kind: str) -> list[str]:
 def completer(param: Param) -> Callable[[str], list[str]] | None:
     """The function typer calls for `param`'s completions, or None when it offers nothing of its own."""
     kind = param.complete
-    choices = param.choices
-    if kind is None and choices is None:
+    if kind is None and param.choices is None:
         return None
 
     def complete(incomplete: str) -> list[str]:
-        offered = list(choices) if choices is not None else names_of(kind or "")
+        offered = names_of(kind) if kind is not None else list(param.choice_values() or ())
         return [name for name in offered if name.startswith(incomplete)]
 
     return complete
