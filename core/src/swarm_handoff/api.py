@@ -71,6 +71,10 @@ if TYPE_CHECKING:
     from swarm_handoff.history import open_history as open_history
     from swarm_handoff.history_reports import TraceReport as TraceReport
     from swarm_handoff.hookspecs import hookimpl as hookimpl
+    from swarm_handoff.inputs import HANDOFF_INPUTS as HANDOFF_INPUTS
+    from swarm_handoff.inputs import handoff_names as handoff_names
+    from swarm_handoff.inputs import spell_error as spell_error
+    from swarm_handoff.inputs import surface_spelling as surface_spelling
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
     from swarm_handoff.operation_table import CORE_GROUPS as CORE_GROUPS
@@ -92,7 +96,6 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
-    from swarm_handoff.payload.names import HANDOFF_CLI_NAMES as HANDOFF_CLI_NAMES
     from swarm_handoff.payload.schema import type_name as type_name
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
@@ -329,7 +332,10 @@ _EXPORTS: dict[str, str] = {
     "check_session": "swarm_handoff.payload.lifecycle",
     "parse_duration": "swarm_handoff.session_life",
     "type_name": "swarm_handoff.payload.schema",
-    "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
+    "HANDOFF_INPUTS": "swarm_handoff.inputs",
+    "handoff_names": "swarm_handoff.inputs",
+    "spell_error": "swarm_handoff.inputs",
+    "surface_spelling": "swarm_handoff.inputs",
     "require_intact": "swarm_handoff.payload.integrity",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",

@@ -239,6 +239,14 @@ def _operations(host: PluginHost) -> tuple[Operation, ...]:
     return (*CORE_OPERATIONS, *host.operations().operations)
 
 
+def _spell(error: SwarmError, tool: str) -> None:
+    """Say the inputs a refusal names (by neutral name) as this tool's arguments, from the operations table."""
+    from swarm_handoff.api import CORE_OPERATIONS, MCP, spell_error, surface_spelling
+
+    operation = next((op.name for op in CORE_OPERATIONS if op.tool == tool), None)
+    spell_error(error, surface_spelling(MCP, operation))
+
+
 def _name_override(error: SwarmError, tool: str) -> SwarmError:
     """Add `details.override_argument`: the tool argument that lifts the refusal, for clients that read it.
 
@@ -246,6 +254,7 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     with this tool's arguments (`calls.handoff_names`); only the loop question reads differently
     here, since a client may be asked through elicitation rather than at a terminal.
     """
+    _spell(error, tool)
     override = error.details.get("override")
     if tool != "handoff" or not isinstance(override, str):
         return error
