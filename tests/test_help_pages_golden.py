@@ -103,3 +103,12 @@ def test_root_lists_the_commands(help_page) -> None:
     _code, text = help_page("")
     group = typer.main.get_command(build_app())
     assert all(name in text for name in group.list_commands(group.context_class(group)))
+
+
+def test_a_scope_a_plugin_declared_earlier_in_the_process_does_not_change_the_page(help_page) -> None:
+    # Sources declare their scopes when built; the page names the core's, whatever ran before it.
+    from swarm_handoff.scopes import SHADOW, ScopeSpec, declare
+
+    declare({}, "a-test", (ScopeSpec("help-page-scratch", 1.5, SHADOW),))
+    _code, text = help_page("discover")
+    assert "help-page-scratch" not in text

@@ -22,9 +22,12 @@ _MCP = frozenset({MCP})
 
 
 def _scopes_help() -> str:
+    """The core's scopes by name (a plugin's source declares its own only when it is built)."""
     from swarm_handoff.records import Scope
+    from swarm_handoff.scopes import CORE
 
-    return f"Only these scopes: {', '.join(s.value for s in Scope)}, or a plugin's (repeatable)."
+    core = [s.value for s in Scope if s.declared_by == CORE]
+    return f"Only these scopes: {', '.join(core)}, or a plugin's (repeatable)."
 
 
 _DISCOVER_CWD = Param(
