@@ -105,10 +105,13 @@ def test_root_lists_the_commands(help_page) -> None:
     assert all(name in text for name in group.list_commands(group.context_class(group)))
 
 
-def test_a_scope_a_plugin_declared_earlier_in_the_process_does_not_change_the_page(help_page) -> None:
+def test_a_scope_a_plugin_declared_earlier_in_the_process_does_not_change_the_page(
+    help_page, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Sources declare their scopes when built; the page names the core's, whatever ran before it.
-    from swarm_handoff.scopes import SHADOW, ScopeSpec, declare
+    from swarm_handoff import scopes
 
-    declare({}, "a-test", (ScopeSpec("help-page-scratch", 1.5, SHADOW),))
+    monkeypatch.setattr(scopes, "_TABLE", dict(scopes._TABLE))  # the scratch scope goes with the test
+    scopes.declare({}, "a-test", (scopes.ScopeSpec("help-page-scratch", 1.5, scopes.SHADOW),))
     _code, text = help_page("discover")
     assert "help-page-scratch" not in text
