@@ -23,7 +23,7 @@ from anyio import from_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
+from swarm_handoff.api import Document, Operation, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
 from swarm_handoff_mcp.calls import handoff_names
 from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
@@ -90,7 +90,9 @@ class SwarmServer:
         self.host = host or get_host()  # built once, in the main thread, before any call runs
         self.elicit_timeout = elicit_timeout
         # The schemas are built now, from what is installed: a plugin's scopes are in `discover`'s enum.
-        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs(installed_scopes(self.host))}
+        self.tools: dict[str, ToolSpec] = {
+            spec.name: spec for spec in tool_specs(installed_scopes(self.host), operations=_operations(self.host))
+        }
         self.sessions = resources.SessionIndex()
         self.limiter = anyio.CapacityLimiter(MAX_PARALLEL_CALLS)
         for failure in self.host.failures:  # a broken plugin is reported, and the server lives on
@@ -234,6 +236,21 @@ class SwarmServer:
             raise resources.protocol_error(error) from None
 
 
+def _operations(host: PluginHost) -> tuple[Operation, ...]:
+    """The core's operations table and the plugins' (`swarm_handoff_operations`): every tool offered."""
+    from swarm_handoff.api import CORE_OPERATIONS
+
+    return (*CORE_OPERATIONS, *host.operations().operations)
+
+
+def _spell(error: SwarmError, tool: str) -> None:
+    """Say the inputs a refusal names (by neutral name) as this tool's arguments, from the operations table."""
+    from swarm_handoff.api import CORE_OPERATIONS, MCP, spell_error, surface_spelling
+
+    operation = next((op.name for op in CORE_OPERATIONS if op.tool == tool), None)
+    spell_error(error, surface_spelling(MCP, operation))
+
+
 def _name_override(error: SwarmError, tool: str) -> SwarmError:
     """Add `details.override_argument`: the tool argument that lifts the refusal, for clients that read it.
 
@@ -241,6 +258,7 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     with this tool's arguments (`calls.handoff_names`); only the loop question reads differently
     here, since a client may be asked through elicitation rather than at a terminal.
     """
+    _spell(error, tool)
     override = error.details.get("override")
     if tool != "handoff" or not isinstance(override, str):
         return error
