@@ -4,10 +4,8 @@
 hand-off here), `send` hands a payload to one, `remote_skills` reads a host's card and
 `remote_status` a hand-off's remote task; `ack_task` moves a received hand-off's task to
 COMPLETED or FAILED. See docs/a2a.md.
+
+The package root imports nothing: every command loads this package's entry point, and the A2A SDK
+(protobuf, logging, ~100 ms) is paid only by a command that uses A2A
+(tests/test_startup_imports.py). The extension's URI is `swarm_handoff_a2a.extension.EXTENSION_URI`.
 """
-
-from __future__ import annotations
-
-from swarm_handoff_a2a.extension import EXTENSION_URI, PAYLOAD_MEDIA_TYPE
-
-__all__ = ["EXTENSION_URI", "PAYLOAD_MEDIA_TYPE"]
