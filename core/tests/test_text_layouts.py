@@ -42,10 +42,10 @@ from swarm_handoff.payload_summary import PayloadSummary
 from swarm_handoff.plugins import ComponentRef, LoadFailure, PluginInfo, PluginsReport
 from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
 from swarm_handoff.records import Contribution, SkillRecord
-from swarm_handoff.render import plain_text
 from swarm_handoff.session_gc import GcReport, Kept
 from swarm_handoff.session_life import CloseReport
 from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff.textviews import plain_text
 from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 from swarm_handoff.workflow.dispatch_document import DispatchDocument
 
