@@ -80,7 +80,6 @@ if TYPE_CHECKING:
     from swarm_handoff.parallel import map_chunks as map_chunks
     from swarm_handoff.payload.adapters import AdapterResult as AdapterResult
     from swarm_handoff.payload.convert import convert_payload as convert_payload
-    from swarm_handoff.payload.integrity import require_intact as require_intact
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
@@ -89,6 +88,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
     from swarm_handoff.payload.validate import validate_payload as validate_payload
+    from swarm_handoff.payload.verify import require_intact as require_intact
     from swarm_handoff.payload.verify import verify_file as verify_file
     from swarm_handoff.payload_summary import PayloadSummary as PayloadSummary
     from swarm_handoff.plugins import PluginHost as PluginHost
@@ -313,7 +313,7 @@ _EXPORTS: dict[str, str] = {
     "parse_duration": "swarm_handoff.session_life",
     "type_name": "swarm_handoff.payload.schema",
     "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
-    "require_intact": "swarm_handoff.payload.integrity",
+    "require_intact": "swarm_handoff.payload.verify",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",
     "validate_payload": "swarm_handoff.payload.validate",

@@ -275,7 +275,7 @@ def register(app: typer.Typer) -> None:
         """Record the target's acknowledgment of a hand-off in the history."""
         from swarm_handoff.discovery import config_dir
         from swarm_handoff.history import ACK_STATUSES, open_history
-        from swarm_handoff.payload.integrity import require_intact
+        from swarm_handoff.payload.verify import require_intact
         from swarm_handoff.payload.validate import load_payload
 
         def action(host: PluginHost) -> Document:
