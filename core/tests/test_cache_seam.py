@@ -14,8 +14,8 @@ from swarm_handoff.api import hookimpl
 from swarm_handoff.components import CachedSource, LocatingSource
 from swarm_handoff.discovery import discover, discover_detailed, make_context
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.explain import Location, explain
-from swarm_handoff.records import RECORD_FIELDS, DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.explain import explain
+from swarm_handoff.records import RECORD_FIELDS, DiscoveryContext, Location, Scope, SkillRecord, SourceResult
 from swarm_handoff.workflows_file import load_workflows
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -44,12 +44,12 @@ if TYPE_CHECKING:
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.components import TextLayout as TextLayout
-    from swarm_handoff.discovery import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
     from swarm_handoff.discovery import SOURCE_FAILED as SOURCE_FAILED
-    from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
     from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
     from swarm_handoff.discovery import make_context as make_context
+    from swarm_handoff.discovery_result import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
+    from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult
     from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
@@ -62,7 +62,6 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import folder_busy as folder_busy
     from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
-    from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
     from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
@@ -103,6 +102,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
+    from swarm_handoff.records import Location as Location
     from swarm_handoff.records import Scope as Scope
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
@@ -213,7 +213,7 @@ _EXPORTS: dict[str, str] = {
     "DiscoveryContext": "swarm_handoff.records",
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",
-    "Location": "swarm_handoff.explain",
+    "Location": "swarm_handoff.records",
     # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
     "CachedSource": "swarm_handoff.components",
     "LocatingSource": "swarm_handoff.components",
@@ -290,9 +290,9 @@ _EXPORTS: dict[str, str] = {
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",
     "config_dir": "swarm_handoff.discovery",
-    "DiscoveryResult": "swarm_handoff.discovery",
+    "DiscoveryResult": "swarm_handoff.discovery_result",
     "DiscoveryQuery": "swarm_handoff.eligibility",
-    "NO_SKILLS_MESSAGE": "swarm_handoff.discovery",
+    "NO_SKILLS_MESSAGE": "swarm_handoff.discovery_result",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
     "rank": "swarm_handoff.ranking",

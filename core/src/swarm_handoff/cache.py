@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff import filecache, parallel
 from swarm_handoff._version import __version__
 from swarm_handoff.components import CachedSource, Kind
+from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, digest, dump, inputs_unchanged, load, no_gc
 from swarm_handoff.filememo import FileMemo, Observation
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
 
 if TYPE_CHECKING:
-    from swarm_handoff.discovery import DiscoveryResult
     from swarm_handoff.plugins import PluginHost
 
 __all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "inputs_unchanged", "no_gc"]
@@ -246,8 +246,6 @@ def result_to_state(result: DiscoveryResult) -> dict[str, Any]:
 
 def result_from_state(state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
     """Rebuild an answer stored with `result_to_state`."""
-    from swarm_handoff.discovery import DiscoveryResult, Shadowed
-
     row = SkillRecord.from_row
     with no_gc():
         workflows = tuple(row(d) for d in state["workflows"])

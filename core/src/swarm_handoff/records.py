@@ -238,6 +238,15 @@ class SourceResult:
 
 
 @attrs.frozen
+class Location:
+    """One place a source looks for a skill of a given name; `note` says why it was not searched."""
+
+    scope: Scope = attrs.field(converter=Scope)
+    where: str
+    note: str | None = None
+
+
+@attrs.frozen
 class Contribution:
     """One factor of a score: how many points, and a sentence saying why."""
 

@@ -275,8 +275,8 @@ def register(app: typer.Typer) -> None:
         """Record the target's acknowledgment of a hand-off in the history."""
         from swarm_handoff.discovery import config_dir
         from swarm_handoff.history import ACK_STATUSES, open_history
-        from swarm_handoff.payload.verify import require_intact
         from swarm_handoff.payload.validate import load_payload
+        from swarm_handoff.payload.verify import require_intact
 
         def action(host: PluginHost) -> Document:
             if status not in ACK_STATUSES:
