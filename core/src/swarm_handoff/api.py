@@ -12,8 +12,8 @@ checkers every name is imported for real below.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing alone costs start-up time
 if TYPE_CHECKING:
     from typing import Any
 
