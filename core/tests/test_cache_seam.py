@@ -81,6 +81,25 @@ def test_every_field_survives_data_and_row_round_trips():
         assert getattr(rowed, field.name) == getattr(record, field.name), field.name
 
 
+def test_to_data_and_to_row_follow_record_fields_order():
+    """The serialisers are written out by hand: their keys and positions must follow RECORD_FIELDS."""
+    record = _every_field_set()
+    data = record.to_data()
+    assert list(data) == [key for _, key, _ in RECORD_FIELDS]
+    stored = [(attr, kind) for attr, _, kind in RECORD_FIELDS if kind != "derived"]
+    row = record.to_row()
+    assert len(row) == len(stored)
+    for (attr, kind), value in zip(stored, row, strict=True):
+        expected = getattr(record, attr)
+        if kind == "scope":
+            expected = expected.value
+        elif kind == "mapping":
+            expected = dict(expected)
+        elif kind == "problems":
+            expected = tuple(p.to_data() for p in expected)
+        assert value == expected, attr
+
+
 def test_the_row_can_be_read_in_another_scope_and_rejects_foreign_tuples():
     record = _every_field_set()
     assert SkillRecord.from_row(record.to_row(), Scope.PROJECT).scope is Scope.PROJECT
