@@ -29,8 +29,8 @@ from swarm_handoff.demo import DemoReport
 from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.explain import WhyReport
-from swarm_handoff.history import HandoffRow, HistoryReport
-from swarm_handoff.history_reports import TraceReport
+from swarm_handoff.history import HandoffRow
+from swarm_handoff.history_reports import HistoryReport, TraceReport
 from swarm_handoff.lint import LintReport
 from swarm_handoff.payload.adapters import AdapterResult
 from swarm_handoff.payload.health import HealthResult

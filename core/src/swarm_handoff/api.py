@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
-    from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
+    from swarm_handoff.history_reports import HistoryReport as HistoryReport
     from swarm_handoff.history_reports import TraceReport as TraceReport
     from swarm_handoff.hookspecs import hookimpl as hookimpl
     from swarm_handoff.lint import lint as lint
@@ -322,7 +322,7 @@ _EXPORTS: dict[str, str] = {
     "PayloadSummary": "swarm_handoff.payload_summary",
     "AdapterResult": "swarm_handoff.payload.adapters",
     "open_history": "swarm_handoff.history",
-    "HistoryReport": "swarm_handoff.history",
+    "HistoryReport": "swarm_handoff.history_reports",
     "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",

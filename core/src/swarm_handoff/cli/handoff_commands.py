@@ -304,7 +304,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List recorded hand-offs, newest first, with their latest acknowledgment; or one chain with --trace."""
         from swarm_handoff.discovery import config_dir
-        from swarm_handoff.history import HistoryReport, open_history
+        from swarm_handoff.history import open_history
+        from swarm_handoff.history_reports import HistoryReport
 
         def action(host: PluginHost) -> Document:
             with open_history(config_dir()) as store:

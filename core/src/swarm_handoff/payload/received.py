@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
-from swarm_handoff.history_reports import SPAN_DIGITS
+from swarm_handoff.payload.canonical import span_from_hash
 from swarm_handoff.payload.v2 import DEFAULT_TTL, stamp
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.termsafe import quoted
@@ -32,10 +32,7 @@ RECEIVED_UNSIGNED = "RECEIVED_PAYLOAD_UNSIGNED"
 def span_id(payload: Mapping[str, Any]) -> str | None:
     """A payload's span id: the first 16 hex digits of its `payload_hash`, or None when it states none."""
     meta = section(section(payload, "handoff"), "meta")
-    stated = meta.get("payload_hash")
-    if not isinstance(stated, str) or not stated.startswith("sha256:"):
-        return None
-    return stated[len("sha256:") :][:SPAN_DIGITS] or None
+    return span_from_hash(meta.get("payload_hash")) or None
 
 
 def section(data: Any, key: str) -> Mapping[str, Any]:
