@@ -30,13 +30,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff import filecache, parallel
+from swarm_handoff import filecache, parallel, skillmd
 from swarm_handoff._version import __version__
 from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, digest, dump, inputs_unchanged, load, no_gc
 from swarm_handoff.filememo import FileMemo, Observation
+from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
 
 if TYPE_CHECKING:
@@ -153,15 +155,12 @@ def read_skills(
 
 def _parse_rows(tasks: list[tuple[str, str, str, str, tuple[int, int] | None]]) -> list[tuple[Any, ...]]:
     """Parse SKILL.md files into record rows (plain data: they may cross a process boundary)."""
-    from swarm_handoff.metadata import record_from_frontmatter
-    from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
-
     rows = []
     for path, name, scope_value, source, expect in tasks:
         try:
-            front = load_skill_md(path, expect=expect)
+            front = skillmd.load_skill_md(path, expect=expect)
         except OSError as exc:  # whatever one file does, it costs that skill only
-            front = Frontmatter(None, (stat_problem(path, exc),))
+            front = skillmd.Frontmatter(None, (skillmd.stat_problem(path, exc),))
         record = record_from_frontmatter(
             front.data, name=name, scope=Scope(scope_value), source=source, path=path, problems=front.problems
         )
@@ -311,8 +310,6 @@ def source_signature(host: PluginHost) -> list[str]:
 
 def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
     """What else each cached source's answer depends on (`CachedSource.cache_key`, e.g. git's environment)."""
-    from swarm_handoff.plugin_checks import quiet
-
     keys = []
     for name in host.components(Kind.SOURCE):
         try:

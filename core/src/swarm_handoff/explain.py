@@ -24,6 +24,7 @@ from swarm_handoff.components import Kind, LocatingSource
 from swarm_handoff.discovery import DiscoveryResult, discover_detailed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
+from swarm_handoff.plugin_checks import check_order
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.termsafe import escape_undecodable, quoted
@@ -93,8 +94,6 @@ def _verdict_of(problem: Problem) -> str:
 
 def source_order(host: PluginHost, names: Any = ()) -> list[str]:
     """The sources in the order discovery runs them (priority, then name), then any other `names`."""
-    from swarm_handoff.plugin_checks import check_order
-
     ranked: list[tuple[float, str]] = []
     for source_name in host.components(Kind.SOURCE):
         try:

@@ -216,7 +216,7 @@ def no_gc() -> _PausedCollector:
     """Pause the cyclic collector while building many acyclic objects, then file them as old.
 
     Disabling the collector only defers its work: the first young-generation pass after it is
-    enabled again visits every object just built (~30 ms for a 10,000-skill answer) and frees
+    enabled again visits every object just built (docs/performance.md: its cost) and frees
     nothing, since cached answers are acyclic data that lives as long as the answer does. So on
     the way out they are moved to the oldest generation without being visited; a full collection
     still visits them, as it would have anyway.
@@ -261,7 +261,7 @@ def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
 
 
 def digest(text: str) -> str:
-    """A BLAKE2b hex digest for cache keys: the builtin module, since hashlib also loads OpenSSL (~7 ms)."""
+    """A BLAKE2b hex digest for cache keys: the builtin module, since hashlib also loads OpenSSL."""
     try:
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - an interpreter built without it

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff import jsonio
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import Problem, SwarmError
 from swarm_handoff.limits import KEY_NOT_TEXT as KEY_NOT_TEXT
 from swarm_handoff.limits import MAX_DEPTH as MAX_DEPTH
 from swarm_handoff.limits import MAX_INT_BITS as MAX_INT_BITS
@@ -46,6 +46,8 @@ from swarm_handoff.textfile import file_kind as file_kind
 from swarm_handoff.textfile import open_regular as open_regular
 from swarm_handoff.textfile import read_regular as read_regular
 from swarm_handoff.textfile import read_text as read_text
+from swarm_handoff.yamlevents import feed_events, forget_documents, forget_version, parser_name
+from swarm_handoff.yamlout import resolves_to_non_text
 
 YAML_SYNTAX = "YAML_SYNTAX"
 YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
@@ -72,15 +74,12 @@ def _yaml() -> Any:
         # rejects some valid YAML, and a file must mean the same with or without the `fast` extra.
         yaml = YAML(typ="safe", pure=True)
         _local.yaml = yaml
-    from swarm_handoff.yamlevents import forget_version
 
     return forget_version(yaml)  # a `%YAML 1.1` of an earlier file must not stick
 
 
 def loader_kind() -> str:
     """Say which YAML parser discovery uses here ("C" or "pure"), for benchmarks and bug reports."""
-    from swarm_handoff.yamlevents import parser_name
-
     return parser_name()
 
 
@@ -135,8 +134,6 @@ def long_number(text: str, path: str | None, line: int | None, column: int | Non
 
 def is_long_number(value: str) -> bool:
     """True for a plain scalar a resolver could read as a number and that is over MAX_NUMBER_CHARS long."""
-    from swarm_handoff.yamlout import resolves_to_non_text
-
     return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
 
 
@@ -147,8 +144,6 @@ def check_events(text: str, *, path: str | None = None, line_offset: int = 0) ->
     so a syntax error there is checked again with the pure parser, the reference.
     """
     from ruamel.yaml.error import MarkedYAMLError
-
-    from swarm_handoff.yamlevents import feed_events
 
     try:
         feed_events(text, _EventCheck(path, line_offset).feed)
@@ -214,8 +209,6 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
         try:
             data = yaml.load(text)
         finally:
-            from swarm_handoff.yamlevents import forget_documents
-
             forget_documents(yaml)  # the reused instance keeps one per load otherwise
     except DuplicateKeyError as exc:
         raise LoadError(
@@ -255,8 +248,6 @@ def load_file(path: Path) -> Any:
 
 def load_document(path: Path, what: str, *, code: str = "VALIDATION_FAILED") -> Any:
     """Load a YAML/JSON input file, turning a load failure into the structured error commands print."""
-    from swarm_handoff.errors import SwarmError
-
     try:
         return load_file(path)
     except LoadError as exc:

@@ -18,6 +18,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from swarm_handoff.components import TextLayout
 from swarm_handoff.termsafe import escape_controls, escape_data
 
 if TYPE_CHECKING:
@@ -88,8 +89,6 @@ def layout_for(kind: str) -> Callable[[Document], str] | None:
 
 def text_of(document: Document) -> str:
     """Lay `document` out for a person: the core's layout, else the document's `to_text()`, else a tree."""
-    from swarm_handoff.components import TextLayout
-
     layout = layout_for(document.kind)
     if layout is not None:
         return layout(document)
