@@ -17,7 +17,8 @@ import attrs
 
 from swarm_handoff import cache as caches
 from swarm_handoff.components import Kind
-from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
+from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult  # its answer, where callers look
+from swarm_handoff.discovery_result import Shadowed
 from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.handoff_edges import receive_named
 from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet

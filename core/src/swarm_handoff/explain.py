@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind, LocatingSource
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed
+from swarm_handoff.discovery import discover_detailed
+from swarm_handoff.discovery_result import DiscoveryResult
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
 from swarm_handoff.plugin_checks import check_order

@@ -29,7 +29,8 @@ from swarm_handoff.cache import (
     source_keys,
     source_signature,
 )
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed
+from swarm_handoff.discovery import discover_detailed
+from swarm_handoff.discovery_result import DiscoveryResult
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord

@@ -14,7 +14,7 @@ from swarm_handoff.termsafe import escape_controls as esc
 from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
-    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.discovery_result import DiscoveryResult
     from swarm_handoff.records import SkillRecord
 
 
