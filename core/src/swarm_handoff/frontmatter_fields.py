@@ -23,6 +23,7 @@ class FieldReader:
         self.problems: list[Problem] = []
 
     def add(self, code: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
+        """Note one problem with this skill's fields; reading goes on, so every problem is reported."""
         self.problems.append(Problem(code, message, path=self.path, hint=hint, severity=severity))
 
     def strings(self, value: Any, field: str) -> list[str]:
@@ -40,6 +41,7 @@ class FieldReader:
         return []
 
     def text(self, value: Any, field: str) -> str | None:
+        """A field as text (a number keeps its digits); another type is a warning and reads as absent."""
         if value is None:
             return None
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
