@@ -142,7 +142,7 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
     from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
-    from swarm_handoff.textfile import LoadError as LoadError
+    from swarm_handoff.errors import LoadError as LoadError
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
@@ -260,7 +260,7 @@ _EXPORTS: dict[str, str] = {
     "installed_pack_skills": "swarm_handoff.pack_files",
     "InstalledPackSkill": "swarm_handoff.pack_files",
     "agent_key": "swarm_handoff.handoff_edges",
-    "LoadError": "swarm_handoff.textfile",
+    "LoadError": "swarm_handoff.errors",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
     "check_size": "swarm_handoff.yamlio",

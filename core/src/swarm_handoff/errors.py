@@ -190,6 +190,14 @@ class Problem:
         return data
 
 
+class LoadError(Exception):
+    """A document that could not be loaded; carries the located `Problem`."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
 class SwarmError(Exception):
     """A failure the user caused (bad input, unknown name): exit status 1 with a structured error."""
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm_handoff.errors import Problem
-from swarm_handoff.textfile import LoadError
+from swarm_handoff.errors import LoadError, Problem
 
 # Values visited while walking the loaded document; aliases are counted each time they are reached,
 # so "billion laughs" documents exceed it long before they exhaust memory.
