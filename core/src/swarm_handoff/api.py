@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.components import TextLayout as TextLayout
+    from swarm_handoff.configdir import config_dir as config_dir
     from swarm_handoff.discovery import SOURCE_FAILED as SOURCE_FAILED
-    from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
     from swarm_handoff.discovery import make_context as make_context
     from swarm_handoff.discovery_result import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
+    from swarm_handoff.errors import LoadError as LoadError
     from swarm_handoff.errors import Problem as Problem
     from swarm_handoff.errors import Severity as Severity
     from swarm_handoff.errors import SwarmError as SwarmError
@@ -142,7 +143,6 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
     from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
-    from swarm_handoff.errors import LoadError as LoadError
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
@@ -289,7 +289,7 @@ _EXPORTS: dict[str, str] = {
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",
-    "config_dir": "swarm_handoff.discovery",
+    "config_dir": "swarm_handoff.configdir",
     "DiscoveryResult": "swarm_handoff.discovery_result",
     "DiscoveryQuery": "swarm_handoff.eligibility",
     "NO_SKILLS_MESSAGE": "swarm_handoff.discovery_result",

@@ -17,6 +17,7 @@ import attrs
 
 from swarm_handoff import cache as caches
 from swarm_handoff.components import Kind
+from swarm_handoff.configdir import config_dir as config_dir  # where callers have always found it
 from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult  # its answer, where callers look
 from swarm_handoff.discovery_result import Shadowed
 from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
@@ -28,15 +29,6 @@ from swarm_handoff.scopes import OVERLAY
 from swarm_handoff.source_bound import ENV_SOURCE_TIMEOUT, SOURCE_TIMEOUT, SourceLate, bounded, source_timeout
 
 SOURCE_FAILED = "SOURCE_FAILED"
-
-
-def config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Return the user-level folder: `$CLAUDE_CONFIG_DIR` when set, else `~/.claude` from `HOME`."""
-    env = os.environ if env is None else env
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
-    home = env.get("HOME") or str(Path.home())
-    return Path(home) / ".claude"
 
 
 def make_context(

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind, PayloadValidator
-from swarm_handoff.discovery import config_dir
+from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.payload.integrity import INTEGRITY_ABSENT, INTEGRITY_MISMATCH, examine
 from swarm_handoff.payload.io import read_payload_file

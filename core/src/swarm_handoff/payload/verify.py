@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from swarm_handoff.discovery import config_dir
+from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.integrity import INTEGRITY_MISMATCH, examine, untrusted_hint
 from swarm_handoff.payload.names import switched_off
