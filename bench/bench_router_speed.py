@@ -14,8 +14,16 @@ Two measurements, each the minimum of `--rounds` runs (the least disturbed one o
   command again; *memo off*: `SWARM_HANDOFF_NO_CACHE=1`, every cache off. The wall time of the
   whole command is reported.
 
+* **side by side** (`--sizes 2000 10000`): in one run over the same generated tree, each command in a
+  fresh interpreter, round-robin, the minimum of `--rounds`: `rank --scorer router` and `rank
+  --scorer bm25` (plain BM25), each cold (an empty user cache) and warm (the same command again),
+  and `agentskills read-properties` on one skill, the yardstick issue 28 states its targets in
+  (warm router <= 2x it at 2,000 skills, <= 4x at 10,000; cold router <= 1.5 s at 2,000). The
+  ratios are printed and kept in the results.
+
 Results go to bench/results/router_speed.json; the figures in docs/routing.md ("Speed") were taken
-with it. Run: `python bench/bench_router_speed.py [--size 2000] [--rounds 3]`; never a unit test.
+with it. Run: `python bench/bench_router_speed.py [--size 2000] [--rounds 3] [--sizes 2000 10000]`;
+never a unit test.
 To time another version of the router, put its `src` folder first on PYTHONPATH.
 """
 
@@ -96,8 +104,8 @@ def make_tree(root: Path, count: int, seed: int = 7) -> Path:
     return root
 
 
-def time_rank(root: Path, cache: Path, *, no_cache: bool = False) -> float:
-    """Wall time of one `rank --scorer router` command over the tree (a fresh interpreter)."""
+def time_rank(root: Path, cache: Path, *, no_cache: bool = False, scorer: str = "router") -> float:
+    """Wall time of one `rank --scorer SCORER` command over the tree (a fresh interpreter)."""
     env = {
         "HOME": str(cache.parent),
         "XDG_CACHE_HOME": str(cache),
@@ -108,7 +116,7 @@ def time_rank(root: Path, cache: Path, *, no_cache: bool = False) -> float:
         env["SWARM_HANDOFF_NO_CACHE"] = "1"
     program = Path(sys.executable).with_name("swarm-handoff")  # the installed command, as a user runs it
     command = [str(program), "rank", "--synthesis", str(root / "synthesis.yaml")]
-    command += ["--scorer", "router", "--include-undeclared", "--cwd", str(root)]
+    command += ["--scorer", scorer, "--include-undeclared", "--cwd", str(root)]
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
@@ -130,6 +138,36 @@ def rank_times(size: int, rounds: int) -> dict[str, float]:
             warm.append(time_rank(root, cache))
             off.append(time_rank(root, cache, no_cache=True))
         return {"cold": min(cold), "warm": min(warm), "memo_off": min(off)}
+
+
+def time_read_properties(root: Path) -> float:
+    """Wall time of `agentskills read-properties` on one skill of the tree (a fresh interpreter)."""
+    program = Path(sys.executable).with_name("agentskills")
+    start = time.perf_counter()
+    subprocess.run([str(program), "read-properties", str(root / ".claude" / "skills" / "skill-00002")],
+                   capture_output=True, check=False)  # fmt: skip
+    return time.perf_counter() - start
+
+
+def side_by_side(size: int, rounds: int) -> dict[str, float]:
+    """Router and plain BM25, cold and warm, and read-properties on one skill: one tree, round-robin, minima."""
+    times: dict[str, list[float]] = {k: [] for k in ("router_cold", "router_warm", "bm25_cold", "bm25_warm", "read")}
+    with tempfile.TemporaryDirectory(prefix="bench-router-") as tmp:
+        root = make_tree(Path(tmp) / "project", size)
+        (root / "synthesis.yaml").write_text(SYNTHESIS, encoding="utf-8")
+        for number in range(rounds):
+            for scorer in ("router", "bm25"):
+                cache = Path(tmp) / f"home-{scorer}-{number}" / ".cache"
+                cache.mkdir(parents=True)
+                times[f"{scorer}_cold"].append(time_rank(root, cache, scorer=scorer))
+                times[f"{scorer}_warm"].append(time_rank(root, cache, scorer=scorer))
+            times["read"].append(time_read_properties(root))
+    best = {k: min(v) for k, v in times.items()}
+    best["size"] = size
+    best["warm_over_read"] = best["router_warm"] / best["read"]
+    best["warm_over_bm25"] = best["router_warm"] / best["bm25_warm"]
+    best["cold_over_bm25"] = best["router_cold"] / best["bm25_cold"]
+    return best
 
 
 def analysis_times(rounds: int) -> dict[str, Any] | None:
@@ -171,7 +209,24 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--size", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[], help="side by side with BM25 at these sizes only")
     args = parser.parse_args(argv)
+    if args.sizes:
+        rows = [side_by_side(size, args.rounds) for size in args.sizes]
+        for r in rows:
+            print(
+                f"{r['size']:>6} skills: router warm {r['router_warm']:.2f} s, cold {r['router_cold']:.2f} s; "
+                f"bm25 warm {r['bm25_warm']:.2f} s, cold {r['bm25_cold']:.2f} s; read-properties {r['read']:.2f} s; "
+                f"warm router / read-properties {r['warm_over_read']:.2f}x, router / bm25 warm "
+                f"{r['warm_over_bm25']:.2f}x, cold {r['cold_over_bm25']:.2f}x"
+            )
+        if len(rows) > 1:
+            first, last = rows[0], rows[-1]
+            growth = (last["router_warm"] / first["router_warm"]) / (last["size"] / first["size"])
+            print(f"warm router cost from {first['size']} to {last['size']} skills: {growth:.2f} of linear")
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "router_side_by_side.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        return
     results: dict[str, Any] = {"analysis": analysis_times(max(args.rounds, 5))}
     if results["analysis"]:
         a = results["analysis"]

@@ -6,7 +6,11 @@ bench/routing/fixtures. The requests are every bench/routing/requests-NAME.yaml 
 given with --requests): a request in a user's words and the skills that may rightly take it. Each
 file is its own set of rows, named NAME, so a new held-out set is measured by dropping in a file.
 A request with `skills: []` is one no candidate can take (issue 28: calibrating when to abstain);
-it is loaded but kept out of top-1, top-3 and MRR (see bench/routing/README.md).
+it is kept out of top-1, top-3 and MRR (see bench/routing/README.md) and measures abstention: the
+table gives, per set, how many such requests it has and the precision and recall of "no skill fits"
+for the router (`router.evidence`, calibrated by bench/calibrate_abstain.py on CALIBRATION) and for
+plain BM25 (a threshold on its best score, calibrated here on the same sets). `--check-index`
+instead compares the router's index with whole documents on every request (0 must differ).
 `dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
 seeing the router (and not used to change it afterwards) gives an honest figure.
 
@@ -42,7 +46,8 @@ sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
 from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
 from swarm_handoff.records import SkillRecord  # noqa: E402
 from swarm_handoff.skillmd import load_skill_md  # noqa: E402
-from swarm_handoff_router import router  # noqa: E402
+from swarm_handoff_router import index, router  # noqa: E402
+from swarm_handoff_router.request import Request  # noqa: E402
 from swarm_handoff_router.text import STOPWORDS  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -50,6 +55,11 @@ ROUTING = ROOT / "bench" / "routing"
 RESULTS = ROOT / "bench" / "results"
 DOC = ROOT / "docs" / "routing.md"
 START, END = "<!-- bench:routing:start -->", "<!-- bench:routing:end -->"
+# The sets "no skill fits" is calibrated on (bench/calibrate_abstain.py for the router; the BM25
+# threshold here): every set seen while the router was built. The other sets report it held out.
+CALIBRATION = frozenset(
+    {"dev", "extra", "seen-holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"}
+)
 
 
 class Query:
@@ -128,22 +138,99 @@ def bm25_baseline(records: Sequence[SkillRecord]) -> Callable[[str], list[float]
     return score
 
 
-def router_scores(records: Sequence[SkillRecord]) -> Callable[[str], list[float]]:
-    """A scorer function: the router, with the skills analysed once for every request."""
+class RouterRun:
+    """The router as the benchmark calls it: scores for a request, and whether it says "no skill fits"."""
+
+    def __init__(self, records: Sequence[SkillRecord]) -> None:
+        self.records = records
+        self.built = index.Index.of(router.analyse(records))
+        self.names = list(self.built.names)
+        self.last: tuple[str, bool] = ("", False)
+
+    def __call__(self, text: str) -> list[float]:
+        """Every skill's total for `text` (the index, the second look), remembering the abstention."""
+        request = Request.of(Query(text))
+        contributions, matches = router.score_index(self.built, request)
+        ranked = router.rerank(self.names, contributions, matches, priorities=[r.priority for r in self.records])
+        self.last = (text, router.evidence(matches, request, self.names).abstain)
+        return [sum(c.points for c in contribs) for contribs in ranked]
+
+    def abstains(self, text: str) -> bool:
+        """True when the router answers "no skill fits" for `text`."""
+        if self.last[0] != text:
+            self(text)
+        return self.last[1]
+
+
+class BM25Run:
+    """Plain BM25 with a threshold on its best score for "no skill fits" (calibrated in `calibrate`)."""
+
+    def __init__(self, records: Sequence[SkillRecord]) -> None:
+        self.score = bm25_baseline(records)
+        self.threshold = 0.0
+
+    def __call__(self, text: str) -> list[float]:
+        """Every skill's BM25 score for `text`."""
+        return self.score(text)
+
+    def abstains(self, text: str) -> bool:
+        """True when the best BM25 score is below the calibrated threshold."""
+        return max(self.score(text), default=0.0) < self.threshold
+
+    def calibrate(self, requests: Sequence[dict[str, Any]]) -> float:
+        """The threshold on the best score with the best F0.5 over `requests` (the calibration sets)."""
+        best = [(not r["skills"], max(self.score(r["q"]), default=0.0)) for r in requests]
+        chosen, top = 0.0, -1.0
+        for threshold in sorted({b for _, b in best}):
+            abstained = [nofit for nofit, b in best if b < threshold]
+            nofits = sum(1 for nofit, _ in best if nofit)
+            p = sum(abstained) / len(abstained) if abstained else 1.0
+            r = sum(abstained) / nofits if nofits else 0.0
+            f = 1.25 * p * r / (0.25 * p + r) if p + r else 0.0
+            if f > top:
+                top, chosen = f, threshold
+        self.threshold = chosen
+        return chosen
+
+
+def check_index(records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]]) -> int:
+    """How many requests the index ranks differently from whole documents (points and reasons): 0 expected."""
     documents = router.analyse(records)
-
-    def score(text: str) -> list[float]:
-        return [sum(c.points for c in contribs) for contribs in router.route(records, Query(text), documents)]
-
-    return score
+    built = index.Index.of(documents)
+    names = list(built.names)
+    differ = 0
+    for request in requests:
+        query = Query(request["q"])
+        whole = router.route(records, query, documents)
+        contributions, matches = router.score_index(built, query)
+        differ += whole != router.rerank(names, contributions, matches, priorities=[r.priority for r in records])
+    return differ
 
 
 def evaluate(
-    records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]], scorer: Callable[[str], list[float]]
+    records: Sequence[SkillRecord],
+    requests: Sequence[dict[str, Any]],
+    scorer: Callable[[str], list[float]],
+    nofit: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """Top-1, top-3 and MRR of one scorer over requests some skill fits; ties are broken by name, as `rank` does."""
+    """Top-1, top-3 and MRR of one scorer over requests some skill fits; ties are broken by name, as `rank` does.
+
+    With `nofit` (the `skills: []` requests) and a scorer that `abstains`, also the abstention
+    precision and recall over every request of the set (top-k is measured as `--all` shows it).
+    """
     names = [r.name for r in records]
     requests = [r for r in requests if r["skills"]]  # `skills: []` (no skill fits) has no rank to measure
+    abstention: dict[str, Any] = {}
+    abstains = getattr(scorer, "abstains", None)
+    if nofit and abstains is not None:
+        abstained_fit = sum(1 for r in requests if abstains(r["q"]))
+        abstained_nofit = sum(1 for r in nofit if abstains(r["q"]))
+        total = abstained_fit + abstained_nofit
+        abstention = {
+            "nofit": len(nofit),
+            "abstain_precision": abstained_nofit / total if total else 1.0,
+            "abstain_recall": abstained_nofit / len(nofit),
+        }
     top1 = top3 = 0
     reciprocal = 0.0
     misses = []
@@ -158,7 +245,14 @@ def evaluate(
         if place > 1:
             misses.append({"q": request["q"], "want": sorted(right), "got": names[order[0]], "place": place})
     n = len(requests) or 1
-    return {"requests": len(requests), "top1": top1 / n, "top3": top3 / n, "mrr": reciprocal / n, "misses": misses}
+    return {
+        "requests": len(requests),
+        "top1": top1 / n,
+        "top3": top3 / n,
+        "mrr": reciprocal / n,
+        **abstention,
+        "misses": misses,
+    }
 
 
 def table(results: dict[str, dict[str, dict[str, Any]]], skills: int) -> str:
@@ -166,13 +260,15 @@ def table(results: dict[str, dict[str, dict[str, Any]]], skills: int) -> str:
     lines = [
         f"Over {skills} skills (every candidate ranked for every request):",
         "",
-        "| requests | scorer | n | top-1 | top-3 | MRR |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| requests | scorer | n | top-1 | top-3 | MRR | no fit | abstain P | abstain R |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for half, by_scorer in results.items():
         for scorer, r in by_scorer.items():
+            held = "" if half in CALIBRATION else " (held out)"
             lines.append(
-                f"| {half} | {scorer} | {r['requests']} | {r['top1']:.2f} | {r['top3']:.2f} | {r['mrr']:.2f} |"
+                f"| {half}{held} | {scorer} | {r['requests']} | {r['top1']:.2f} | {r['top3']:.2f} | {r['mrr']:.2f} | "
+                f"{r.get('nofit', 0)} | {r.get('abstain_precision', 0):.2f} | {r.get('abstain_recall', 0):.2f} |"
             )
     return "\n".join(lines)
 
@@ -192,6 +288,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--misses", action="store_true", help="print the requests each scorer got wrong")
     parser.add_argument(
+        "--check-index", action="store_true", help="compare the index with whole documents on every request"
+    )
+    parser.add_argument(
         "--requests", type=Path, nargs="+", default=[], help="request files (default: bench/routing/requests-*.yaml)"
     )
     args = parser.parse_args(argv)
@@ -204,9 +303,21 @@ def main(argv: list[str] | None = None) -> None:
     records = load_skills(args.corpus)
     known = {r.name for r in records}
     results: dict[str, dict[str, dict[str, Any]]] = {}
-    scorers = {"router": router_scores(records), "bm25 name+description": bm25_baseline(records)}
-    for half, path in request_files(args.requests).items():
+    files = request_files(args.requests)
+    if args.check_index:
+        every = [r for path in files.values() for r in load_requests(path)]
+        differ = check_index(records, every)
+        print(f"bench_routing: index vs whole documents: {differ} of {len(every)} requests differ")
+        if differ:
+            raise SystemExit(1)
+        return
+    baseline = BM25Run(records)
+    threshold = baseline.calibrate([r for n, p in files.items() if n in CALIBRATION for r in load_requests(p)])
+    print(f"bench_routing: BM25 abstains below a best score of {threshold:.3f} (calibrated on {sorted(CALIBRATION)})")
+    scorers: dict[str, Callable[[str], list[float]]] = {"router": RouterRun(records), "bm25 name+description": baseline}
+    for half, path in files.items():
         everything = load_requests(path)
+        nofit = [r for r in everything if not r["skills"]]
         loaded = [r for r in everything if r["skills"]]
         if len(everything) > len(loaded):
             print(f"bench_routing: {len(everything) - len(loaded)} {half} request(s) no skill fits; not in top-k")
@@ -218,7 +329,7 @@ def main(argv: list[str] | None = None) -> None:
             left_out = len(loaded) - len(requests)
             print(f"bench_routing: {left_out} {half} request(s) name no skill of this corpus; left out")
         if requests:
-            results[half] = {name: evaluate(records, requests, fn) for name, fn in scorers.items()}
+            results[half] = {name: evaluate(records, requests, fn, nofit) for name, fn in scorers.items()}
     text = table(results, len(records))
     print(text)
     if args.misses:

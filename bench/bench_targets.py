@@ -13,9 +13,9 @@ child's own maximum resident size (forked workers, when used, are reported separ
 interleaved so that a burst of load on a shared machine hits every method alike, and the minimum
 of each is kept: the least disturbed run. The CLI part starts each command `--runs` times, also
 round-robin: `python -c pass`, a repeated `discover --format json` over 50 skills (caches warm),
-the same in another environment each run, `--version`, and `agentskills read-properties` on one
-skill. (Before issue 27 the first was a replayed answer and the second skipped typer; both now go
-through the typer app: the row names are kept so that older runs compare.)
+`--version`, and `agentskills read-properties` on one skill. (Before issue 27 there were two
+`discover` rows, a replayed answer and one that skipped typer; both are gone, and
+bench_startup.py holds the start-up targets.)
 
 Results go to bench/results/targets.json and the marked section of docs/performance.md. Run:
 `python bench/bench_targets.py [--sizes 2000,10000] [--rounds 3] [--runs 15]`; never a unit test.
@@ -148,10 +148,8 @@ def _min_times(cases: dict[str, tuple[list[str], dict[str, str]]], runs: int) ->
     times: dict[str, list[float]] = {name: [] for name in cases}
     for command, env in cases.values():
         subprocess.run(command, env=env, capture_output=True, check=False)  # .pyc files, page cache
-    for number in range(runs):
+    for _ in range(runs):
         for name, (command, env) in cases.items():
-            if name.startswith("discover, not replayed"):
-                env = {**env, "SWARM_BENCH_RUN": str(number)}  # another environment: the answer never matches
             start = time.perf_counter()
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times[name].append(time.perf_counter() - start)
@@ -170,8 +168,7 @@ def bench_cli(work: Path, runs: int) -> dict[str, float]:
     ours = [str(bindir / "swarm-handoff"), "discover", "--cwd", str(root), "--format", "json"]
     cases: dict[str, tuple[list[str], dict[str, str]]] = {
         "python -c pass": ([sys.executable, "-c", "pass"], env),
-        "discover, replayed": (ours, env),
-        "discover, not replayed": (ours, env),
+        "discover --format json (caches warm)": (ours, env),
         "--version": ([str(bindir / "swarm-handoff"), "--version"], env),
     }
     theirs = bindir / "agentskills"

@@ -17,9 +17,12 @@ from swarm_handoff.workflow.protocol import gate_action, qr_checkpoint
 
 def _namespace() -> dict[str, object]:
     # The names components.py and hookspecs.py import only for type checkers.
+    from collections.abc import Callable
+
     import typer
 
     from swarm_handoff.errors import Problem
+    from swarm_handoff.operations import Group, Operation
     from swarm_handoff.payload.adapters import AdapterResult
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import Contribution, DiscoveryContext, Location, SkillRecord
@@ -37,6 +40,9 @@ def _namespace() -> dict[str, object]:
         "SourceResult": SourceResult,
         "ScopeSpec": ScopeSpec,
         "Location": Location,
+        "Operation": Operation,
+        "Group": Group,
+        "Callable": Callable,
     }
 
 

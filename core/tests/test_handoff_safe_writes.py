@@ -99,6 +99,78 @@ def test_the_first_v2_payload_of_a_session_is_handoff_payload_yaml_then_a_number
     assert nxt.name == "handoff-payload-4.yaml"  # the series only grows: the highest number is the newest
 
 
+def _one_in_a_process(world, i: int, start, results) -> None:
+    """A child process's hand-off (forked: it has the test's plugin host); reports its path or its error."""
+    options = HandoffOptions(target="lit-pm", synthesis=world["synthesis"], session=world["session"], reason=f"run {i}")
+    start.wait()
+    try:
+        results.put((i, hand_off(options).payload_path))
+    except BaseException as exc:
+        results.put((i, f"error: {exc!r}"))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the child processes are forked, to share the test's host")
+def test_handoffs_in_processes_at_once_each_keep_their_payload_under_a_name_of_its_own(world):
+    import multiprocessing
+
+    runs = 6
+    ctx = multiprocessing.get_context("fork")
+    start, results = ctx.Barrier(runs), ctx.Queue()
+    children = [ctx.Process(target=_one_in_a_process, args=(world, i, start, results)) for i in range(runs)]
+    for child in children:
+        child.start()
+    reported = dict(results.get(timeout=120) for _ in children)
+    for child in children:
+        child.join(timeout=60)
+    assert all(child.exitcode == 0 for child in children)
+    assert not [r for r in reported.values() if r.startswith("error")], reported
+    names = {Path(p).name for p in reported.values()}
+    assert names == {"handoff-payload.yaml", *(f"handoff-payload-{n}.yaml" for n in range(2, runs + 1))}
+    for i, path in reported.items():
+        payload = load_payload_file(Path(path))
+        assert payload["handoff"]["meta"]["handoff_reason"] == f"run {i}"  # this run's payload, nobody else's
+        assert check_integrity(payload).ok
+    assert sorted(p.name for p in world["session"].iterdir()) == sorted([*names, "perspectives"])  # no temporaries
+    with open_history(world["config"]) as history:
+        rows = history.list()
+    assert sorted(r.payload_path for r in rows) == sorted(reported.values())
+
+
+def test_a_new_name_is_found_without_listing_candidates_it_does_not_try(world, monkeypatch):
+    for i in range(5):
+        io.write_new(world["session"] / "handoff-payload.yaml", f"n: {i}\n")
+    made: list[int] = []
+    real = io.numbered
+
+    def counting(path: Path, n: int) -> Path:
+        made.append(n)
+        return real(path, n)
+
+    monkeypatch.setattr(io, "numbered", counting)
+    written = io.write_new(world["session"] / "handoff-payload.yaml", "n: 5\n")
+    assert written.name == "handoff-payload-6.yaml"
+    assert made == [6]  # the next free number, and no other name built
+
+
+def test_the_payload_is_whole_on_disk_before_the_folder_is_locked(world, monkeypatch):
+    from swarm_handoff import safefs
+
+    seen: list[list[bytes]] = []
+    real = safefs.locked
+
+    def watching(folder):
+        temps = [p for p in Path(folder).iterdir() if safefs.temp_owner(p.name) is not None]
+        seen.append([p.read_bytes() for p in temps])
+        return real(folder)
+
+    monkeypatch.setattr(safefs, "locked", watching)
+    text = "n: whole\n" * 1000
+    written = io.write_new(world["session"] / "handoff-payload.yaml", text)
+    assert seen == [[text.encode()]]  # the lock is taken only to give the finished file its name
+    assert written.read_text() == text
+    assert [p.name for p in world["session"].iterdir() if p.name.startswith(".")] == []  # the temporary is gone
+
+
 def test_failed_runs_preserved_at_once_never_collide(world):
     kept: list[str | None] = []
     start = threading.Barrier(6)

@@ -237,3 +237,37 @@ def test_a_bad_score_many_is_a_structured_error(swarm_host, score_many, code):
         rank([rec("a"), rec("b")], RankingRequest(synthesis=SYNTHESIS), scorer="batch", host=swarm_host)
     assert caught.value.code == code
     assert "batch-dist" in caught.value.message
+
+
+def test_a_scorer_that_cannot_tell_the_candidates_apart_is_said_so(swarm_host, register_plugin):
+    register_plugin(scorer_plugin("flat", lambda c, r: [Contribution("flat", 1, "same for all")]))
+    result = rank([rec("a"), rec("b"), rec("c")], RankingRequest(synthesis=SYNTHESIS), scorer="flat", host=swarm_host)
+    (problem,) = [p for p in result.problems if p.code == "RANKING_INDISTINCT"]
+    assert problem.severity.value == "warning"
+    assert "'flat'" in problem.message
+    assert "3 candidates" in problem.message
+    assert problem.hint
+    assert result.to_data()["problems"][0]["code"] == "RANKING_INDISTINCT"
+
+
+def test_a_ranking_that_tells_candidates_apart_or_has_one_says_nothing(swarm_host):
+    records = [rec("b", categories=("research",)), rec("a", "project", categories=("writing",))]
+    assert not rank(records, RankingRequest(synthesis=SYNTHESIS), host=swarm_host).problems
+    assert not rank(records[:1], RankingRequest(synthesis=SYNTHESIS), host=swarm_host).problems
+
+
+def test_undeclared_candidates_are_ranked_by_the_router_when_no_scorer_is_named(swarm_host, register_plugin):
+    register_plugin(scorer_plugin("router", lambda c, r: [Contribution("router", len(c.name), "by name length")]))
+    undeclared = [rec("ab", meta={"undeclared": True}), rec("abcd", meta={"undeclared": True})]
+    result = rank(undeclared, RankingRequest(synthesis=SYNTHESIS), host=swarm_host)
+    assert result.scorer == "router"
+    assert [e.record.name for e in result.ranked] == ["abcd", "ab"]
+    declared = [rec("b", categories=("research",)), rec("a", "project", categories=("writing",))]
+    assert rank(declared, RankingRequest(synthesis=SYNTHESIS), host=swarm_host).scorer == "swarm-v2"
+    named = rank(undeclared, RankingRequest(synthesis=SYNTHESIS), host=swarm_host, scorer="swarm-v2")
+    assert named.scorer == "swarm-v2"  # a scorer named is the scorer used
+
+
+def test_undeclared_candidates_keep_swarm_v2_without_the_router_installed(swarm_host):
+    undeclared = [rec("ab", meta={"undeclared": True}), rec("abcd", meta={"undeclared": True})]
+    assert rank(undeclared, RankingRequest(synthesis=SYNTHESIS), host=swarm_host).scorer == "swarm-v2"

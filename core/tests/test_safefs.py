@@ -151,3 +151,17 @@ def test_safefs_stays_cheap_to_import():
     added = set(json.loads(out))
     # `typing` is imported first: every command that reaches safefs has imported it already (attrs, pluggy, typer).
     assert added & {"pathlib", "tempfile", "re", "contextlib", "hashlib"} == set()
+
+
+def test_create_first_makes_names_only_as_far_as_it_tries_them(tmp_path):
+    (tmp_path / "a").write_text("taken")
+    made: list[str] = []
+
+    def names():
+        for name in ("a", "b", "c", "d"):
+            made.append(name)
+            yield str(tmp_path / name)
+
+    assert safefs.create_first(names(), b"data") == str(tmp_path / "b")
+    assert made == ["a", "b"]  # "c" and "d" were never built
+    assert (tmp_path / "b").read_bytes() == b"data"

@@ -178,7 +178,7 @@ def test_an_exception_escaping_every_command_is_still_a_coded_document(monkeypat
         raise KeyError("escaped")
 
     monkeypatch.setattr(output, "run", escaping)  # the commands call it through the module
-    monkeypatch.setattr("swarm_handoff.cli.discovery_commands.run", escaping)
+    monkeypatch.setattr("swarm_handoff.cli.operations_cli.run", escaping)  # the adapter runs every operation
     code, out, err = _run_main(capsys, "why", "x", "--format", "json")
     assert code == 1
     assert json.loads(out)["error"]["code"] == "INTERNAL_ERROR"

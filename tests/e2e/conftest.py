@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 RESEARCH_PACK = "skills-examples/swarm-pack-research"
 IMPLEMENTATION_PACK = "skills-examples/swarm-pack-implementation"
-DEFAULTS = ("frontmatter", "registry", "formatters", "qr", "link")  # the meta-distribution's plugins
+DEFAULTS = ("frontmatter", "registry", "formatters", "qr", "link", "router")  # the meta-distribution's plugins
 CORE_AND_DEFAULTS = ["core", *(f"plugins/swarm-handoff-{p}" for p in DEFAULTS)]
 
 

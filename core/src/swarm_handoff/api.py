@@ -71,8 +71,21 @@ if TYPE_CHECKING:
     from swarm_handoff.history_reports import HistoryReport as HistoryReport
     from swarm_handoff.history_reports import TraceReport as TraceReport
     from swarm_handoff.hookspecs import hookimpl as hookimpl
+    from swarm_handoff.inputs import HANDOFF_INPUTS as HANDOFF_INPUTS
+    from swarm_handoff.inputs import handoff_names as handoff_names
+    from swarm_handoff.inputs import spell_error as spell_error
+    from swarm_handoff.inputs import surface_spelling as surface_spelling
     from swarm_handoff.lint import lint as lint
     from swarm_handoff.metadata import record_from_frontmatter as record_from_frontmatter
+    from swarm_handoff.operation_table import CORE_GROUPS as CORE_GROUPS
+    from swarm_handoff.operation_table import CORE_OPERATIONS as CORE_OPERATIONS
+    from swarm_handoff.operation_table import DISCOVER_PAGE as DISCOVER_PAGE
+    from swarm_handoff.operations import CLI as CLI
+    from swarm_handoff.operations import MCP as MCP
+    from swarm_handoff.operations import Group as Group
+    from swarm_handoff.operations import Operation as Operation
+    from swarm_handoff.operations import OperationResult as OperationResult
+    from swarm_handoff.operations import Param as Param
     from swarm_handoff.pack_files import InstalledPackSkill as InstalledPackSkill
     from swarm_handoff.pack_files import installed_pack_skills as installed_pack_skills
     from swarm_handoff.parallel import MIN_PARALLEL as MIN_PARALLEL
@@ -80,10 +93,11 @@ if TYPE_CHECKING:
     from swarm_handoff.parallel import map_chunks as map_chunks
     from swarm_handoff.payload.adapters import AdapterResult as AdapterResult
     from swarm_handoff.payload.convert import convert_payload as convert_payload
+    from swarm_handoff.payload.incoming import Incoming as Incoming
+    from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
-    from swarm_handoff.payload.names import HANDOFF_CLI_NAMES as HANDOFF_CLI_NAMES
     from swarm_handoff.payload.schema import type_name as type_name
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
@@ -286,6 +300,16 @@ _EXPORTS: dict[str, str] = {
     "map_chunks": "swarm_handoff.parallel",
     "jobs_from": "swarm_handoff.parallel",
     "MIN_PARALLEL": "swarm_handoff.parallel",
+    # the operations table: every command declared once, each surface derived from it
+    "Operation": "swarm_handoff.operations",
+    "CLI": "swarm_handoff.operations",
+    "MCP": "swarm_handoff.operations",
+    "Param": "swarm_handoff.operations",
+    "OperationResult": "swarm_handoff.operations",
+    "Group": "swarm_handoff.operations",
+    "CORE_OPERATIONS": "swarm_handoff.operation_table",
+    "CORE_GROUPS": "swarm_handoff.operation_table",
+    "DISCOVER_PAGE": "swarm_handoff.operation_table",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",
@@ -312,8 +336,14 @@ _EXPORTS: dict[str, str] = {
     "check_session": "swarm_handoff.payload.lifecycle",
     "parse_duration": "swarm_handoff.session_life",
     "type_name": "swarm_handoff.payload.schema",
-    "HANDOFF_CLI_NAMES": "swarm_handoff.payload.names",
+    "HANDOFF_INPUTS": "swarm_handoff.inputs",
+    "handoff_names": "swarm_handoff.inputs",
+    "spell_error": "swarm_handoff.inputs",
+    "surface_spelling": "swarm_handoff.inputs",
     "require_intact": "swarm_handoff.payload.verify",
+    # taking in a payload that arrived from another machine (the A2A plugin's receiver)
+    "accept_incoming": "swarm_handoff.payload.incoming",
+    "Incoming": "swarm_handoff.payload.incoming",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",
     "validate_payload": "swarm_handoff.payload.validate",

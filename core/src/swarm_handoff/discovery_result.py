@@ -61,6 +61,8 @@ class DiscoveryResult:
     # what `filtered` left out: a description of the filter and how many eligible workflows it excluded
     filter_text: str | None = None
     filtered_out: int = 0
+    # (offset, limit, total) when `workflows` is one page of a longer list (`paged`), else None
+    page_of: tuple[int, int, int] | None = None
 
     @property
     def skipped_count(self) -> int:
@@ -77,8 +79,8 @@ class DiscoveryResult:
     @property
     def message(self) -> str | None:
         """The EC-01 message when no workflow was found (two wordings, or what a filter excluded), else None."""
-        if self.workflows:
-            return None
+        if self.workflows or (self.page_of is not None and self.page_of[2]):
+            return None  # a page past the end of a list that has workflows is no "none found"
         if self.filtered_out and self.filter_text:
             return FILTERED_MESSAGE.format(excluded=self.filtered_out, filter=self.filter_text)
         if self.scanned == 0:
@@ -104,6 +106,16 @@ class DiscoveryResult:
         }
         if self.filter_text:
             data["filter"] = {"text": self.filter_text, "excluded": self.filtered_out}
+        if self.page_of is not None:
+            offset, limit, total = self.page_of
+            after = offset + len(self.workflows)
+            data["page"] = {
+                "offset": offset,
+                "limit": limit,
+                "returned": len(self.workflows),
+                "total": total,
+                "next_offset": after if after < total else None,
+            }
         if self.message is not None:
             data["message"] = self.message
         if self.show_all:
@@ -114,7 +126,12 @@ class DiscoveryResult:
 
     def agent_view(self) -> AgentView:
         """Which agent loads which copy of each listed skill (`agents`, `agents_load_other`)."""
-        return agent_view(self.workflows, self.ineligible, [s.record for s in self.shadowed])
+        skipped, shadowed = self.ineligible, tuple(s.record for s in self.shadowed)
+        if not self.show_all:  # only the listed names are shown: the copies of other names change nothing
+            names = {r.name for r in self.workflows}
+            skipped = tuple(r for r in skipped if r.name in names)
+            shadowed = tuple(r for r in shadowed if r.name in names)
+        return agent_view(self.workflows, skipped, shadowed)
 
     def filtered(
         self,
@@ -149,6 +166,17 @@ class DiscoveryResult:
             filter_text=" ".join(words),
             filtered_out=self.filtered_out + len(self.workflows) - len(kept),
         )
+
+    def paged(self, offset: int, limit: int) -> DiscoveryResult:
+        """Keep `limit` workflows from `offset` on, so a long list travels in parts; all of it: itself.
+
+        A cut list says so in the document's `page` (offset, limit, returned, total, next_offset);
+        a list that fits whole is returned as it is, so its document is exactly the uncut one.
+        """
+        if offset == 0 and len(self.workflows) <= limit:
+            return self
+        page = self.workflows[offset : offset + limit]
+        return attrs.evolve(self, workflows=page, page_of=(offset, limit, len(self.workflows)))
 
     def queried(self, query: Any) -> DiscoveryResult:
         """Keep the workflows matching an `eligibility.Query`; the rest go to `excluded` with reasons."""

@@ -175,6 +175,46 @@ class History:
         assert found is not None
         return found
 
+    def record_once(
+        self, payload_path: Path | str, payload: Mapping[str, Any], *, status: str = "written"
+    ) -> tuple[int, bool]:
+        """Record a hand-off unless its `payload_hash` is recorded already; return (its id, whether new).
+
+        A payload delivered twice from another machine is one hand-off: the check and the insert are
+        one transaction, so two deliveries at once still record it once.
+        """
+        meta = payload.get("handoff", {}).get("meta", {}) if isinstance(payload, Mapping) else {}
+        hash_ = meta.get("payload_hash") if isinstance(meta, Mapping) else None
+        with self.transaction() as db:
+            if isinstance(hash_, str):
+                row = db.execute(
+                    "SELECT id FROM handoffs WHERE payload_hash = ? ORDER BY id LIMIT 1", (hash_,)
+                ).fetchone()
+                if row is not None:
+                    return int(row[0]), False
+            return self._insert(db, payload_path, payload, status), True
+
+    def set_remote(self, payload_hash: str, url: str, state: str, *, task_id: str | None, detail: str = "") -> None:
+        """Record where a hand-off was sent on the network, its remote task and that task's latest state."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO remote_tasks (payload_hash, url, task_id, state, detail, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(payload_hash, url) DO UPDATE SET"
+                " task_id = COALESCE(excluded.task_id, remote_tasks.task_id), state = excluded.state,"
+                " detail = excluded.detail, updated_at = excluded.updated_at",
+                (payload_hash, url, task_id, state, detail[:2000], _now()),
+            )
+
+    def remote(self, payload_hash: str | None = None) -> list[dict[str, Any]]:
+        """The remote tasks recorded (of one payload when `payload_hash` is given), newest first."""
+        fields = ("payload_hash", "url", "task_id", "state", "detail", "updated_at")
+        where, params = ("WHERE payload_hash = ?", (payload_hash,)) if payload_hash else ("", ())
+        with self.guard():
+            rows = self.connection.execute(
+                f"SELECT {', '.join(fields)} FROM remote_tasks {where} ORDER BY updated_at DESC", params
+            ).fetchall()
+        return [dict(zip(fields, row, strict=True)) for row in rows]
+
     def _find(self, path: str, hash_: str | None) -> HandoffRow | None:
         if hash_:
             rows = self._select("WHERE payload_hash = ? ORDER BY id DESC LIMIT 1", (hash_,))

@@ -23,7 +23,7 @@ DB_NAME = "history.sqlite3"
 # How long a command waits for another process's lock before giving up with HISTORY_BUSY.
 BUSY_TIMEOUT_MS = 15_000
 ENV_TIMEOUT = "SWARM_HANDOFF_HISTORY_TIMEOUT"  # seconds; overrides BUSY_TIMEOUT_MS
-SCHEMA_VERSION = 3  # 2: eligibility_override column; 3: trace_id and parent_span_id (chains)
+SCHEMA_VERSION = 4  # 2: eligibility_override column; 3: trace_id and parent_span_id (chains); 4: remote_tasks
 
 HISTORY_BUSY = "HISTORY_BUSY"
 HISTORY_CORRUPT = "HISTORY_CORRUPT"
@@ -56,6 +56,15 @@ CREATE TABLE IF NOT EXISTS acks (
     handoff_id INTEGER NOT NULL REFERENCES handoffs(id),
     status TEXT NOT NULL,
     at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS remote_tasks (
+    payload_hash TEXT NOT NULL,
+    url TEXT NOT NULL,
+    task_id TEXT,
+    state TEXT NOT NULL,
+    detail TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (payload_hash, url)
 );
 """
 

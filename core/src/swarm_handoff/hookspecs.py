@@ -21,9 +21,12 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import typer
 
     from swarm_handoff.components import Register
+    from swarm_handoff.operations import Group, Operation
 
 PROJECT = "swarm_handoff"
 
@@ -85,6 +88,20 @@ def swarm_handoff_qr_gates(register: Register) -> None:
     step names its policy (`default` unless it says otherwise); only that one is built. The
     optional `LimitedGate` (`exhausted`) and `CheckpointGate` (`checkpoint`) capabilities add an
     iteration limit and the checkpoint's own wording.
+    """
+
+
+@hookspec
+def swarm_handoff_operations(register: Callable[[Operation | Group], None]) -> None:
+    """Declare commands as operations (`Operation`, and `Group` for a command group), once each.
+
+    Call ``register(Operation(...))`` per command and ``register(Group(...))`` per group. The
+    command line builds the command, its `-h` page and completion from the declaration; an
+    operation with a `tool` name is also offered by the MCP server, its schema derived from the
+    same parameters. Fires once per process when the CLI or the MCP server is built, after the
+    core's table, in plugin load order. A name already taken is reported as a conflict and the
+    plugin's operation is dropped; a hook that raises is reported as `PLUGIN_HOOK_FAILED` and
+    everything else still works. The body is named as "module:function", imported when it runs.
     """
 
 

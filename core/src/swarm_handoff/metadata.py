@@ -35,7 +35,7 @@ SPEC_DESCRIPTION_TYPE = "SPEC_DESCRIPTION_TYPE"
 SKILL_NAME_NOT_UTF8 = "SKILL_NAME_NOT_UTF8"
 
 # Keys kept in `meta` when present (free-form facts shown to users, never used for eligibility).
-_META_KEYS = ("version", "estimated_duration", "complexity", "autonomous", "tags", "license")
+_META_KEYS = ("version", "estimated_duration", "complexity", "autonomous", "tags", "license", "examples")
 
 
 def record_from_frontmatter(

@@ -28,6 +28,7 @@ from swarm_handoff.loader import PLUGINS, failure, load_one, select, short_error
 from swarm_handoff.loader import SKILLS_ENTRY_POINT_GROUP as SKILLS_ENTRY_POINT_GROUP
 from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
+from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugin_checks import (
     PLUGIN_BAD_RESULT,
     PLUGIN_HOOK_OPTION_UNSUPPORTED,
@@ -37,6 +38,7 @@ from swarm_handoff.plugin_checks import (
 )
 from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
+from swarm_handoff.plugin_operations import PluginOperations, collect_operations
 from swarm_handoff.plugin_records import (
     ComponentRef,
     LoadFailure,
@@ -94,6 +96,7 @@ class PluginHost:
         self.plugins: list[PluginInfo] = []
         self.failures: list[LoadFailure] = []
         self.skipped: list[SkippedPlugin] = []
+        self._operations: PluginOperations | None = None
         self.pack_failures: list[LoadFailure] = []  # known once packs are reported (`report`, strict mode)
         self._scope_owners: dict[str, tuple[str, ScopeSpec]] = {}  # who declared each scope first
         self._order: dict[str, int] = {}
@@ -307,6 +310,14 @@ class PluginHost:
             self.raise_if_failed()
         message = f"{kind.value} {name!r} from plugin {plugin!r} ({dist} {version}) {what}; {outcome}"
         return Problem(PLUGIN_BAD_RESULT, message, hint=hint, severity=severity)
+
+    def operations(self) -> PluginOperations:
+        """The operations plugins declare (`swarm_handoff_operations`), collected once; conflicts reported."""
+        if self._operations is None:
+            self._operations = collect_operations(self, CORE_OPERATIONS, CORE_GROUPS)
+            if self.strict:
+                self.raise_if_failed()
+        return self._operations
 
     def extend_cli(self, app: object) -> None:
         """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""

@@ -296,11 +296,41 @@ def sort_key(item: tuple[SkillRecord, float, Any]) -> tuple[float, float, str]:
     return (-total, record.priority, record.name)
 
 
+# The scorer for candidates that declare no hand-off metadata (or a request given in words), when
+# installed and none is named: `swarm-v2` gives every undeclared skill the same point (docs/rank.md).
+WORDS_SCORER = "router"
+INDISTINCT = "RANKING_INDISTINCT"
+
+
+def choose_scorer(records: Sequence[SkillRecord], host: PluginHost) -> str:
+    """The scorer when none is named: the router for undeclared candidates (when installed), else `swarm-v2`."""
+    from swarm_handoff.undeclared import is_undeclared
+
+    if any(is_undeclared(r) for r in records) and WORDS_SCORER in host.components(Kind.SCORER):
+        return WORDS_SCORER
+    return DEFAULT_SCORER
+
+
+def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) -> Problem | None:
+    """A warning when a scorer gave every one of several candidates the same total: the order is the names'."""
+    from swarm_handoff.errors import Severity
+
+    if len(scored) < 2 or len({total for _, total, _ in scored}) > 1:
+        return None
+    return Problem(
+        INDISTINCT,
+        f"the scorer '{scorer}' gave all {len(scored)} candidates the same score ({scored[0][1]}); "
+        "they are ordered by scope and name, not by fit",
+        hint=f"rank them by the request's words with --scorer {WORDS_SCORER} (the swarm-handoff-router plugin)",
+        severity=Severity.WARNING,
+    )
+
+
 def rank(
     records: Sequence[SkillRecord],
     request: RankingRequest,
     *,
-    scorer: str = DEFAULT_SCORER,
+    scorer: str | None = None,
     top: int = DEFAULT_TOP,
     explain: bool = False,
     host: PluginHost | None = None,
@@ -310,6 +340,9 @@ def rank(
     scorer_option: str = SCORER_OPTION,
 ) -> RankingResult:
     """Rank `records` for `request` with the named scorer, labelling the menu from C.
+
+    Without a `scorer`, `choose_scorer` picks one (the router for undeclared candidates). A
+    ranking whose scorer gave every candidate the same total carries a RANKING_INDISTINCT warning.
 
     With a `query` (a known source, a schema version, an input) the targets it rules out are left
     out of the menu and kept, with their reasons, for `show_all`. `scorer_option` names the scorer
@@ -321,7 +354,11 @@ def rank(
         records, excluded = split(records, query)
     if top < 1:
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
+    scorer = scorer or choose_scorer(records, host)
     scored = sorted(score_all(records, request, scorer, host, scorer_option), key=sort_key)
+    flat = indistinct(scorer, scored)
+    if flat is not None:
+        problems = (*problems, flat)
     entries = tuple(
         RankedCandidate(
             rank=index + 1,

@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from contextlib import AbstractContextManager
 
 TEMP_SUFFIX = ".tmp"
@@ -164,36 +164,82 @@ def create_new(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o600, 
 
 
 def create_first(
-    paths: Sequence[str | os.PathLike[str]], data: bytes, *, mode: int = 0o600, durable: bool = True
+    paths: Iterable[str | os.PathLike[str]], data: bytes, *, mode: int = 0o600, durable: bool = True
 ) -> str | None:
     """Create the first free one of `paths` (all in one folder) holding `data`; None when all are taken.
 
     The content is written once to a temporary and given each name in turn with `os.link`, which
     never replaces and never follows a symlink, so a reader sees no name until the file is whole.
+    `paths` may be a generator: names are made only as far as they are tried.
     """
-    targets = [os.fspath(p) for p in paths]
-    if not targets:
+    targets = iter(paths)
+    first = next(targets, None)
+    if first is None:
         return None
-    folder, name = os.path.split(targets[0])
+    folder, name = os.path.split(os.fspath(first))
     folder = folder or "."
     tmp = write_temp(folder, name, data, mode=mode, durable=durable)
     try:
-        for target in targets:
-            try:
-                os.link(tmp, target)  # fails on any existing name, symlinks included
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                if exc.errno not in _NO_HARD_LINKS:
-                    raise
-                if not _create_in_place(target, data, mode=mode, durable=durable):
-                    continue
-            if durable:
-                _sync_folder(folder)
-            return target
-        return None
+        created = _link_first(tmp, _then(first, targets), data, mode=mode, durable=durable)
     finally:
         _discard(tmp)
+    if created is not None and durable:
+        _sync_folder(folder)
+    return created
+
+
+def _then(first: str | os.PathLike[str], rest: Iterator[str | os.PathLike[str]]) -> Iterator[str | os.PathLike[str]]:
+    """`first`, then what `rest` yields, made only as far as it is read."""
+    yield first
+    yield from rest
+
+
+def create_next(
+    path: str | os.PathLike[str],
+    names: Callable[[], Iterable[str | os.PathLike[str]]],
+    data: bytes,
+    *,
+    mode: int = 0o600,
+    durable: bool = True,
+) -> str | None:
+    """Create a file holding `data` under the first free name of `names()`, locking the folder only to name it.
+
+    The content is written (and fsynced) to a temporary before the lock is taken; under the lock
+    `names()` is called (it may read the folder to continue a series) and the temporary is linked to
+    the first free name; the folder's fsync follows once the lock is released. So writers at once
+    wait for each other only for a listing and a link. `path` is the series' first name: the
+    folder, and what the temporary is named after. None when every name is taken.
+    """
+    where, name = os.path.split(os.fspath(path))
+    where = where or "."
+    tmp = write_temp(where, name, data, mode=mode, durable=durable)
+    try:
+        with locked(where):
+            created = _link_first(tmp, names(), data, mode=mode, durable=durable)
+    finally:
+        _discard(tmp)
+    if created is not None and durable:
+        _sync_folder(where)
+    return created
+
+
+def _link_first(
+    tmp: str, targets: Iterable[str | os.PathLike[str]], data: bytes, *, mode: int, durable: bool
+) -> str | None:
+    """Give the finished temporary `tmp` the first free name of `targets` (never replacing one); None if none."""
+    for path in targets:
+        target = os.fspath(path)
+        try:
+            os.link(tmp, target)  # fails on any existing name, symlinks included
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise
+            if not _create_in_place(target, data, mode=mode, durable=durable):
+                continue
+        return target
+    return None
 
 
 # File systems without hard links (FAT, some network and FUSE mounts) say so with one of these.

@@ -202,13 +202,13 @@ def test_no_error_of_any_tool_names_a_cli_option(server: SwarmServer, tmp_path: 
 
 
 def test_every_input_a_refusal_names_is_a_handoff_argument() -> None:
-    # The core's one table of hand-off inputs: a new one the tool lacks would be named as nothing over MCP.
-    from swarm_handoff.api import HANDOFF_CLI_NAMES
+    # The core's one list of hand-off inputs: a new one the tool lacks would be named as nothing over MCP.
+    from swarm_handoff.api import HANDOFF_INPUTS
     from swarm_handoff_mcp.calls import handoff_names
     from swarm_handoff_mcp.tools import tool_specs
 
     spec = next(s for s in tool_specs() if s.name == "handoff")
-    assert set(handoff_names()) == set(HANDOFF_CLI_NAMES)
+    assert set(handoff_names()) == set(HANDOFF_INPUTS)
     discover_queries = {"accepts_from", "schema_version"}  # `discover`'s, suggested by hand-off refusals
     assert set(handoff_names().values()) - set(spec.schema["properties"]) == discover_queries
     assert discover_queries <= set(next(s for s in tool_specs() if s.name == "discover").schema["properties"])

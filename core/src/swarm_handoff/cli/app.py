@@ -13,16 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from swarm_handoff._version import __version__
-from swarm_handoff.cli import (
-    core_commands,
-    demo_commands,
-    discovery_commands,
-    handoff_commands,
-    help_text,
-    rank_commands,
-    session_commands,
-    workflow_commands,
-)
+from swarm_handoff.cli import help_text
 from swarm_handoff.plugins import get_host
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -126,16 +117,12 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
-    for module in (
-        core_commands,
-        discovery_commands,
-        rank_commands,
-        handoff_commands,
-        workflow_commands,
-        session_commands,
-        demo_commands,
-    ):
-        module.register(app)
+    from swarm_handoff.cli.operations_cli import add_operations
+    from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+
+    host = get_host()
+    declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
+    add_operations(app, (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups))
     # Strict: a plugin failure is an error before any command runs (`main` reports it).
-    get_host().extend_cli(app)  # reports failures and taken names, and drops those commands
+    host.extend_cli(app)  # reports failures and taken names, and drops those commands
     return app

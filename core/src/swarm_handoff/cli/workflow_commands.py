@@ -1,7 +1,7 @@
-"""The `workflow` command group: list, show, check, graph, and the step protocol itself.
+"""The bodies of the `workflow` group (declared in `operation_table.py`): list, show, check, graph, step.
 
-Each command is a few lines around the Python API in `swarm_handoff.workflow`; typer stays in
-this module so that importing the workflow engine never pays for the CLI.
+Each is a few lines around the Python API in `swarm_handoff.workflow`; typer stays in this module
+so that importing the workflow engine never pays for the CLI.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from swarm_handoff.cli.output import fail, format_option, run, warn
+from swarm_handoff.cli.output import fail, warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format
 from swarm_handoff.termsafe import escape_controls
@@ -26,18 +27,6 @@ if TYPE_CHECKING:
         WorkflowShowDocument,
     )
     from swarm_handoff.workflow.model import Workflow
-
-
-# Shared option declarations (module-level so each is declared once).
-_PROJECT_OPTION: Any = typer.Option(Path("."), "--project", help="Project whose .claude/conventions override.")
-_PARAM_OPTION: Any = typer.Option(None, "--param", help="A workflow parameter, key=value (repeat).")
-_STATE_OPTION: Any = typer.Option(None, "--state", help="Carried state, key=value (repeat).")
-# The skills-system step contract, accepted as aliases (see cli/step_contract.py).
-_STEP_N: Any = typer.Option(None, "--step", help="The step by position, 1 to the number of steps.")
-_TOTAL_STEPS: Any = typer.Option(None, "--total-steps", help="With --step: the workflow's number of steps (checked).")
-_QR_ITERATION: Any = typer.Option(None, "--qr-iteration", help="Alias of --state <qr>_iteration=N.")
-_QR_FAIL: Any = typer.Option(False, "--qr-fail", help="Alias of --state <qr>_failed=true.")
-_QR_STATUS: Any = typer.Option(None, "--qr-status", help="Alias of --state <qr>_status=pass|fail.")
 
 
 def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
@@ -152,116 +141,85 @@ def _check(name: str | None, cases: bool = False, project: Path = Path(".")) -> 
     return WorkflowCheckDocument(checked, cases)
 
 
-def register(app: typer.Typer) -> None:
-    """Add the `workflow` command group to `app`."""
-    group = typer.Typer(
-        name="workflow",
-        help="Run and inspect workflows defined by skill packs.",
-        no_args_is_help=True,
-        rich_markup_mode=None,
-    )
+def list_operation(host: PluginHost) -> Document:
+    """`workflow list`: the registered workflows and the skill packs that failed to load."""
+    from swarm_handoff.cli.workflow_documents import WorkflowListDocument
+    from swarm_handoff.workflow.registry import get_registry
 
-    @group.command("list")
-    def list_(fmt: str = format_option()) -> None:
-        """List the registered workflows and the skill packs that failed to load."""
+    registry = get_registry()
+    for problem in registry.problems:
+        warn(f"{problem.code}: {problem.message}")
+    return WorkflowListDocument(tuple(r.to_data() for r in registry.workflows.values()), registry.problems)
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff.cli.workflow_documents import WorkflowListDocument
-            from swarm_handoff.workflow.registry import get_registry
 
-            registry = get_registry()
-            for problem in registry.problems:
-                warn(f"{problem.code}: {problem.message}")
-            return WorkflowListDocument(tuple(r.to_data() for r in registry.workflows.values()), registry.problems)
+def show_operation(host: PluginHost, *, name: str, project: Path) -> Document:
+    """`workflow show`: a workflow's parameters, steps, transitions and embedded conventions."""
+    return _show(name, project)
 
-        run(fmt, action)
 
-    @group.command("show")
-    def show(
-        name: str = typer.Argument(..., help="The workflow's name."),
-        project: Path = _PROJECT_OPTION,
-        fmt: str = format_option(),
-    ) -> None:
-        """Show a workflow's parameters, steps, transitions and which conventions it embeds."""
-        run(fmt, lambda host: _show(name, project))
+def check_operation(host: PluginHost, *, name: str | None, cases: bool, project: Path) -> Document:
+    """`workflow check`: every registered workflow (or one) validated; a problem fails the run."""
+    return _check(name, cases, project)
 
-    @group.command("check")
-    def check(
-        name: str | None = typer.Argument(None, help="Check only this workflow."),
-        cases: bool = typer.Option(False, "--cases", help="Also run every generated test case."),
-        project: Path = _PROJECT_OPTION,
-        fmt: str = format_option(),
-    ) -> None:
-        """Validate every registered workflow (or one); exit 1 when any is invalid."""
-        run(fmt, lambda host: _check(name, cases, project))
 
-    @group.command("graph")
-    def graph(
-        name: str = typer.Argument(..., help="The workflow's name."),
-        syntax: str = typer.Option("mermaid", "--as", help="Graph syntax: mermaid or dot."),
-        fmt: str = format_option(),
-    ) -> None:
-        """Export the transition graph (outcomes on edges, an explicit end node)."""
+def graph_operation(host: PluginHost, *, name: str, syntax: str) -> WorkflowGraphDocument:
+    """`workflow graph`: the transition graph in mermaid or dot."""
+    from swarm_handoff.cli.workflow_documents import WorkflowGraphDocument
+    from swarm_handoff.errors import UsageError
+    from swarm_handoff.workflow.graph import FORMATS, export
+    from swarm_handoff.workflow.registry import get_registry
 
-        def action(host: PluginHost) -> WorkflowGraphDocument:
-            from swarm_handoff.cli.workflow_documents import WorkflowGraphDocument
-            from swarm_handoff.errors import UsageError
-            from swarm_handoff.workflow.graph import FORMATS, export
-            from swarm_handoff.workflow.registry import get_registry
+    if syntax not in FORMATS:
+        raise UsageError(f"unknown graph syntax {syntax!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    workflow = get_registry().get(name)
+    return WorkflowGraphDocument(workflow.name, syntax, export(workflow, syntax))
 
-            if syntax not in FORMATS:
-                raise UsageError(f"unknown graph syntax {syntax!r}", hint=f"use one of: {', '.join(FORMATS)}")
-            workflow = get_registry().get(name)
-            return WorkflowGraphDocument(workflow.name, syntax, export(workflow, syntax))
 
-        if fmt != DEFAULT_FORMAT:
-            run(fmt, action)
-            return
-        try:
-            check_format(fmt, get_host())
-            typer.echo(escape_controls(action(get_host()).source, multiline=True), nl=False)  # text: terminal-safe
-        except SwarmError as error:
-            fail(error, fmt)
+def graph_invoke(operation: Operation, values: dict[str, Any]) -> None:
+    """Run `workflow graph`: as text, the graph's source alone (terminal-safe), ready to paste."""
+    from swarm_handoff.cli.operations_cli import invoke
 
-    @group.command("step")
-    def step(
-        name: str = typer.Argument(..., help="The workflow's name."),
-        step_id: str | None = typer.Argument(None, help="The step to show (or give --step N); default: the first."),
-        param: list[str] | None = _PARAM_OPTION,
-        state: list[str] | None = _STATE_OPTION,
-        project: Path = _PROJECT_OPTION,
-        position: int | None = _STEP_N,
-        total_steps: int | None = _TOTAL_STEPS,
-        qr_iteration: int | None = _QR_ITERATION,
-        qr_fail: bool = _QR_FAIL,
-        qr_status: str | None = _QR_STATUS,
-        fmt: str = format_option(),
-    ) -> None:
-        """Print one step (title, actions) and the exact command(s) to run next.
+    fmt = values.pop("format")
+    if fmt != DEFAULT_FORMAT:
+        invoke(operation, {**values, "format": fmt})
+        return
+    try:
+        check_format(fmt, get_host())
+        document = graph_operation(get_host(), **values)
+        typer.echo(escape_controls(document.source, multiline=True), nl=False)  # text: terminal-safe
+    except SwarmError as error:
+        fail(error, fmt)
 
-        The skills-system contract is accepted as an alternative front end: `--step N
-        --total-steps M` name the step by position, and `--qr-iteration N --qr-fail --qr-status
-        pass|fail` stand for `--state qr_iteration=N --state qr_failed=true --state qr_status=...`.
-        """
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff.cli.step_contract import contract_state, contract_step
-            from swarm_handoff.workflow.params import coerce_state
-            from swarm_handoff.workflow.protocol import render_step
-            from swarm_handoff.workflow.registry import get_registry
-            from swarm_handoff.workflow.resources import SessionResources
+def step_operation(
+    host: PluginHost,
+    *,
+    name: str,
+    step_id: str | None,
+    params: list[str] | None,
+    state: list[str] | None,
+    project: Path,
+    position: int | None,
+    total_steps: int | None,
+    qr_iteration: int | None,
+    qr_fail: bool,
+    qr_status: str | None,
+    format: str,
+) -> Document:
+    """`workflow step`: one step (title, actions) and the exact command(s) to run next."""
+    from swarm_handoff.cli.step_contract import contract_state, contract_step
+    from swarm_handoff.workflow.params import coerce_state
+    from swarm_handoff.workflow.protocol import render_step
+    from swarm_handoff.workflow.registry import get_registry
+    from swarm_handoff.workflow.resources import SessionResources
 
-            registry = get_registry()
-            workflow = registry.get(name)
-            chosen = contract_step(workflow, step_id, position, total_steps)
-            params = parse_assignments(param, "--param")
-            given = parse_assignments(state, "--state")
-            given.update(contract_state(workflow, given, qr_iteration, qr_fail, qr_status))
-            carried: Mapping[str, Any] = {k: coerce_state(v) for k, v in given.items()}
-            provider = SessionResources(project, find_workflow=registry.get)
-            carry_fmt = None if fmt == DEFAULT_FORMAT else fmt
-            return render_step(workflow, chosen, params, carried, resources=provider, fmt=carry_fmt)
-
-        run(fmt, action)
-
-    app.add_typer(group, name="workflow")
+    registry = get_registry()
+    workflow = registry.get(name)
+    chosen = contract_step(workflow, step_id, position, total_steps)
+    assigned = parse_assignments(params, "--param")
+    given = parse_assignments(state, "--state")
+    given.update(contract_state(workflow, given, qr_iteration, qr_fail, qr_status))
+    carried: Mapping[str, Any] = {k: coerce_state(v) for k, v in given.items()}
+    provider = SessionResources(project, find_workflow=registry.get)
+    carry_fmt = None if format == DEFAULT_FORMAT else format
+    return render_step(workflow, chosen, assigned, carried, resources=provider, fmt=carry_fmt)

@@ -27,9 +27,9 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.inputs import given, ref, switched_on
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
 from swarm_handoff.payload.canonical import seal
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
 from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
 from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
@@ -71,11 +71,10 @@ def check_loop_rules(
     source: str,
     reason: str,
     ask: Ask,
-    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> bool | None:
     """The loop rules on a continued chain, in any version; return `user_approved` (None: not asked).
 
-    Hints name the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    Hints name the inputs by neutral name; each interface renders its spelling (`inputs.py`).
     """
     where = "handoff.meta.handoff_chain"
 
@@ -93,14 +92,13 @@ def check_loop_rules(
         raise refuse(
             CHAIN_TOO_LONG,
             f"the chain would have {len(chain)} entries ({' -> '.join(chain)}), {CHAIN_MAX} at most",
-            f"end the chain here, or start a new one from a synthesis ({names['synthesis']}, "
-            f"without {names['received']})",
+            f"end the chain here, or start a new one from a synthesis ({ref('synthesis')}, without {ref('received')})",
         )
     if in_chain(target, chain) and not reason.strip():
         raise refuse(
             REENTRY_NEEDS_REASON,
             f"{target} is already in the chain ({' -> '.join(chain)}) and no reason was given",
-            f"say why the work goes back to it ({names['reason']})",
+            f"say why the work goes back to it ({ref('reason')})",
         )
     if len(chain) <= CHAIN_APPROVAL_AFTER:
         return None
@@ -108,7 +106,7 @@ def check_loop_rules(
         raise refuse(
             CHAIN_NEEDS_APPROVAL,
             f"a chain of {len(chain)} entries (more than {CHAIN_APPROVAL_AFTER}) needs the user's approval",
-            f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
+            f"answer y at the prompt, or pass {switched_on('confirm')} when there is no terminal",
             "confirm",
         )
     return True
@@ -140,7 +138,6 @@ def next_payload(
     hop: Hop,
     version: str,
     synthesis: Synthesis | None,
-    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> Built:
     """Build the next payload of the chain in `version` (2.0 only from a 2.0 payload; else 3.0)."""
     if version == "2.0" and received.version != "3.0":
@@ -149,7 +146,7 @@ def next_payload(
         payload = _carry_v3(received, hop)
     else:
         payload = draft_v3(
-            synthesis or _synthesis_of_v2(received, names),
+            synthesis or _synthesis_of_v2(received),
             hop.record,
             hop.session,
             source=hop.source,
@@ -291,7 +288,7 @@ def _synthesis_v2(synthesis: Synthesis, hop: Hop) -> dict[str, Any]:
     return {**handoff, "meta": meta}
 
 
-def _synthesis_of_v2(received: Received, names: Mapping[str, str] = HANDOFF_CLI_NAMES) -> Synthesis:
+def _synthesis_of_v2(received: Received) -> Synthesis:
     """The synthesis a v2.0 payload was built from, to rebuild its content as v3.0 for a 3.0 target."""
     handoff = received.handoff
     context, insights = _section(handoff, "context"), _section(handoff, "insights")
@@ -316,5 +313,5 @@ def _synthesis_of_v2(received: Received, names: Mapping[str, str] = HANDOFF_CLI_
             RECEIVED_INVALID,
             received.path,
             f"its content cannot be carried into v3.0: {exc.message}",
-            f"hand off with {given(names['schema'], '2.0')}, or give the content with {names['synthesis']}",
+            f"hand off with {given('schema', '2.0')}, or give the content with {ref('synthesis')}",
         ) from None

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, close_names
+from swarm_handoff.inputs import given, ref, switched_on
 from swarm_handoff.payload.build3 import file_stamp
 from swarm_handoff.payload.io import dump_payload, write_new
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.v2 import invocation_for, utc_now
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.termsafe import quoted
@@ -50,7 +50,6 @@ def not_found(
     found: list[str],
     ineligible: list[SkillRecord],
     undeclared: bool = False,
-    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> SwarmError:
     """TARGET_NOT_FOUND with the closest names, so a typo costs one more try, not a search."""
     close = close_names(target, found)
@@ -59,7 +58,7 @@ def not_found(
     if undeclared:
         details["override"] = "allow_undeclared"
         hint = (
-            f"{target} declares no hand-off metadata: hand off anyway with {switched_on(names['allow_undeclared'])} "
+            f"{target} declares no hand-off metadata: hand off anyway with {switched_on('allow_undeclared')} "
             f"(recorded in the payload and the history), or make it a target (swarm-handoff adopt {target})"
         )
     elif skipped is not None and skipped.scope == "registry" and skipped.problems:
@@ -146,21 +145,22 @@ def check_name(value: str, option: str) -> None:
         )
 
 
-def check_session(session: str | os.PathLike[str], option: str = HANDOFF_CLI_NAMES["session"]) -> None:
+def check_session(session: str | os.PathLike[str], option: str = "session") -> None:
     """Refuse a `--session` that names no folder of its own: an empty value or the root of the disk.
 
-    `option` is the input as the caller's interface spells it (`session` over MCP).
+    `option` is the input's neutral name; the refusal names it as each interface spells it (`inputs.py`).
     """
     text = os.fspath(session)
     hint = f"pass the session folder the swarm wrote ({given(option, 'DIR')})"
+    spelt = ref(option)
     if not text.strip():
-        raise UsageError(f"{option} is empty", hint=hint, option=option)
+        raise UsageError(f"{spelt} is empty", hint=hint, option=spelt)
     resolved = Path(text).expanduser().resolve()
     if resolved == Path(resolved.anchor):
         raise UsageError(
-            f"{option} {quoted(text)} is the root folder {resolved}; payloads are never written there",
+            f"{spelt} {quoted(text)} is the root folder {resolved}; payloads are never written there",
             hint=hint,
-            option=option,
+            option=spelt,
             value=text,
         )
 

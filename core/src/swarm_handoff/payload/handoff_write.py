@@ -1,9 +1,9 @@
-"""A hand-off's last steps and its safety net: write the payload under a name of its own, record it.
+"""A hand-off's last step: write the checked payload under a name of its own, record it, say where it went.
 
-`HandoffRun` holds the payload while `lifecycle.hand_off` works, so that every failure after the
-payload is built preserves it and names the file in the error; `write_payload` writes the payload
-and its side files (never replacing a file, never through a symlinked folder) and records the
-hand-off in the history, where a history that cannot be written warns and undoes nothing.
+`write_payload` writes the payload and its side files (never replacing a file, never through a
+symlinked folder), records the hand-off in the history (`handoff_run.record_handoff`) and returns
+the `handoff` document, `HandoffResult`. A failure to write goes through the run's safety net
+(`HandoffRun.fail`), which keeps the payload elsewhere and names it in the error.
 """
 
 from __future__ import annotations
@@ -12,22 +12,20 @@ import contextlib
 import datetime as dt
 import errno
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
 from swarm_handoff import safefs
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, folder_busy_hint
+from swarm_handoff.errors import ErrorCode, Problem, SwarmError, folder_busy_hint
 from swarm_handoff.payload.build3 import v3_path
 from swarm_handoff.payload.canonical import check_integrity
-from swarm_handoff.payload.handoff_checks import preserve, session_warnings, substitute
+from swarm_handoff.payload.handoff_checks import session_warnings, substitute
+from swarm_handoff.payload.handoff_run import HandoffRun, record_handoff
 from swarm_handoff.payload.health import HealthResult
 from swarm_handoff.payload.io import dump_payload, write_new
 from swarm_handoff.payload.v2 import FILE_NAME
-from swarm_handoff.records import DiscoveryContext, SkillRecord
-
-if TYPE_CHECKING:
-    from swarm_handoff.payload.lifecycle import HandoffOptions
+from swarm_handoff.records import SkillRecord
 
 
 @attrs.frozen(kw_only=True)
@@ -70,62 +68,7 @@ class HandoffResult:
         }
 
 
-class HandoffRun:
-    """One hand-off in progress: holds the payload so any failure can preserve it."""
-
-    def __init__(self, options: HandoffOptions, context: DiscoveryContext) -> None:
-        self.options = options
-        self.session = options.session.expanduser()
-        self.config = context.config_dir
-        self.payload: Any = None
-        self.version = options.schema or "3.0"  # until the target's version is known
-        self.preserving_done = False  # preservation runs once, whichever path reports the failure
-        self.busy: dict[Path, str] = {}  # folders found locked past the wait: never waited for again
-
-    def fail(self, error: SwarmError) -> SwarmError:
-        """Preserve the payload (when there is one, once per run) and name it in `error`."""
-        if self.payload is not None and error.payload_preserved is None and not self.preserving_done:
-            self.preserving_done = True
-            failures: list[str] = []
-            kept = preserve(self.payload, self.session, self.version, self.config, failures, skip=self.busy)
-            error.payload_preserved = kept
-            if kept:
-                error.message += f" (payload preserved at {kept})"
-                record_handoff(self, Path(kept), status="failed")  # the history shows failed attempts too
-            else:
-                # Nowhere on disk took it: the error itself carries the payload, so it is not lost.
-                name = Path("payload.yaml" if self.version == "2.0" else "payload.json")
-                error.details["payload_text"] = dump_payload(self.payload, name)
-                error.details["preserve_failures"] = failures
-                error.message += (
-                    f" (the payload could not be kept on disk: {'; '.join(failures) or 'no folder to keep it in'}; "
-                    "its full text travels with this error: printed below it in text output, "
-                    "details.payload_text in json and yaml; save it as a file and hand that over)"
-                )
-        return error
-
-
-HANDOFF_FAILED = "HANDOFF_FAILED"
 SESSION_BUSY = "SESSION_BUSY"  # another process held the session folder's lock past the wait
-
-
-def unexpected(exc: BaseException | None) -> SwarmError:
-    """The HANDOFF_FAILED error for a failure nobody foresaw (None: an interruption), so it is still coded."""
-    what = "interrupted" if exc is None else f"unexpected {type(exc).__name__}: {exc}"[:500]
-    return SwarmError(
-        HANDOFF_FAILED,
-        f"the hand-off failed: {what}",
-        hint="the payload is kept (see payload_preserved); hand it over by hand or retry, and report the error",
-    )
-
-
-def fail_safely(run: HandoffRun, error: SwarmError) -> SwarmError:
-    """`run.fail(error)`, but a failure to preserve is said in the error, never raised over it."""
-    try:
-        return run.fail(error)
-    except Exception as exc:
-        error.message += f" (the payload could not be preserved: {type(exc).__name__}: {exc})"[:500]
-        return error
 
 
 def write_payload(
@@ -202,19 +145,3 @@ def own_folder(folder: Path) -> None:
     if folder.is_symlink() or not folder.is_dir():
         why = "not a folder of its own (a symlink or a file is in its place)"
         raise NotADirectoryError(errno.ENOTDIR, why, str(folder))
-
-
-def record_handoff(run: HandoffRun, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:
-    """Record the hand-off; a history that cannot be written warns but never undoes the hand-off."""
-    import sqlite3
-
-    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
-
-    try:
-        with open_history(run.config) as history:
-            return history.record(path, run.payload, status=status), history.problems
-    except (SwarmError, sqlite3.Error, OSError) as exc:
-        message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
-        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE  # HISTORY_BUSY stays itself
-        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
-        return None, (warning,)

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -159,17 +160,19 @@ def _highest(path: Path) -> int:
 def write_new(path: Path, text: str, *, mode: int = 0o600) -> Path:
     """Write `text` as a new file, `path` or the next of its series; never replace anything. Return the name.
 
-    Several writers at once each get their own name: the folder is locked while a name is picked,
-    and the file is created exclusively anyway (`safefs.create_new`), so even without the lock
+    Several writers at once each get their own name: the file is written in full first, then the
+    folder is locked just long enough to read the series' highest number once and link the file to
+    the next one (`safefs.create_next`). The link is exclusive anyway, so even without the lock
     nothing is replaced. The series only grows, so its highest number is the newest file.
     """
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    with safefs.locked(folder):
+
+    def series() -> Iterator[str]:
         first = _highest(path) + 1
-        candidates = [str(numbered(path, n)) for n in range(first, first + MAX_NAME_TRIES)]
-        created = safefs.create_first(candidates, data, mode=mode, durable=True)
+        return (str(numbered(path, n)) for n in range(first, first + MAX_NAME_TRIES))
+
+    created = safefs.create_next(path, series, text.encode("utf-8"), mode=mode, durable=True)
     if created is None:
         raise FileExistsError(errno.EEXIST, f"no free name after {MAX_NAME_TRIES} tries", str(path))
     return Path(created)

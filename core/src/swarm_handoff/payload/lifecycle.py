@@ -3,15 +3,16 @@
 Every step that can fail after the payload is built preserves it first (in the session folder, or
 under the config folder when the session is not writable) and names the file in the error, so no
 work is lost: the user fixes the cause and hands the preserved payload over by hand, or retries.
-The last steps (writing the payload and its side files, recording it, and the run that preserves
-the payload on any failure) are `handoff_write.py`'s.
+What was asked and the run that preserves the payload on any failure are `handoff_run.py`'s; the
+last step (writing the payload and its side files, and recording it) is `handoff_write.py`'s.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ import attrs
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
+from swarm_handoff.inputs import Spelling, given, handoff_spelling, ref, spell_error, spell_problem, switched_on
+from swarm_handoff.operations import CLI
 from swarm_handoff.payload import continuation, targeting
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, too_large_hint
 from swarm_handoff.payload.canonical import seal
@@ -33,17 +36,17 @@ from swarm_handoff.payload.handoff_checks import loop_message as loop_message
 from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
-from swarm_handoff.payload.handoff_write import HANDOFF_FAILED as HANDOFF_FAILED
+from swarm_handoff.payload.handoff_run import HANDOFF_FAILED as HANDOFF_FAILED
+from swarm_handoff.payload.handoff_run import HandoffOptions as HandoffOptions
+from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpected
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
-from swarm_handoff.payload.handoff_write import HandoffRun, fail_safely, unexpected, write_payload
+from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, given, switched_on
 from swarm_handoff.payload.unsigned import carried_over, signature_required
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
@@ -55,35 +58,8 @@ SCHEMAS = ("2.0", "3.0")
 Confirm = Callable[[str], bool]
 
 
-@attrs.frozen(kw_only=True)
-class HandoffOptions:
-    """What the user asked for: the target, the inputs, and the optional parts of the payload."""
-
-    target: str
-    synthesis: Path | None = None  # with `received`: replaces the received context
-    session: Path
-    schema: str | None = None  # None: the target's schema version decides (docs/payloads.md)
-    source: str | None = None
-    reason: str = ""
-    feedback: str | None = None
-    chain: tuple[str, ...] = attrs.field(default=(), converter=chain_entries)  # as `--chain` reads it
-    health_check: bool = False
-    sign: bool = False
-    override_accepts_from: bool = False  # hand off although the target does not accept the source
-    received: Path | None = None  # continue the chain of this received payload (payload/continuation.py)
-    allow_undeclared: bool = False  # hand off to a skill that declares no hand-off metadata (recorded)
-    expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
-    # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
-    require_signature: bool | None = None
-
-
 # How long a payload may stay valid: a hand-off is short-lived work, but a review may wait out a holiday.
 MAX_EXPIRES_IN = dt.timedelta(days=30)
-
-
-# The inputs as the CLI spells them (`payload/names.py`): what refusals name and what a payload and the
-# history record of an override, unless the caller names its own.
-CLI_OPTION_NAMES = HANDOFF_CLI_NAMES
 
 
 def hand_off(
@@ -93,25 +69,24 @@ def hand_off(
     context: DiscoveryContext | None = None,
     confirm: Confirm | None = None,
     now: dt.datetime | None = None,
-    option_names: Mapping[str, str] | None = None,
+    surface: str = CLI,
 ) -> HandoffResult:
     """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
 
-    `option_names` says how the caller's interface spells each input (neutral name of `HANDOFF_CLI_NAMES` ->
-    name, `{"allow_undeclared": "allow_undeclared", ...}` over MCP): refusals name what to change as
-    the user can give it, and the payload and the history record the override actually used.
-    Unnamed ones are the CLI's (`CLI_OPTION_NAMES`).
+    Refusals name inputs by neutral name (`inputs.py`); they leave here spelt as `surface` spells
+    them (the operations table's `cli` or `mcp` spelling), with the neutral names in
+    `details["inputs"]`. The payload and the history record an override as that surface spells it.
 
     Whatever goes wrong once the payload is built (a plugin's bug, MemoryError, Ctrl-C) goes
     through `run.fail`, so the payload is preserved on every failure path, not only the foreseen ones.
     """
     context = context or make_context()
     run = HandoffRun(options, context)
-    names = {**CLI_OPTION_NAMES, **(option_names or {})}
+    spelling = handoff_spelling(surface)
     try:
-        return _hand_off(run, options, host or get_host(), context, confirm, now, names)
+        return _hand_off(run, options, host or get_host(), context, confirm, now, spelling)
     except SwarmError as error:
-        raise fail_safely(run, error) from None
+        raise fail_safely(run, spell_error(error, spelling)) from None
     except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
         raise fail_safely(run, unexpected(exc)) from exc
     except BaseException:  # Ctrl-C or exit: keep the payload, then let the interruption go on
@@ -119,16 +94,22 @@ def hand_off(
         raise
 
 
-def _check_expires_in(expires_in: dt.timedelta | None, option: str) -> None:
-    """Refuse an expiry that is not in the future or is longer than MAX_EXPIRES_IN."""
+def _check_expires_in(expires_in: dt.timedelta | None, option: str = "expires_in") -> None:
+    """Refuse an expiry that is not in the future or is longer than MAX_EXPIRES_IN (`option`: neutral name)."""
     if expires_in is None:
         return
     if expires_in < dt.timedelta(seconds=1) or expires_in > MAX_EXPIRES_IN:
         raise UsageError(
-            f"{option} must be between 1 second and {MAX_EXPIRES_IN.days} days, not {expires_in}",
+            f"{ref(option)} must be between 1 second and {MAX_EXPIRES_IN.days} days, not {expires_in}",
             hint=f"for example {given(option, '3h')} or {given(option, '2d')}",
-            option=option,
+            option=ref(option),
         )
+
+
+# The caller's trace context, as OpenTelemetry passes it to a child process (environment variables as
+# context carriers): a v3.0 payload records it in `tracing.tags.traceparent`, so one trace follows the work.
+TRACEPARENT_ENV = "TRACEPARENT"
+_TRACEPARENT = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")
 
 
 def _hand_off(
@@ -138,23 +119,22 @@ def _hand_off(
     context: DiscoveryContext,
     confirm: Confirm | None,
     now: dt.datetime | None,
-    names: Mapping[str, str],
+    spelling: Spelling,
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
-        schema = names["schema"]
         raise UsageError(
-            f"unknown schema {options.schema!r}", hint=f"use {given(schema, '2.0')} or {given(schema, '3.0')}"
+            f"unknown schema {options.schema!r}", hint=f"use {given('schema', '2.0')} or {given('schema', '3.0')}"
         )
     if options.schema == "2.0" and options.source not in (None, SOURCE_SKILL):
-        raise UsageError(f"{names['source']} is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
+        raise UsageError(f"{ref('source')} is for v3.0 payloads; v2.0 payloads always come from perspective-swarm")
     if options.source is not None:
-        check_name(options.source, names["source"])  # it becomes part of the v3.0 file name
-    check_session(options.session, names["session"])
-    _check_expires_in(options.expires_in, names["expires_in"])
+        check_name(options.source, ref("source"))  # it becomes part of the v3.0 file name
+    check_session(options.session)
+    _check_expires_in(options.expires_in)
     if options.synthesis is None and options.received is None:
         raise UsageError(
-            f"give {given(names['synthesis'], 'FILE')}, or {given(names['received'], 'PAYLOAD')} to continue the chain "
+            f"give {given('synthesis', 'FILE')}, or {given('received', 'PAYLOAD')} to continue the chain "
             "of a received payload"
         )
     moment = now or utc_now()
@@ -167,7 +147,7 @@ def _hand_off(
             context.config_dir,
             moment,
             require_signature=required,
-            option=names["require_signature"],
+            option=spelling.spell("require_signature"),  # received.py speaks the caller's spelling
         )
     synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
     found = discover(context, host)
@@ -180,20 +160,20 @@ def _hand_off(
         record = undeclared
     if record is None:
         raise not_found(
-            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None, names
+            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None
         )
     gone = gone_target(record)
     if gone is not None:
         raise gone
     target = record.name  # the folder name: what discovery, the payload and the history use
     if received is not None:
-        source = continuation.continuing_source(received, options.source, names["source"])
+        source = continuation.continuing_source(received, options.source, ref("source"))
         if not SAFE_NAME.match(source):
             raise continuation.unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
     override = targeting.check_source(
-        record, source, override=options.override_accepts_from, option=names["override_accepts_from"], names=names
+        record, source, override=options.override_accepts_from, option=spelling.spell("override_accepts_from")
     )
     choice = targeting.choose_version(
         record,
@@ -201,8 +181,8 @@ def _hand_off(
         source_is_v3=received.version == "3.0" if received is not None else source != SOURCE_SKILL,
         problem_type=synthesis.problem_type if synthesis is not None else received.problem_type if received else "",
         synthesis_path=synthesis.source_path if synthesis is not None else str(options.received),
-        names=names,
     )
+    choice = attrs.evolve(choice, warnings=tuple(spell_problem(p, spelling) for p in choice.warnings))
     if received is not None and received.version == "3.0" and choice.version == "2.0":
         choice = attrs.evolve(choice, downconvert=True)  # a forced 2.0 from a 3.0 chain: built, then converted
     run.version = version = choice.version
@@ -212,8 +192,7 @@ def _hand_off(
             UNSAFE_NAME,
             f"the skill name {quoted(record.name)} cannot be part of a file name, so no v3.0 payload is written for it",
             details={"target_skill": record.name, "skill_path": record.path},
-            hint="rename the skill (letters, digits, '.', '_' and '-'), "
-            f"or hand off with {given(names['schema'], '2.0')}",
+            hint=f"rename the skill (letters, digits, '.', '_' and '-'), or hand off with {given('schema', '2.0')}",
         )
     chain = options.chain or (source,)
     if build_v3_first and chain[-1] != source:  # the skill handing off appends itself (v3-rules)
@@ -223,9 +202,9 @@ def _hand_off(
     if remote is not None:
         if options.health_check:  # asked for, but the check is a command on the other machine
             raise UsageError(
-                f"{names['health_check']}: {target} is a remote workflow on {remote}; its health_check runs there",
-                hint=f"hand off without {names['health_check']}, and run the check on {remote}",
-                option=names["health_check"],
+                f"{ref('health_check')}: {target} is a remote workflow on {remote}; its health_check runs there",
+                hint=f"hand off without {ref('health_check')}, and run the check on {remote}",
+                option=ref("health_check"),
             )
         notes.append(remote_note(record, remote))
     side_files: tuple[tuple[Path, Any], ...] = ()
@@ -241,12 +220,12 @@ def _hand_off(
                 moment=moment,
                 reason=options.reason,
                 feedback=options.feedback,
-                approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask, names),
+                approved=continuation.check_loop_rules(chain, record.name, source, options.reason, ask),
             )
-            built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis, names)
+            built = continuation.next_payload(received, hop, "3.0" if build_v3_first else "2.0", synthesis)
             run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
         elif synthesis is None:
-            raise UsageError(f"{names['synthesis']} is required without {names['received']}")
+            raise UsageError(f"{ref('synthesis')} is required without {ref('received')}")
         elif not build_v3_first:
             run.payload = build_v2(
                 synthesis,
@@ -275,7 +254,7 @@ def _hand_off(
             run.payload, side_files, notes = built.payload, built.side_files, [*notes, *built.notes]
     except PayloadTooLarge as exc:
         run.payload = exc.payload
-        exc.hint = too_large_hint(given(names["schema"], "2.0"))
+        exc.hint = too_large_hint(given("schema", "2.0"))
         raise run.fail(exc) from None
     if choice.downconvert:
         run.payload, dropped, rewritten = _downconvert(run.payload)
@@ -290,14 +269,23 @@ def _hand_off(
         run.payload = seal(run.payload)
         notes.append(f"{source} is not in {record.name}'s accepts_from; handed off with {override['option']}")
     if is_undeclared(record):  # said in the payload, so the target and the history both see it
-        override_record = undeclared_override(source, names["allow_undeclared"])
+        override_record = undeclared_override(source, spelling.spell("allow_undeclared"))
         run.payload["handoff"].setdefault("meta", {})["eligibility_override"] = override_record
         run.payload = seal(run.payload)
-        notes.append(f"{record.name} declares no hand-off metadata; handed off with {names['allow_undeclared']}")
+        notes.append(
+            f"{record.name} declares no hand-off metadata; handed off with {spelling.spell('allow_undeclared')}"
+        )
     named = incoming_from(record, source)  # the source's `handoffs:` entry: its prompt travels with the work
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
         run.payload = seal(run.payload)
+    traceparent = context.env.get(TRACEPARENT_ENV)
+    if traceparent and version == "3.0":  # the caller's trace context travels with the work, sealed and signed
+        if _TRACEPARENT.match(traceparent):
+            run.payload["handoff"].setdefault("tracing", {}).setdefault("tags", {})["traceparent"] = traceparent
+            run.payload = seal(run.payload)
+        else:
+            notes.append(f"{TRACEPARENT_ENV} is not a W3C traceparent; not recorded in the payload")
     if options.sign:
         from swarm_handoff.payload.signing import sign
 
@@ -311,14 +299,14 @@ def _hand_off(
                 ErrorCode.VALIDATION_FAILED,
                 f"the session folder {run.session} is missing or not readable and writable",
                 details={"missing_fields": [], "validation_errors": [f"session_path: {run.session} is not accessible"]},
-                hint=f"pass the session folder the swarm wrote ({given(names['session'], 'DIR')})",
+                hint=f"pass the session folder the swarm wrote ({given('session', 'DIR')})",
             )
         )
     report = validate_payload(run.payload, host)
     if not report.valid:
         error = report.to_error(target=target)
         if [p.code for p in report.errors] == [REENTRY_NEEDS_REASON]:  # the input, as the caller spells it
-            error.hint = f"say why the work goes back to it ({names['reason']})"
+            error.hint = f"say why the work goes back to it ({ref('reason')})"
         raise run.fail(error)
     missing, optional = targeting.requirements(record, run.payload)
     if missing:
@@ -335,7 +323,7 @@ def _hand_off(
                     "target_skill": target,
                     "override": "confirm",
                 },
-                hint=f"answer y at the prompt, or pass {switched_on(names['confirm'])} when there is no terminal",
+                hint=f"answer y at the prompt, or pass {switched_on('confirm')} when there is no terminal",
             )
         )
     health = None
@@ -344,7 +332,7 @@ def _hand_off(
             folder = Path(record.path).parent if record.path else None
             health = run_health_check(record.health_check, cwd=folder, env_names=declared_env(record.meta))
             if not health.ok:
-                raise run.fail(health_error(target, health, None, names["health_check"]))
+                raise run.fail(health_error(target, health, None, ref("health_check")))
         else:
             notes.append(f"{target} declares no health_check; nothing to run")
     warnings = (*(received.warnings if received else ()), *choice.warnings, *report.warnings)

@@ -24,7 +24,7 @@ from swarm_handoff.eligibility import (
     target_version,
 )
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
-from swarm_handoff.payload.names import HANDOFF_CLI_NAMES, finding, finding_accepting, given, switched_on
+from swarm_handoff.inputs import finding, given, ref, switched_on
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import PROBLEM_TYPES
 
@@ -32,7 +32,7 @@ SOURCE_NOT_ACCEPTED = "SOURCE_NOT_ACCEPTED"
 SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"
 SCHEMA_PARTIAL = "SCHEMA_PARTIAL"
 PROBLEM_TYPE_NOT_IN_V2 = "PROBLEM_TYPE_NOT_IN_V2"
-OVERRIDE_OPTION = HANDOFF_CLI_NAMES["override_accepts_from"]
+OVERRIDE_OPTION = "--override-accepts-from"  # what a payload records when no caller says its own spelling
 
 
 def check_source(
@@ -41,11 +41,10 @@ def check_source(
     *,
     override: bool,
     option: str = OVERRIDE_OPTION,
-    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> dict[str, Any] | None:
     """Refuse a source the target does not accept; with `override`, what the payload records (`option`: as given).
 
-    The refusal names the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    The refusal names the inputs by neutral name; each interface renders its spelling (`inputs.py`).
     """
     if accepts(record, source):
         return None
@@ -61,8 +60,8 @@ def check_source(
             "accepts_from": allowed,
             "override": "override_accepts_from",
         },
-        hint=f"hand off from one of {', '.join(allowed) or '(none)'} ({names['source']}), choose another target "
-        f"({finding_accepting(names, source)}), or pass {switched_on(names['override_accepts_from'])} "
+        hint=f"hand off from one of {', '.join(allowed) or '(none)'} ({ref('source')}), choose another target "
+        f"({finding('accepts_from', source)}), or pass {switched_on('override_accepts_from')} "
         "to hand off anyway "
         "(recorded in the payload and the history)",
         recoverable=True,
@@ -85,56 +84,53 @@ def choose_version(
     source_is_v3: bool,
     problem_type: str,
     synthesis_path: str | None,
-    names: Mapping[str, str] = HANDOFF_CLI_NAMES,
 ) -> VersionChoice:
     """Pick the payload version for `record`: the forced one, else the version the target reads.
 
-    Refusals name the inputs as the caller's interface spells them (`names`, see `payload/names.py`).
+    Refusals name the inputs by neutral name; each interface renders its spelling (`inputs.py`).
     """
     wanted = target_version(record)
     if forced is not None:
         status, note = compatibility(forced, wanted)
         if status == NO or wanted not in WRITABLE:
-            _incompatible(record, forced, wanted, note, names)
+            _incompatible(record, forced, wanted, note)
         warnings: tuple[Problem, ...] = ()
         if status == PARTIAL:
             warnings = (
                 Problem(
                     SCHEMA_PARTIAL,
                     f"{record.name} reads schema {wanted}; a {forced} payload is only partially compatible: {note}",
-                    hint=f"drop {names['schema']} to let the target's version ({wanted}) decide",
+                    hint=f"drop {ref('schema')} to let the target's version ({wanted}) decide",
                     severity=Severity.WARNING,
                 ),
             )
         if forced == "2.0":
-            _check_v2_problem_type(record, problem_type, synthesis_path, forced=True, names=names)
+            _check_v2_problem_type(record, problem_type, synthesis_path, forced=True)
         return VersionChoice(version=forced, warnings=warnings)
     if wanted not in WRITABLE:
-        _incompatible(record, "3.0", wanted, compatibility("3.0", wanted)[1], names)
+        _incompatible(record, "3.0", wanted, compatibility("3.0", wanted)[1])
     if wanted == "3.0":
         return VersionChoice(version="3.0")
-    _check_v2_problem_type(record, problem_type, synthesis_path, forced=False, names=names)
+    _check_v2_problem_type(record, problem_type, synthesis_path, forced=False)
     return VersionChoice(version="2.0", downconvert=source_is_v3)
 
 
-def _incompatible(record: SkillRecord, version: str, wanted: str, note: str, names: Mapping[str, str]) -> None:
+def _incompatible(record: SkillRecord, version: str, wanted: str, note: str) -> None:
     raise SwarmError(
         SCHEMA_INCOMPATIBLE,
         f"{record.name} reads schema {wanted}: a {version} payload is not compatible ({note})",
         details={"target_skill": record.name, "target_version": wanted, "payload_version": version},
-        hint=f"choose a target that reads 2.0 or 3.0 ({finding(names, 'schema_version', '3.0')}); "
+        hint=f"choose a target that reads 2.0 or 3.0 ({finding('schema_version', '3.0')}); "
         "no adapter to its schema exists yet",
         recoverable=False,
     )
 
 
-def _check_v2_problem_type(
-    record: SkillRecord, problem_type: str, synthesis_path: str | None, *, forced: bool, names: Mapping[str, str]
-) -> None:
+def _check_v2_problem_type(record: SkillRecord, problem_type: str, synthesis_path: str | None, *, forced: bool) -> None:
     if problem_type in PROBLEM_TYPES:
         return
     where = synthesis_path or "the synthesis"
-    v2, v3 = given(names["schema"], "2.0"), given(names["schema"], "3.0")
+    v2, v3 = given("schema", "2.0"), given("schema", "3.0")
     why = f"{v2} was given" if forced else f"{record.name} reads only schema 2.0"
     fix = f"drop {v2} (or pass {v3})" if forced else "hand off to a skill that reads v3.0"
     raise SwarmError(

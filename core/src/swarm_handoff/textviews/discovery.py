@@ -45,6 +45,15 @@ def discovery_text(result: DiscoveryResult) -> str:
             note = "" if copy.eligible else " (not a hand-off target)"
             where = esc(copy.path or copy.source)
             lines.append(f"  {esc(agent_name(other.agent))} loads another copy: [{copy.scope.value}] {where}{note}")
+    if result.page_of is not None:  # one page of a longer list: say which, and where the next starts
+        offset, _, total = result.page_of
+        shown = f"{offset + 1}-{offset + len(result.workflows)}" if result.workflows else "none"
+        more = (
+            f"; the next page starts at {offset + len(result.workflows)}"
+            if offset + len(result.workflows) < total
+            else ""
+        )
+        lines.append(f"(workflows {shown} of {total}{more})")
     if result.message:
         lines.append(esc(result.message, multiline=True))  # the tool's own advice, several lines
     if result.show_all:

@@ -1,4 +1,4 @@
-"""Hook implementation: the `graph` and `adopt` commands."""
+"""Hook implementation: the `graph` and `adopt` commands, declared as operations."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from swarm_handoff.api import hookimpl
 
 
 @hookimpl
-def swarm_handoff_cli(app: Any) -> None:
-    """Add `graph` (the hand-off graph) and `adopt` (write hand-off metadata into a SKILL.md)."""
-    from swarm_handoff_authoring.commands import add_commands
+def swarm_handoff_operations(register: Any) -> None:
+    """Declare `graph` (the hand-off graph) and `adopt` (write hand-off metadata into a SKILL.md)."""
+    from swarm_handoff_authoring.commands import OPERATIONS
 
-    add_commands(app)
+    for operation in OPERATIONS:
+        register(operation)

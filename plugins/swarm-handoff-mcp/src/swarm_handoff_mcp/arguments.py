@@ -1,26 +1,30 @@
 """The tools' arguments: bounded JSON schemas, and checking them ourselves (a client may skip validation).
 
-Paths an agent gives are made absolute here, once: a client does not know the server's working
-folder, and every document then carries absolute paths.
+Each schema is derived from the operation's parameters in the core's operations table (`Param`):
+its MCP spelling, type, help, choices and bounds; this module adds only the bounds every agent's
+argument gets (text length, list length, object size). Paths an agent gives are made absolute
+here, once: a client does not know the server's working folder, and every document then carries
+absolute paths.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import YAML_TOO_DEEP, LoadError, UsageError, check_size, type_name
+from swarm_handoff.api import MCP, YAML_TOO_DEEP, LoadError, UsageError, check_size, type_name
 
 if TYPE_CHECKING:
+    from swarm_handoff.api import Operation, Param
     from swarm_handoff_mcp.tools import ToolSpec
 
 # Argument limits: an agent's arguments are input like any other (never unbounded).
 MAX_TEXT = 4096
 MAX_LIST = 256
 MAX_SYNTHESIS_BYTES = 1 << 20
-MAX_TOP = 100
+MAX_TOP = 100  # the operations table's `rank` bound (operation_table.MAX_TOP), restated for callers
 # How deep an object argument may nest (a synthesis reads at most 32 levels); checked before any work.
 MAX_ARGUMENT_DEPTH = 32
 
@@ -33,6 +37,52 @@ def text_arg(description: str) -> dict[str, Any]:
 def object_schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     """A tool's argument object: closed, so a misspelt argument is refused rather than ignored."""
     return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+
+
+def _strings() -> dict[str, Any]:
+    return {"type": "array", "items": {"type": "string", "maxLength": MAX_TEXT}, "maxItems": MAX_LIST}
+
+
+def property_schema(param: Param, scopes: Sequence[str]) -> dict[str, Any]:
+    """One argument's bounded JSON schema, from the operation's parameter."""
+    shape = param.tool_type
+    schema: dict[str, Any]
+    if shape == "object":
+        schema = {"type": "object"}
+    elif shape == "text-or-object":
+        schema = {"type": ["object", "string"], "maxLength": MAX_TEXT}
+    elif shape == "text-or-list":
+        schema = {**_strings(), "type": ["string", "array"], "maxLength": MAX_TEXT}
+    elif shape == "list" or param.repeatable:
+        schema = _strings()
+        if param.complete == "scope":  # the scopes declared when the tools are listed, no others
+            schema["items"] = {"type": "string", "enum": list(scopes)}
+    elif param.type is bool:
+        schema = {"type": "boolean"}
+    elif param.type is int:
+        schema = {"type": "integer"}
+        if param.minimum is not None:
+            schema["minimum"] = param.minimum
+    else:
+        choices = param.choice_values()
+        schema = {"type": "string", "enum": list(choices)} if choices else {"type": "string", "maxLength": MAX_TEXT}
+    schema.update(param.tool_schema or {})
+    schema["description"] = param.tool_help_text()
+    return schema
+
+
+def operation_schema(operation: Operation, scopes: Sequence[str]) -> dict[str, Any]:
+    """A tool's argument object, from the operation's MCP parameters."""
+    params = operation.on(MCP)
+    return object_schema(
+        {p.mcp_spelling: property_schema(p, scopes) for p in params},
+        tuple(p.mcp_spelling for p in params if p.tool_is_required),
+    )
+
+
+def path_arguments(operations: Sequence[Operation]) -> frozenset[str]:
+    """The tools' arguments naming files or folders (`Param.path`), as the tools spell them."""
+    return frozenset(p.mcp_spelling for op in operations if op.tool for p in op.on(MCP) if p.path)
 
 
 def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -53,14 +103,9 @@ def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict
             tool=spec.name,
             validation_errors=problems,
         )
-    for key in PATH_ARGUMENTS & set(args):
+    for key in spec.paths & set(args):
         args[key] = _absolute(args[key])
     return args
-
-
-# Arguments naming files or folders. A client does not know the server's working folder, so
-# relative paths are resolved here, once, and every document carries absolute paths.
-PATH_ARGUMENTS = frozenset({"cwd", "path", "session", "synthesis", "project", "from_payload"})
 
 
 def _absolute(value: Any) -> Any:

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import Document, ErrorCode, PluginHost, SwarmError, UsageError
+from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, ErrorCode, PluginHost, SwarmError, UsageError
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import Call
@@ -61,7 +61,8 @@ def discover_tool(call: Call) -> Document:
         inputs=tuple(call.args.get("input", [])),
     )
     chosen = tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))
-    return result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    found = result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    return found.paged(call.args.get("offset", 0), call.args.get("limit", DISCOVER_PAGE))
 
 
 def why_tool(call: Call) -> Document:
@@ -179,7 +180,7 @@ def handoff_tool(call: Call) -> Document:
         if call.args.get("confirm_loop"):
             confirm = _yes
         # Refusals name this tool's arguments, and the payload and the history record the override as given.
-        return hand_off(options, host=call.host, context=make_context(), confirm=confirm, option_names=handoff_names())
+        return hand_off(options, host=call.host, context=make_context(), confirm=confirm, surface=MCP)
 
 
 def _duration(text: str | None, name: str) -> dt.timedelta | None:
@@ -193,15 +194,11 @@ def _yes(_message: str) -> bool:
     return True
 
 
-# The `handoff` arguments not named as the core's neutral name (`HandoffOptions`' field) of the input.
-RENAMED_ARGUMENTS = {"received": "from_payload", "confirm": "confirm_loop"}
-
-
 def handoff_names() -> dict[str, str]:
-    """Each input a hand-off refusal may name, as this tool's argument: from the core's one table, none missed."""
-    from swarm_handoff.api import HANDOFF_CLI_NAMES
+    """Each input a hand-off refusal may name, as this tool's argument: from the operations table, none missed."""
+    from swarm_handoff.api import handoff_names as spelt
 
-    return {name: RENAMED_ARGUMENTS.get(name, name) for name in HANDOFF_CLI_NAMES}
+    return spelt(MCP)
 
 
 def verify_tool(call: Call) -> Document:
@@ -263,3 +260,18 @@ def workflow_step_tool(call: Call) -> Document:
     return render_step(
         workflow, call.args["step"], params, state, resources=provider, fmt="json", param_option="params"
     )
+
+
+# The body of each tool, by the tool name the operations table gives, in the order tools/list shows them.
+BODIES = {
+    "discover": discover_tool,
+    "why": why_tool,
+    "lint": lint_tool,
+    "rank": rank_tool,
+    "handoff": handoff_tool,
+    "verify": verify_tool,
+    "validate": validate_tool,
+    "ack": ack_tool,
+    "history": history_tool,
+    "workflow_step": workflow_step_tool,
+}

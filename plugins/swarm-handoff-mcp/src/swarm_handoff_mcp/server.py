@@ -1,8 +1,9 @@
 """The MCP server: the tools, resources and prompts on the SDK's low-level `Server`.
 
 Imported only when `swarm-handoff mcp` starts, so the SDK and pydantic never weigh on the CLI.
-Each tool body is the core's own (blocking) Python API, run in a worker thread so that one
-slow scan never stalls the protocol and concurrent calls really run side by side; the hand-off
+Each tool body is the core's own (blocking) Python API, run with the rendering of its answer in a
+worker thread so that one slow scan never stalls the protocol and concurrent calls run side by
+side (their waits overlap; their Python work shares one interpreter lock); the hand-off
 writes are exclusive, so parallel hand-offs keep the guarantees the CLI gives parallel processes.
 """
 
@@ -22,7 +23,7 @@ from anyio import from_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from swarm_handoff.api import Document, PluginHost, SwarmError, get_host, render
+from swarm_handoff.api import Document, Operation, PluginHost, SwarmError, get_host, render
 from swarm_handoff_mcp import prompts, resources
 from swarm_handoff_mcp.calls import handoff_names
 from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
@@ -89,7 +90,9 @@ class SwarmServer:
         self.host = host or get_host()  # built once, in the main thread, before any call runs
         self.elicit_timeout = elicit_timeout
         # The schemas are built now, from what is installed: a plugin's scopes are in `discover`'s enum.
-        self.tools: dict[str, ToolSpec] = {spec.name: spec for spec in tool_specs(installed_scopes(self.host))}
+        self.tools: dict[str, ToolSpec] = {
+            spec.name: spec for spec in tool_specs(installed_scopes(self.host), operations=_operations(self.host))
+        }
         self.sessions = resources.SessionIndex()
         self.limiter = anyio.CapacityLimiter(MAX_PARALLEL_CALLS)
         for failure in self.host.failures:  # a broken plugin is reported, and the server lives on
@@ -134,15 +137,13 @@ class SwarmServer:
             unanswered: list[str] = []  # the elicitations that timed out, said in the error
             call = Call(args, self.host, confirm=self._confirm(ctx, unanswered), progress=self._progress(ctx))
             try:
-                document = await anyio.to_thread.run_sync(spec.run, call, limiter=self.limiter)
+                data, text = await anyio.to_thread.run_sync(self._answer, spec, call, limiter=self.limiter)
             except SwarmError as error:
                 if unanswered:
                     error.details.setdefault("elicitation", unanswered[0])
                 raise
             if spec.name == "handoff":
                 self.sessions.add(args["session"])
-            data = document_data(document, self.host)
-            text = text_rendering(document, self.host)
         except SwarmError as error:
             return error_result(_name_override(error, params.name), self.host)
         except Exception as exc:  # a plugin's bug must not end the server or reach the client raw
@@ -152,6 +153,11 @@ class SwarmServer:
             warnings = "".join(f"warning: {failure.describe()}\n" for failure in self.host.failures)
             content.append(types.TextContent(type="text", text=warnings))
         return types.CallToolResult(content=list(content), structured_content=data)
+
+    def _answer(self, spec: ToolSpec, call: Call) -> tuple[dict[str, Any], str]:
+        """Run the tool and render its document (JSON and text), all in the worker thread: never on the loop."""
+        document = spec.run(call)
+        return document_data(document, self.host), text_rendering(document, self.host)
 
     def _confirm(self, ctx: Context, unanswered: list[str]) -> Callable[[str], bool] | None:
         """Ask the user through elicitation when the client can answer; else no one can confirm.
@@ -230,6 +236,21 @@ class SwarmServer:
             raise resources.protocol_error(error) from None
 
 
+def _operations(host: PluginHost) -> tuple[Operation, ...]:
+    """The core's operations table and the plugins' (`swarm_handoff_operations`): every tool offered."""
+    from swarm_handoff.api import CORE_OPERATIONS
+
+    return (*CORE_OPERATIONS, *host.operations().operations)
+
+
+def _spell(error: SwarmError, tool: str) -> None:
+    """Say the inputs a refusal names (by neutral name) as this tool's arguments, from the operations table."""
+    from swarm_handoff.api import CORE_OPERATIONS, MCP, spell_error, surface_spelling
+
+    operation = next((op.name for op in CORE_OPERATIONS if op.tool == tool), None)
+    spell_error(error, surface_spelling(MCP, operation))
+
+
 def _name_override(error: SwarmError, tool: str) -> SwarmError:
     """Add `details.override_argument`: the tool argument that lifts the refusal, for clients that read it.
 
@@ -237,6 +258,7 @@ def _name_override(error: SwarmError, tool: str) -> SwarmError:
     with this tool's arguments (`calls.handoff_names`); only the loop question reads differently
     here, since a client may be asked through elicitation rather than at a terminal.
     """
+    _spell(error, tool)
     override = error.details.get("override")
     if tool != "handoff" or not isinstance(override, str):
         return error

@@ -1,13 +1,12 @@
-"""The `registry` command group: `path`, `show`, `sync`, `prune` (thin layers over registry.py and sync.py)."""
+"""The `registry` command group, declared as operations: `path`, `show`, `sync`, `prune` (over registry.py, sync.py)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
 import attrs
-import typer
 
-from swarm_handoff.api import Document, PluginHost, format_option, run
+from swarm_handoff.api import Document, Group, Operation, Param, PluginHost
 
 
 @attrs.frozen
@@ -42,62 +41,77 @@ def synced_records(result: Any, *, packs: bool) -> tuple[Any, ...]:
     return tuple(found.values())
 
 
-def registry_app() -> typer.Typer:
-    """Build the `registry` sub-application."""
-    app = typer.Typer(help="The optional hand-off registry file.", no_args_is_help=True)
+GROUP = Group(
+    "registry",
+    "The optional hand-off registry file.",
+    ("swarm-handoff registry sync", "swarm-handoff registry show"),
+    "docs/registry.md",
+)
 
-    @app.command("path")
-    def path_command(fmt: str = format_option()) -> None:
-        """Print where the registry file is (or would be)."""
+OPERATIONS = (
+    Operation(
+        "registry path",
+        "Print where the registry file is (or would be).",
+        (),
+        "swarm_handoff_registry.commands:path_operation",
+        examples=("swarm-handoff registry path",),
+        docs="docs/registry.md",
+    ),
+    Operation(
+        "registry show",
+        "Show the registry's workflows and any problems with the file.",
+        (),
+        "swarm_handoff_registry.commands:show_operation",
+        examples=("swarm-handoff registry show", "swarm-handoff registry show -f json"),
+        docs="docs/registry.md",
+    ),
+    Operation(
+        "registry sync",
+        "Regenerate the registry from your user-level skills (and packs), keeping manual edits and comments.",
+        (Param("packs", bool, "Also write the skills of installed packs (this environment's).", default=False),),
+        "swarm_handoff_registry.commands:sync_operation",
+        examples=("swarm-handoff registry sync", "swarm-handoff registry sync --packs"),
+        docs="docs/registry.md",
+    ),
+    Operation(
+        "registry prune",
+        "Remove the entries `sync` marked stale (their skill is gone); the previous file is kept as .bak.",
+        (),
+        "swarm_handoff_registry.commands:prune_operation",
+        examples=("swarm-handoff registry prune",),
+        docs="docs/registry.md",
+    ),
+)
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff_registry.registry import registry_path
 
-            path = registry_path()
-            return PathDocument(str(path), path.exists())
+def path_operation(host: PluginHost) -> Document:
+    """`registry path`: where the registry file is (or would be)."""
+    from swarm_handoff_registry.registry import registry_path
 
-        run(fmt, action)
+    path = registry_path()
+    return PathDocument(str(path), path.exists())
 
-    @app.command("show")
-    def show_command(fmt: str = format_option()) -> None:
-        """Show the registry's workflows and any problems with the file."""
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff_registry.registry import registry_path, show
+def show_operation(host: PluginHost) -> Document:
+    """`registry show`: the registry's workflows and any problems with the file."""
+    from swarm_handoff_registry.registry import registry_path, show
 
-            return show(registry_path())
+    return show(registry_path())
 
-        run(fmt, action)
 
-    @app.command("sync")
-    def sync_command(
-        packs: Annotated[
-            bool, typer.Option("--packs", help="Also write the skills of installed packs (this environment's).")
-        ] = False,
-        fmt: str = format_option(),
-    ) -> None:
-        """Regenerate the registry from your user-level skills (and packs), keeping manual edits and comments."""
+def sync_operation(host: PluginHost, *, packs: bool) -> Document:
+    """`registry sync`: regenerate the registry from the user-level skills (and packs)."""
+    from swarm_handoff.api import discover, make_context
+    from swarm_handoff_registry.registry import registry_path
+    from swarm_handoff_registry.sync import sync
 
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff.api import discover, make_context
-            from swarm_handoff_registry.registry import registry_path
-            from swarm_handoff_registry.sync import sync
+    result = discover(make_context(refresh=True), host)
+    return sync(registry_path(), synced_records(result, packs=packs))
 
-            result = discover(make_context(refresh=True), host)
-            return sync(registry_path(), synced_records(result, packs=packs))
 
-        run(fmt, action)
+def prune_operation(host: PluginHost) -> Document:
+    """`registry prune`: remove the entries `sync` marked stale; the previous file is kept as .bak."""
+    from swarm_handoff_registry.registry import registry_path
+    from swarm_handoff_registry.sync import prune
 
-    @app.command("prune")
-    def prune_command(fmt: str = format_option()) -> None:
-        """Remove the entries `sync` marked stale (their skill is gone); the previous file is kept as .bak."""
-
-        def action(host: PluginHost) -> Document:
-            from swarm_handoff_registry.registry import registry_path
-            from swarm_handoff_registry.sync import prune
-
-            return prune(registry_path())
-
-        run(fmt, action)
-
-    return app
+    return prune(registry_path())

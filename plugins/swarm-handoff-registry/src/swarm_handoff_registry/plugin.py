@@ -20,8 +20,10 @@ def swarm_handoff_discovery_sources(register: Register) -> None:
 
 
 @hookimpl
-def swarm_handoff_cli(app: Any) -> None:
-    """Add `registry sync`, `registry show` and `registry path`."""
-    from swarm_handoff_registry.commands import registry_app
+def swarm_handoff_operations(register: Any) -> None:
+    """Declare `registry path`, `registry show`, `registry sync` and `registry prune`."""
+    from swarm_handoff_registry.commands import GROUP, OPERATIONS
 
-    app.add_typer(registry_app(), name="registry")
+    register(GROUP)
+    for operation in OPERATIONS:
+        register(operation)

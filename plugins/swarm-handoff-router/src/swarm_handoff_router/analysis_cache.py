@@ -12,6 +12,9 @@ forged entry (counts that are not positive integers, lengths that are not their 
 another type) is analysed again.
 
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
+The memo's bounds grow with the skill set it serves (`memo_bounds`), so a tree of 10,000 skills
+keeps every analysis instead of evicting most of them on each run; and a ranking whose skills did
+not change does not read it at all, only the index built from it (`index`).
 """
 
 from __future__ import annotations
@@ -27,10 +30,18 @@ from typing import TypeVar
 import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
+from swarm_handoff_router.progress import progress
 
 MEMO_NAME = "router"
 # Below this many skills, analysing them costs about what reading a memo of ~2,000 skills does (~0.1 s).
 MIN_RECORDS = 50
+# What one skill's analysis may take in a memo, at most: the memo's bound grows with the skill set
+# (a fixed bound made a 10,000-skill tree evict most of its own analyses on every run). A real
+# skill's analysis is 2-6 KiB; the bound leaves room for long bodies (read up to 64 KiB).
+BYTES_PER_SKILL = 24 * 1024
+# The least a memo is bounded by: the core's default bounds for a `FileMemo`.
+MIN_ENTRIES = 20_000
+MIN_BYTES = 12 * 1024 * 1024
 
 T = TypeVar("T", bound=attrs.AttrsInstance)
 _version: str | None = None
@@ -171,20 +182,51 @@ def _consistent(document: object) -> bool:
     return True
 
 
-def analyse_cached(records: Iterable[SkillRecord], analyse_one: Callable[[SkillRecord], T], cls: type[T]) -> list[T]:
-    """`analyse_one(record)` for each record, reusing the analyses of unchanged SKILL.md files."""
+def memo_bounds(records: int) -> tuple[int, int]:
+    """The (entries, bytes) bounds of a memo for `records` skills: the core's defaults, or more for a larger set."""
+    return max(MIN_ENTRIES, 2 * records), max(MIN_BYTES, BYTES_PER_SKILL * records)
+
+
+def analyse_cached(
+    records: Iterable[SkillRecord],
+    analyse_one: Callable[[SkillRecord], T],
+    cls: type[T],
+    observed: list[tuple[str, int, int, int, int, int]] | None = None,
+) -> list[T]:
+    """`analyse_one(record)` for each record, reusing the analyses of unchanged SKILL.md files.
+
+    `observed`, when given, receives the observation of each SKILL.md taken before it was read
+    (what a value built from these analyses rests on); nothing when the memo is off.
+    """
     records = list(records)
     if len(records) < MIN_RECORDS:
         return [analyse_one(record) for record in records]
     version = memo_version()
     if not version:
-        return [analyse_one(record) for record in records]
-    memo = FileMemo(MEMO_NAME, version)
+        return _each(records, analyse_one)
+    entries, size = memo_bounds(len(records))
+    memo = FileMemo(MEMO_NAME, version, max_entries=entries, max_bytes=size)
     if not memo.enabled:
-        return [analyse_one(record) for record in records]
+        return _each(records, analyse_one)
     expected = state_shape(to_state(analyse_one(_REFERENCE)))
-    documents = [_analysed(memo, record, analyse_one, cls, expected) for record in records]
+    documents = []
+    with progress(len(records), "analysing skills") as advance:
+        for record in records:
+            documents.append(_analysed(memo, record, analyse_one, cls, expected))
+            advance(1)
     memo.save()
+    if observed is not None:
+        observed.extend(memo.seen.values())
+    return documents
+
+
+def _each(records: list[SkillRecord], analyse_one: Callable[[SkillRecord], T]) -> list[T]:
+    """Analyse every record, with progress on a terminal's stderr."""
+    documents = []
+    with progress(len(records), "analysing skills") as advance:
+        for record in records:
+            documents.append(analyse_one(record))
+            advance(1)
     return documents
 
 

@@ -40,6 +40,7 @@ from swarm_handoff_router.text import (
 
 if TYPE_CHECKING:
     from swarm_handoff.api import RankingRequest
+    from swarm_handoff_router.index import Index, Touched
 
 K1 = 1.2
 # Field weights and length normalisation: a name word is strong evidence, a description word good
@@ -74,6 +75,7 @@ PHRASE_WEIGHT = 1.0
 # A request with more distinct words than this is matched against each skill's own vocabulary
 # instead of word by word (identical points; see `_within_reach`).
 LONG_REQUEST = 64
+NO_MATCH = "no request word appears in the skill's name, description or body"
 
 
 # Not slotted, so `reach` can be cached on the instance, outside the attrs fields the memo stores
@@ -303,13 +305,18 @@ def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contri
         found.append(Contribution("named", points, reason))
         claimed += points  # the request used the skill's own name: the strongest claim there is
     if not found:
-        return [Contribution("router", 0, "no request word appears in the skill's name, description or body")], Match(0)
+        return [Contribution("router", 0, NO_MATCH)], Match(0)
     return found, Match.of(found, claimed)
 
 
-def analyse(records: Iterable[SkillRecord]) -> list[Document]:
-    """Analyse every record once (bodies read from disk); unchanged SKILL.md files come from the memo."""
-    return analyse_cached(records, Document.of, Document)
+def analyse(
+    records: Iterable[SkillRecord], observed: list[tuple[str, int, int, int, int, int]] | None = None
+) -> list[Document]:
+    """Analyse every record once (bodies read from disk); unchanged SKILL.md files come from the memo.
+
+    `observed` receives the stat of each SKILL.md taken before it was read (see `analyse_cached`).
+    """
+    return analyse_cached(records, Document.of, Document, observed)
 
 
 def route(
@@ -321,13 +328,18 @@ def route(
 ) -> list[list[Contribution]]:
     """Score every record for one request; `documents` (from `analyse`) may be reused across requests.
 
+    Without `documents`, the skills come from the index (`index.build`: stored, and touched
+    through the postings of the request's words); the points are the same either way.
     `second_look=False` gives the word points alone (what the re-ranking weights are learned from).
     """
-    docs = list(documents) if documents is not None else analyse(records)
-    contributions, matches = score_all(docs, synthesis)
+    if documents is not None:
+        contributions, matches = score_all(list(documents), synthesis)
+        names = [doc.name for doc in documents]
+    else:
+        names, contributions, matches, _ = _indexed(records, synthesis)
     if not second_look:
         return contributions
-    return rerank([doc.name for doc in docs], contributions, matches, priorities=[r.priority for r in records])
+    return rerank(names, contributions, matches, priorities=[r.priority for r in records])
 
 
 def score_all(documents: Sequence[Document], synthesis: Any) -> tuple[list[list[Contribution]], list[Match]]:
@@ -336,6 +348,237 @@ def score_all(documents: Sequence[Document], synthesis: Any) -> tuple[list[list[
     request = Request.of(synthesis)
     scored = [_score(doc, request, corpus) for doc in documents]
     return [c for c, _ in scored], [m for _, m in scored]
+
+
+def score_index(built: Index, synthesis: Any) -> tuple[list[list[Contribution]], list[Match]]:
+    """`score_all` through an index: only the skills sharing a word with the request are looked at.
+
+    The same points and reasons as `_score` gives each whole document (a test compares the two on
+    every labelled request), computed term by term with what does not depend on the skill (IDF,
+    the body share, the synonyms to try, the reason for a given set of counts) worked out once.
+    """
+    from swarm_handoff_router.index import FIELDS, touched
+
+    request = synthesis if isinstance(synthesis, Request) else Request.of(synthesis)
+    found, frequencies, mentions = touched(built, request)
+    corpus = Corpus(built.size, frequencies, dict(zip(FIELDS, built.average, strict=True)), mentions)
+    nothing = Contribution("router", 0, NO_MATCH)
+    contributions: list[list[Contribution]] = [[nothing] for _ in range(built.size)]
+    matches = [Match(0)] * built.size
+    scorer = _RequestScorer(request, corpus)
+    for number, skill in found.items():
+        contributions[number], matches[number] = scorer.score(
+            built.names[number], skill, built.lengths[number], built.clauses[number]
+        )
+    return contributions, matches
+
+
+class _RequestScorer:
+    """`_score` for one request over many skills, with every per-term value computed once."""
+
+    def __init__(self, request: Request, corpus: Corpus) -> None:
+        self.request = request
+        self.corpus = corpus
+        self.average = [corpus.average[field] or 1.0 for field in FIELD_WEIGHTS]
+        self.b = [FIELD_B[field] for field in FIELD_WEIGHTS]
+        self.weights = [FIELD_WEIGHTS[field] for field in FIELD_WEIGHTS]
+        self.fields = list(FIELD_WEIGHTS)
+        self.body = self.fields.index("body")
+        self.idf: dict[str, float] = {}
+        self.share: dict[str, float] = {}
+        self.reasons: dict[tuple[str, tuple[int, ...], str], str] = {}
+        self.said: dict[str, str] = {}
+        self.synonyms: dict[str, list[str]] = {}
+        for term in request.terms:
+            origin = request.origins.get(term)
+            self.said[term] = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
+            self.synonyms[term] = sorted(SYNONYMS.get(term, ()) if not origin else ())
+
+    def _idf(self, term: str) -> float:
+        idf = self.idf.get(term)
+        if idf is None:
+            idf = self.idf[term] = self.corpus.idf(term)
+        return idf
+
+    def _share(self, term: str) -> float:
+        share = self.share.get(term)
+        if share is None:
+            share = self.share[term] = self.corpus.body_share(term)
+        return share
+
+    def _strength(self, term: str, tfs: tuple[int, ...], norms: list[float]) -> float:
+        """`_strength` from a skill's counts of `term` and its length norms (the same arithmetic)."""
+        total = 0.0
+        for place, tf in enumerate(tfs):
+            if not tf:
+                continue
+            norm = norms[place]
+            share = self._share(term) if place == self.body else 1.0
+            total += share * self.weights[place] * (tf / norm) * (K1 + 1) / (tf / norm + K1)
+        return total
+
+    def _reason(self, term: str, tfs: tuple[int, ...], synonym: str, idf: float, query_weight: float) -> str:
+        """The reason `_score` gives for a term matched with these counts (of `synonym`, when one stood in)."""
+        key = (term, tfs, synonym)
+        reason = self.reasons.get(key)
+        if reason is None:
+            word = synonym or term
+            where = [
+                f"{self.fields[place]} {tf}x"
+                if place != self.body or self._share(word) == 1.0
+                else f"{self.fields[place]} {tf}x (x{self._share(word):.2f}, the IDF over bodies)"
+                for place, tf in enumerate(tfs)
+                if tf
+            ]
+            via = f" as synonym '{synonym}' (x{SYNONYM_WEIGHT})" if synonym else ""
+            said = self.said[term]
+            reason = f"{said}{via} in {', '.join(where)}; idf {idf:.2f}, request weight {query_weight:g}"
+            self.reasons[key] = reason
+        return reason
+
+    def score(
+        self, name: str, skill: Touched, lengths: tuple[int, ...], clauses: tuple[str, ...]
+    ) -> tuple[list[Contribution], Match]:
+        """The contributions of one skill, as `_score` gives them for its whole document."""
+        request = self.request
+        counts = skill.counts
+        zero = (0, 0, 0, 0)
+        norms = [1 - b + b * length / average for b, length, average in zip(self.b, lengths, self.average, strict=True)]
+        found: list[Contribution] = []
+        claimed = 0.0
+        credited = counts.keys() & request.terms.keys()
+        body = self.body
+        for term, query_weight in request.terms.items():
+            tfs = counts.get(term)
+            if tfs is None:
+                if not (self.synonyms[term] or term in skill.negative):
+                    continue  # nothing of it in this skill: no points, as `_score` finds the long way
+                tfs = zero
+            in_description_clause = term in skill.described
+            if term in skill.negative and not (tfs[0] or tfs[1]) and (in_description_clause or not tfs[body]):
+                weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
+                points = -round(weight * self._idf(term) * query_weight, DECIMALS)
+                clause = next(c for c in clauses if term in _clause_terms(c))
+                reason = f'{self.said[term]} is in a negative trigger: not for "{clause[:80]}"'
+                found.append(Contribution(f"not-for:{term}", points, reason))
+                continue
+            strength = self._strength(term, tfs, norms) if tfs is not zero else 0.0
+            used, synonym, idf = tfs, "", self._idf(term)
+            best = None
+            for other in self.synonyms[term]:
+                other_tfs = counts.get(other)
+                if other_tfs is not None and (other_tfs[0] or other_tfs[1]) and other not in credited:
+                    option = self._strength(other, other_tfs, norms)
+                    if best is None or option > best[0]:  # the first of the strongest, as `max` picks
+                        best = (option, other, other_tfs)
+            if best is not None:
+                synonym_strength, other, other_tfs = best
+                synonym_idf = min(idf, self._idf(other))
+                if synonym_idf * synonym_strength * SYNONYM_WEIGHT > idf * strength:
+                    credited.add(other)
+                    strength, used, synonym, idf = synonym_strength * SYNONYM_WEIGHT, other_tfs, other, synonym_idf
+            if not strength:
+                continue
+            points = round(idf * strength * query_weight, DECIMALS)
+            found.append(Contribution(f"term:{term}", points, self._reason(term, used, synonym, idf, query_weight)))
+            if used[0] or used[1]:
+                claimed += points
+        for (first, second), query_weight in request.phrases.items():
+            if (first, second) in skill.pairs:
+                idf = min(self._idf(first), self._idf(second))
+                points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
+                reason = (
+                    f"'{first} {second}' side by side in the name or description; "
+                    f"idf {idf:.2f} (the commoner word's) x{PHRASE_WEIGHT:g}, request weight {query_weight:g}"
+                )
+                found.append(Contribution(f"phrase:{first} {second}", points, reason))
+        if request.names(name):
+            points = round(NAME_MENTION_WEIGHT * self.corpus.unique_idf(), DECIMALS)
+            reason = f"the request names the skill ('{name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
+            found.append(Contribution("named", points, reason))
+            claimed += points
+        if not found:
+            return [Contribution("router", 0, NO_MATCH)], Match(0)
+        return found, Match.of(found, claimed)
+
+
+# "No skill fits": the evidence that the best skill can take the request, a linear score over three
+# features of its word match (not of any one skill): log(1 + its word points), the points its name
+# or description claim over what the request's words would be worth if one skill alone used each
+# (`Request` weights x the IDF of a word one skill uses), and the share of the request's words it
+# matched. Below ABSTAIN_THRESHOLD the answer is "no skill fits". Weights and threshold are fitted
+# by `python bench/calibrate_abstain.py` on the `skills: []` requests of some sets and reported on
+# the others (docs/routing.md); abstaining on a request a skill can take is the costlier mistake,
+# so the threshold maximises F0.5 (precision counts twice) on the calibration sets.
+EVIDENCE_WEIGHTS: Mapping[str, float] = {"points": 1.073, "claimed": 2.952, "coverage": 5.235}
+ABSTAIN_THRESHOLD = 5.35
+
+
+@attrs.frozen
+class Evidence:
+    """How strongly the best skill's words answer the request, and whether that is too weak to name one."""
+
+    score: float
+    threshold: float
+    features: Mapping[str, float]
+    best: str | None
+
+    @property
+    def abstain(self) -> bool:
+        """True when no skill is a good enough match: the answer should say so."""
+        return self.score < self.threshold
+
+    def reason(self) -> str:
+        """One sentence saying why the answer abstains (or does not)."""
+        said = ", ".join(f"{k} {v:.3f}" for k, v in self.features.items())
+        verdict = "below" if self.abstain else "at or above"
+        who = f"the best match ({self.best})" if self.best else "no skill"
+        return (
+            f"evidence {self.score:.3f} for {who} is {verdict} the threshold {self.threshold:g} "
+            f"({' + '.join(f'{w:g} x {k}' for k, w in EVIDENCE_WEIGHTS.items())}; {said})"
+        )
+
+
+def evidence_features(matches: Sequence[Match], request: Request, size: int) -> tuple[dict[str, float], int | None]:
+    """The three features of the best match by word points (see EVIDENCE_WEIGHTS), and its number."""
+    best = max(range(len(matches)), key=lambda i: matches[i].total, default=None)
+    if best is None or matches[best].total <= 0:
+        return {"points": 0.0, "claimed": 0.0, "coverage": 0.0}, None
+    match = matches[best]
+    unique = math.log(1 + (size - 0.5) / 1.5)
+    worth = sum(request.terms.values()) * unique or 1.0
+    coverage = match.matched / len(request.terms) if request.terms else 0.0
+    return {"points": math.log1p(match.total), "claimed": match.claimed / worth, "coverage": coverage}, best
+
+
+def evidence(matches: Sequence[Match], request: Request, names: Sequence[str]) -> Evidence:
+    """The evidence of one ranking's best match, against ABSTAIN_THRESHOLD."""
+    features, best = evidence_features(matches, request, len(names))
+    score = round(math.fsum(EVIDENCE_WEIGHTS[k] * v for k, v in features.items()), DECIMALS)
+    return Evidence(score, ABSTAIN_THRESHOLD, features, names[best] if best is not None else None)
+
+
+def route_with_evidence(records: Sequence[SkillRecord], synthesis: Any) -> tuple[list[list[Contribution]], Evidence]:
+    """`route` through the index, with the evidence that the best skill fits (for "no skill fits")."""
+    names, contributions, matches, request = _indexed(records, synthesis)
+    ranked = rerank(names, contributions, matches, priorities=[r.priority for r in records])
+    return ranked, evidence(matches, request, names)
+
+
+def _indexed(
+    records: Sequence[SkillRecord], synthesis: Any
+) -> tuple[list[str], list[list[Contribution]], list[Match], Request]:
+    """The word contributions and matches of every record through the (stored) index."""
+    from swarm_handoff_router.index import DamagedIndex, build
+
+    request = Request.of(synthesis)
+    built = build(records)
+    try:
+        contributions, matches = score_index(built, request)
+    except DamagedIndex:  # a stored posting found damaged once unpacked: built again, and stored anew
+        built = build(records, fresh=True)
+        contributions, matches = score_index(built, request)
+    return list(built.names), contributions, matches, request
 
 
 class RouterScorer:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
+from swarm_handoff_router import tables
+
 _TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
 
 # Function words, plus the words every skill description and request uses to talk about itself
@@ -147,70 +149,7 @@ def _stopword(word: str) -> bool:
 
 # General-language synonym groups (any thesaurus has them). A query word also matches the other
 # members of its group, at SYNONYM_WEIGHT of an exact match, so "defect" finds a skill about bugs.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("bug", "defect", "fault", "error", "glitch", "crash", "exception", "failure", "broken"),
-    ("fix", "repair", "debug", "troubleshoot", "diagnose", "resolve"),
-    ("doc", "docs", "documentation", "readme", "manual", "docstring"),
-    ("write", "draft", "compose", "author"),
-    ("paper", "article", "publication", "manuscript", "preprint"),
-    ("cost", "price", "budget", "expense", "spend", "cheap", "expensive", "afford"),
-    ("verify", "validate", "check", "confirm"),
-    ("review", "critique", "assess", "evaluate", "audit", "appraise"),
-    ("summarize", "synthesize", "consolidate", "integrate", "combine", "merge", "digest"),
-    ("repository", "repo", "codebase"),
-    ("convert", "transform", "translate", "export"),
-    ("statistics", "statistical", "stats"),
-    ("math", "maths", "mathematics", "mathematical", "proof", "theorem"),
-    ("vendor", "supplier", "seller", "manufacturer"),
-    ("estimate", "approximate", "ballpark", "rough"),
-    ("idea", "brainstorm", "ideation"),
-    ("organize", "tidy", "clean", "declutter", "arrange", "sort"),
-    ("improve", "enhance", "polish", "refine"),
-    ("simulate", "simulation", "model"),
-    ("cite", "citation", "reference", "source", "bibliography"),
-    ("folder", "directory"),
-    ("plan", "roadmap", "schedule", "milestone"),
-    ("coordinate", "orchestrate", "manage", "delegate"),
-    ("research", "investigate", "study", "literature"),
-    ("decision", "decide", "choice", "choose", "option", "tradeoff"),
-    ("requirement", "spec", "specification", "scope"),
-    ("test", "testing", "unittest", "pytest"),
-    ("prompt", "instruction", "system-prompt"),
-    ("conversation", "chat", "session", "transcript"),
-    ("slow", "performance", "speed", "fast", "latency"),
-    ("security", "vulnerability", "exploit", "secure"),
-    ("style", "voice", "tone"),
-    ("notebook", "jupyter", "ipynb"),
-    ("essay", "blog", "post"),
-    ("contradiction", "inconsistency", "mismatch", "disagree", "conflict"),
-    # Things software and research work is about, in the words people use for them.
-    ("image", "photo", "picture", "screenshot", "png", "jpeg", "jpg", "webp", "thumbnail"),
-    ("resize", "shrink", "downscale", "downsize", "compress", "crop"),
-    ("translate", "translation", "localize", "localization", "i18n", "l10n"),
-    ("chart", "graph", "plot", "visualization", "visualize", "diagram"),
-    ("email", "mail", "inbox"),
-    ("dependency", "package", "library", "lockfile"),
-    ("upgrade", "update", "bump", "outdated"),
-    ("regex", "regexp", "pattern"),
-    ("api", "endpoint", "openapi", "swagger"),
-    ("database", "db", "sql", "postgres", "postgresql", "mysql", "sqlite"),
-    ("spreadsheet", "csv", "excel", "sheet", "xlsx"),
-    ("container", "docker", "dockerfile"),
-    ("kubernetes", "k8s", "helm", "pod"),
-    ("log", "logfile", "syslog"),
-    ("cron", "crontab", "nightly", "timer", "scheduled"),
-    ("accessibility", "a11y", "wcag"),
-    ("license", "licence", "copyleft", "gpl"),
-    ("incident", "outage", "downtime", "postmortem"),
-    ("commit", "squash", "rebase"),
-    ("attack", "injection", "xss", "csrf", "hack", "exploit"),
-    ("flaky", "intermittent", "nondeterministic", "sporadic"),
-    ("refactor", "restructure", "cleanup"),
-    ("profile", "profiler", "flamegraph", "hotspot", "bottleneck"),
-    ("coverage", "untested"),
-    ("slide", "slides", "deck", "presentation", "powerpoint"),
-    ("interview", "recruiter", "hiring"),
-)
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tables.synonym_groups()  # data: tables.json
 SYNONYM_WEIGHT = 0.5
 
 

@@ -1,0 +1,262 @@
+"""Take in a payload that arrived from another machine: every check of `handoff --from`, then a session.
+
+A transport (the A2A plugin, `swarm-handoff-a2a`) hands over the payload's exact text and a session
+root; this module decides everything else. The text is bounded before it is parsed, then read by
+`received.load_received` exactly as `handoff --from` reads a received file (limits, schema,
+integrity hash, the signature when a key is configured or required), and the hand-off is checked
+as one this host would make: the target must be a skill here that accepts hand-offs, its
+`accepts_from` must name the source (the sender's override is not honoured: the receiver's policy
+is the receiver's), and the chain must pass the loop rules (`continuation.check_loop_rules`, the
+approval a long chain needs read from the payload's `user_approved`). One difference from a local
+`--from`: an expired payload is refused (`RECEIVED_PAYLOAD_EXPIRED`), because a hand-off that
+arrives late was not delivered in time and the sender can send a fresh one.
+
+Accepted, the payload is written under the session root in a folder and file the receiver names
+(the payload never names a path here) and recorded in the history once: the same payload (the same
+`payload_hash`) delivered again writes nothing new and is reported as `already`. Refused, nothing
+is written: the text waits in a private `.incoming` folder while it is checked, and is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from swarm_handoff import safefs
+from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.plugins import PluginHost, get_host
+from swarm_handoff.records import DiscoveryContext
+from swarm_handoff.textfile import MAX_BYTES
+
+_HEX = re.compile(r"[0-9a-f]{8,64}\Z")
+
+
+@attrs.frozen(kw_only=True)
+class Incoming:
+    """A payload from another machine that passed every check, and where this host put it."""
+
+    path: Path
+    session: Path
+    payload_hash: str
+    source: str
+    target: str
+    trace_id: str | None
+    history_id: int | None
+    already: bool  # the same payload was taken in before: nothing new was written or recorded
+    warnings: tuple[Problem, ...] = ()
+    payload: dict[str, Any] = attrs.field(factory=dict, repr=False)
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {
+            "payload_path": str(self.path),
+            "session": str(self.session),
+            "payload_hash": self.payload_hash,
+            "source": self.source,
+            "target": self.target,
+            "trace_id": self.trace_id,
+            "history_id": self.history_id,
+            "already": self.already,
+            "warnings": [w.to_data() for w in self.warnings],
+        }
+
+
+def _scrub(error: SwarmError, quarantine: Path) -> SwarmError:
+    """Say "the received payload" where an error names the receiver's private copy: the sender sees it."""
+    shown = str(quarantine)
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace(shown, "<received payload>")
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    error.message = clean(error.message)
+    error.hint = clean(error.hint)
+    error.details = clean(error.details)
+    return error
+
+
+def _too_large(size: int) -> SwarmError:
+    return SwarmError(
+        ErrorCode.INVALID_PAYLOAD,
+        f"the received payload is {size} bytes, larger than {MAX_BYTES} bytes",
+        details={"missing_fields": [], "validation_errors": [f"larger than {MAX_BYTES} bytes"]},
+        hint="hand off a smaller payload (move large context into the session's files)",
+        recoverable=False,
+    )
+
+
+def accept_incoming(
+    text: str,
+    session_root: Path,
+    *,
+    host: PluginHost | None = None,
+    context: DiscoveryContext | None = None,
+    now: dt.datetime | None = None,
+    require_signature: bool | None = None,
+) -> Incoming:
+    """Check a payload received from elsewhere as `handoff --from` would; write and record it, or refuse it.
+
+    `require_signature` None: required whenever this host has a signing key (as `handoff --from`).
+    Raises the coded `SwarmError` of the first check that fails; nothing is then left on disk.
+    """
+    from swarm_handoff.discovery import discover, make_context
+    from swarm_handoff.payload import continuation
+    from swarm_handoff.payload.received import RECEIVED_EXPIRED, refuse, section
+    from swarm_handoff.payload.unsigned import signature_required
+    from swarm_handoff.payload.v2 import utc_now
+
+    data = text.encode("utf-8")
+    if len(data) > MAX_BYTES:  # before anything is parsed or written
+        raise _too_large(len(data))
+    context = context or make_context()
+    host = host or get_host()
+    moment = now or utc_now()
+    root = _own_root(session_root)
+    inbox = root / ".incoming"
+    with contextlib.suppress(FileExistsError):
+        inbox.mkdir(mode=0o700)
+    quarantine = inbox / f"{os.getpid()}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
+    if not safefs.create_new(quarantine, data, durable=False):
+        raise FileExistsError(str(quarantine))
+    try:
+        try:
+            received = continuation.load_received(
+                quarantine,
+                host,
+                context.config_dir,
+                moment,
+                require_signature=signature_required(context.config_dir, require_signature),
+                option="require_signature",
+            )
+            expired = next((w for w in received.warnings if w.code == RECEIVED_EXPIRED), None)
+            if expired is not None:
+                stated_expiry = section(received.payload, "handoff").get("expires_at")
+                raise refuse(
+                    RECEIVED_EXPIRED,
+                    quarantine,
+                    f"it expired at {stated_expiry or 'its timestamp + 1 h'} (checked at {moment:%Y-%m-%dT%H:%M:%SZ})",
+                    "ask the sender to hand off again: a payload received after its expires_at is not taken in",
+                )
+            handoff = received.payload["handoff"]
+            meta = section(handoff, "meta")
+            source = str(section(handoff, "source").get("skill", ""))
+            target = received.skill
+            for name in (source, target):
+                if not _safe(name):
+                    raise continuation.unsafe_source(received, name)
+            found = discover(context, host)
+            record = found.named(target)
+            if record is None:
+                from swarm_handoff.payload.handoff_checks import not_found
+
+                raise not_found(target, [r.name for r in found.workflows], list(found.ineligible))
+            from swarm_handoff.payload.targeting import check_source
+
+            check_source(record, source, override=False)
+            reason = meta.get("handoff_reason")
+            approved = meta.get("user_approved") is True
+            continuation.check_loop_rules(
+                received.chain, target, source, reason if isinstance(reason, str) else "", lambda _q: approved
+            )
+        except SwarmError as error:
+            raise _scrub(error, quarantine) from None
+        stated = str(meta.get("payload_hash", ""))
+        return _take_in(root, data, received.payload, stated, source, target, context, received.warnings)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            quarantine.unlink()
+
+
+def _safe(name: str) -> bool:
+    from swarm_handoff.payload.handoff_checks import SAFE_NAME
+
+    return bool(SAFE_NAME.match(name))
+
+
+def _own_root(session_root: Path) -> Path:
+    """The session root, made when absent (private); one that is a symlink or a file is refused."""
+    root = Path(session_root).expanduser()
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if root.is_symlink() or not root.is_dir():
+        raise SwarmError(
+            ErrorCode.USAGE,
+            f"the session root {root} is not a folder of its own (a symlink or a file is in its place)",
+            hint="give a real folder as the session root",
+        )
+    return root.resolve()
+
+
+def _session_name(trace_id: Any, payload_hash: str) -> str:
+    """The receiver's session folder for a chain: its trace id when it is plain hex, else the payload's hash."""
+    if isinstance(trace_id, str) and _HEX.match(trace_id):
+        return f"a2a-{trace_id}"
+    return f"a2a-{payload_hash.removeprefix('sha256:')[:16]}"
+
+
+def _take_in(
+    root: Path,
+    data: bytes,
+    payload: dict[str, Any],
+    stated: str,
+    source: str,
+    target: str,
+    context: DiscoveryContext,
+    warnings: tuple[Problem, ...],
+) -> Incoming:
+    """Write the checked payload under a name its hash gives (once), and record it in the history once."""
+    from swarm_handoff.payload.handoff_write import own_folder
+
+    handoff = payload["handoff"]
+    trace_id = handoff.get("trace_id")
+    session = root / _session_name(trace_id, stated)
+    own_folder(session)
+    own_folder(session / "handoffs")
+    path = session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+    # One name per payload_hash, created exclusively: the same payload again (even re-serialised,
+    # the hash being over its canonical form) finds its first copy and writes nothing.
+    already = not safefs.create_new(path, data)
+    history_id, fresh, problems = _record_once(context, path, payload)
+    return Incoming(
+        path=path,
+        session=session,
+        payload_hash=stated,
+        source=source,
+        target=target,
+        trace_id=trace_id if isinstance(trace_id, str) else None,
+        history_id=history_id,
+        already=already and not fresh,
+        warnings=(*warnings, *problems),
+        payload=payload,
+    )
+
+
+def _record_once(
+    context: DiscoveryContext, path: Path, payload: dict[str, Any]
+) -> tuple[int | None, bool, tuple[Problem, ...]]:
+    """Record the hand-off as received unless its hash is already there; a history that fails only warns."""
+    import sqlite3
+
+    from swarm_handoff.errors import Severity
+    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
+
+    try:
+        with open_history(context.config_dir) as history:
+            found, fresh = history.record_once(path, payload, status="received")
+            return found, fresh, history.problems
+    except (SwarmError, sqlite3.Error, OSError) as exc:
+        message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
+        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE
+        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
+        return None, False, (warning,)

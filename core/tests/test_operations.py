@@ -1,0 +1,104 @@
+"""The operations table is the command line: every command comes from it, and plugins add theirs safely."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import typer
+
+from swarm_handoff.api import Group, Operation, Param, hookimpl
+from swarm_handoff.cli.app import build_app
+from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+from swarm_handoff.operations import CLI, MCP, spelling_table
+
+
+def _paths() -> set[str]:
+    group = typer.main.get_command(build_app())
+    ctx = group.context_class(group)
+    paths: set[str] = set()
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        paths.add(name)
+        for sub in getattr(command, "list_commands", lambda _ctx: [])(ctx):
+            paths.add(f"{name} {sub}")
+    return paths
+
+
+def test_every_core_command_is_an_operation_of_the_table() -> None:
+    declared = {op.name for op in CORE_OPERATIONS} | {g.name for g in CORE_GROUPS}
+    assert _paths() == declared
+
+
+def test_each_operation_is_declared_once_with_a_body_and_unique_names() -> None:
+    names = [op.name for op in CORE_OPERATIONS]
+    assert len(names) == len(set(names))
+    tools = [op.tool for op in CORE_OPERATIONS if op.tool]
+    assert len(tools) == len(set(tools))
+    for operation in CORE_OPERATIONS:
+        assert callable(operation.runner()), operation.name
+        params = [p.name for p in operation.params]
+        assert len(params) == len(set(params)), operation.name
+        assert {g for g in (operation.group,) if g} <= {g.name for g in CORE_GROUPS}
+
+
+def test_a_neutral_name_is_spelt_by_each_surface() -> None:
+    cli, mcp = spelling_table(CORE_OPERATIONS, CLI), spelling_table(CORE_OPERATIONS, MCP)
+    assert (cli["accepts_from"], mcp["accepts_from"]) == ("--accepts-from", "accepts_from")
+    assert (cli["show_all"], mcp["show_all"]) == ("--all", "all")
+    assert cli["name"] == "NAME"  # an argument is named as its usage line shows it
+
+
+def _operation(name: str, group: str = "") -> Operation:
+    def body(host: Any, *, flag: bool) -> Any:
+        return host.report()
+
+    return Operation(
+        f"{group} {name}".strip(), f"The {name} command.", (Param("flag", bool, "A flag.", default=False),), body
+    )
+
+
+def test_a_plugin_group_and_its_operations_join_the_command_line(register_plugin: Any, swarm_cli: Any) -> None:
+    class Tools:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(Group("tools", "Plugin tools.", ("swarm-handoff tools one",), "docs/hooks.md"))
+            register(_operation("one", "tools"))
+
+    register_plugin(Tools(), "tools")
+    page = swarm_cli("tools", "-h").stdout
+    assert "one" in page
+    assert "swarm-handoff tools one" in page
+    assert swarm_cli("tools", "one", "--flag", "-f", "json").exit_code == 0
+
+
+@pytest.mark.parametrize("name", ["discover", "workflow"])
+def test_a_plugin_cannot_take_a_core_command_or_group(register_plugin: Any, swarm_host: Any, name: str) -> None:
+    class Clash:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(_operation(name))
+
+    register_plugin(Clash(), "clash")
+    declared = swarm_host.operations()
+    assert declared.operations == ()
+    assert [f.code for f in swarm_host.failures] == ["PLUGIN_NAME_CONFLICT"]
+
+
+def test_a_raising_hook_keeps_nothing_and_the_rest_still_works(register_plugin: Any, swarm_host: Any) -> None:
+    class HalfDone:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(_operation("kept-not"))
+            register("not an operation")
+
+    class Fine:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(_operation("fine"))
+
+    register_plugin(HalfDone(), "half")
+    register_plugin(Fine(), "fine")
+    declared = swarm_host.operations()
+    assert [op.name for op in declared.operations] == ["fine"]
+    assert [f.code for f in swarm_host.failures] == ["PLUGIN_HOOK_FAILED"]

@@ -1,0 +1,165 @@
+"""A payload from another machine (issue 29): `accept_incoming` checks it as `handoff --from` does, then takes it in."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from swarm_handoff.discovery import make_context
+from swarm_handoff.errors import SwarmError
+from swarm_handoff.history import open_history
+from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.incoming import accept_incoming
+from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+from swarm_handoff.records import SkillRecord
+
+SYNTHESIS = """
+original_prompt: Should we expand into Europe?
+problem_type: strategic
+synthesis_summary: Regulation is the main risk.
+convergence_level: medium
+"""
+
+
+@pytest.fixture
+def world(handoff_world, tmp_path):
+    records = (
+        SkillRecord(name="alpha", scope="global", source="test", categories=("research",), protocol_version="3.0"),
+        SkillRecord(name="beta", scope="global", source="test", categories=("research",), protocol_version="3.0"),
+        SkillRecord(
+            name="picky", scope="global", source="test", protocol_version="3.0", accepts_from=("someone-else",)
+        ),
+    )
+    made = handoff_world(records, SYNTHESIS)
+    receiver = make_context(env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "receiver-config")})
+    return {**made, "receiver": receiver, "inbox": tmp_path / "inbox"}
+
+
+def sent(world, target="beta"):
+    result = hand_off(
+        HandoffOptions(target=target, synthesis=world["synthesis"], session=world["session"], source="alpha")
+    )
+    return Path(result.payload_path).read_text(encoding="utf-8")
+
+
+def files_under(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def history_rows(context):
+    with open_history(context.config_dir) as history:
+        return history.list()
+
+
+def test_an_intact_payload_is_written_where_the_receiver_says_and_recorded_once(world):
+    text = sent(world)
+    first = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert first.path.is_relative_to(world["inbox"].resolve())
+    assert first.path.read_text(encoding="utf-8") == text
+    assert not first.already
+    assert first.target == "beta"
+    assert first.source == "alpha"
+    again = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert again.already
+    assert again.path == first.path
+    assert again.history_id == first.history_id
+    rows = history_rows(world["receiver"])
+    assert [(r.payload_hash, r.status) for r in rows] == [(first.payload_hash, "received")]
+    assert files_under(world["inbox"]) == [first.path]  # nothing left in .incoming
+
+
+def tampered(text: str) -> str:
+    data = json.loads(text)
+    data["handoff"]["context"]["synthesis_summary"] = "Something else entirely."
+    return json.dumps(data, indent=2)
+
+
+def expired(text: str) -> str:
+    data = json.loads(text)
+    data["handoff"]["expires_at"] = "2020-01-01T00:00:00Z"
+    data["handoff"]["timestamp"] = "2019-12-31T23:00:00Z"
+    for key in ("payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key, None)
+    return json.dumps(seal(data), indent=2)
+
+
+def looping(text: str) -> str:
+    data = json.loads(text)
+    data["handoff"]["meta"]["handoff_chain"] = ["beta", "alpha"]
+    for key in ("payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key, None)
+    return json.dumps(seal(data), indent=2)
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (tampered, "RECEIVED_PAYLOAD_TAMPERED"),
+        (expired, "RECEIVED_PAYLOAD_EXPIRED"),
+        (looping, "RECEIVED_PAYLOAD_INVALID"),
+        (lambda text: " " * (4 * 1024 * 1024 + 1) + text, "INVALID_PAYLOAD"),
+        (lambda text: "[" * 500 + "]" * 500, "INVALID_PAYLOAD"),
+    ],
+    ids=["tampered", "expired", "looping", "oversized", "too-deep"],
+)
+def test_a_refused_payload_has_its_code_and_leaves_nothing_behind(world, change, code):
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(change(sent(world)), world["inbox"], context=world["receiver"])
+    assert caught.value.code == code, caught.value.message
+    assert ".incoming" not in caught.value.message
+    assert files_under(world["inbox"]) == []
+    assert history_rows(world["receiver"]) == []
+
+
+def test_the_receivers_accepts_from_decides(world):
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(sent(world, "picky"), world["inbox"], context=world["receiver"])
+    assert caught.value.code == "SOURCE_NOT_ACCEPTED"
+    assert files_under(world["inbox"]) == []
+
+
+def test_an_unsigned_payload_is_refused_when_a_signature_is_required(world):
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(sent(world), world["inbox"], context=world["receiver"], require_signature=True)
+    assert caught.value.code == "RECEIVED_PAYLOAD_UNSIGNED"
+    assert files_under(world["inbox"]) == []
+
+
+def test_an_unknown_target_is_refused_with_the_closest_names(world):
+    data = json.loads(sent(world))
+    data["handoff"]["target"]["skill"] = "betta"
+    for key in ("payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key, None)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(
+            json.dumps(seal(data)), world["inbox"], context=world["receiver"], now=dt.datetime.now(dt.timezone.utc)
+        )
+    assert caught.value.code == "TARGET_NOT_FOUND"
+    assert "beta" in (caught.value.hint or "")
+
+
+def test_the_callers_traceparent_travels_in_the_payloads_tracing_tags(world, monkeypatch):
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    monkeypatch.setenv("TRACEPARENT", parent)
+    result = hand_off(
+        HandoffOptions(target="beta", synthesis=world["synthesis"], session=world["session"], source="alpha")
+    )
+    data = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))
+    assert data["handoff"]["tracing"]["tags"]["traceparent"] == parent
+    assert accept_incoming(
+        Path(result.payload_path).read_text(encoding="utf-8"), world["inbox"], context=world["receiver"]
+    )
+
+
+def test_a_traceparent_that_is_not_w3c_is_left_out_with_a_note(world, monkeypatch):
+    monkeypatch.setenv("TRACEPARENT", "not-a-trace")
+    result = hand_off(
+        HandoffOptions(target="beta", synthesis=world["synthesis"], session=world["session"], source="alpha")
+    )
+    data = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))
+    assert "traceparent" not in data["handoff"]["tracing"].get("tags", {})
+    assert any("TRACEPARENT" in note for note in result.notes)

@@ -1,0 +1,93 @@
+"""The swarm-handoff A2A extension: what a message carrying a hand-off payload looks like.
+
+A receiving host declares `EXTENSION_URI` in its agent card (`capabilities.extensions`): "a
+message may carry a swarm-handoff payload". Such a message lists the URI in `Message.extensions`
+and holds one data part whose `media_type` is `PAYLOAD_MEDIA_TYPE` and whose `metadata.extension`
+is the URI. The part's data is a mapping: `payload` (the payload file's exact text: a signed
+payload is compared byte for byte, and numbers must not pass through JSON doubles), `payload_hash`
+(its stated `meta.payload_hash`) and `target` (the skill it is for). The message's metadata carries
+the W3C `traceparent` under `traceparent`. Nothing in the message names a path on the receiver.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from a2a.types import Message, Part, Role
+from google.protobuf.json_format import MessageToDict
+from google.protobuf.struct_pb2 import Value
+
+EXTENSION_URI = "urn:swarm-handoff:a2a:handoff-payload:v1"
+PAYLOAD_MEDIA_TYPE = "application/vnd.swarm-handoff.payload+json"
+TRACEPARENT = "traceparent"
+
+
+@attrs.frozen
+class CarriedPayload:
+    """The hand-off payload a message carries: its exact text, the hash it states and its target."""
+
+    text: str
+    payload_hash: str
+    target: str
+    traceparent: str | None = None
+
+
+def data_value(data: Mapping[str, Any]) -> Value:
+    """A mapping as the `data` of a Part (a protobuf Value holding a Struct)."""
+    value = Value()
+    value.struct_value.update(dict(data))
+    return value
+
+
+def payload_message(
+    text: str, payload_hash: str, target: str, *, traceparent: str | None = None, message_id: str | None = None
+) -> Message:
+    """The A2A message that carries one payload under the extension (a text part says what it is)."""
+    data = {"payload": text, "payload_hash": payload_hash, "target": target}
+    metadata: dict[str, Any] = {"swarm_handoff": {"payload_hash": payload_hash, "target": target}}
+    if traceparent:
+        metadata[TRACEPARENT] = traceparent
+    return Message(
+        message_id=message_id or str(uuid.uuid4()),
+        role=Role.ROLE_USER,
+        extensions=[EXTENSION_URI],
+        parts=[
+            Part(text=f"swarm-handoff payload for skill {target} ({payload_hash})"),
+            Part(data=data_value(data), media_type=PAYLOAD_MEDIA_TYPE, metadata={"extension": EXTENSION_URI}),
+        ],
+        metadata=metadata,
+    )
+
+
+def carried_payload(message: Message | None) -> CarriedPayload | None:
+    """The payload `message` carries under the extension, or None when it carries none."""
+    if message is None:
+        return None
+    for part in message.parts:
+        if part.media_type != PAYLOAD_MEDIA_TYPE or not part.HasField("data"):
+            continue
+        data = MessageToDict(part.data)
+        if not isinstance(data, Mapping):
+            continue
+        text, stated, target = data.get("payload"), data.get("payload_hash"), data.get("target")
+        if isinstance(text, str):
+            meta = MessageToDict(message.metadata) if message.HasField("metadata") else {}
+            parent = meta.get(TRACEPARENT) if isinstance(meta, Mapping) else None
+            return CarriedPayload(
+                text=text,
+                payload_hash=stated if isinstance(stated, str) else "",
+                target=target if isinstance(target, str) else "",
+                traceparent=parent if isinstance(parent, str) else None,
+            )
+    return None
+
+
+def task_id_for(text: str) -> str:
+    """The task id of a payload: the same text always names the same task (a retry is never a second one)."""
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{EXTENSION_URI}#{digest}"))

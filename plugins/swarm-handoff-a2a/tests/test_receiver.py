@@ -1,0 +1,195 @@
+"""The receiving host against the SDK's own client: card, accepted, duplicate, refused (issue 29, points 1 and 6)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.types import GetTaskRequest, SendMessageRequest, Task, TaskState
+from google.protobuf.json_format import MessageToDict
+
+from swarm_handoff.api import open_history
+from swarm_handoff.testing import reseal
+from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message
+
+
+def stock_send(url: str, message: Any) -> Task:
+    """Send with the SDK's client as any A2A agent would (no swarm-handoff code on this side)."""
+
+    async def go() -> Task:
+        async with httpx.AsyncClient(timeout=60) as http:
+            card = await A2ACardResolver(http, url).get_agent_card()
+            client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+            async for response in client.send_message(SendMessageRequest(message=message)):
+                return response.task
+        raise AssertionError("no task")
+
+    return asyncio.run(go())
+
+
+def message_for(text: str, target: str = "beta") -> Any:
+    try:
+        stated = json.loads(text)["handoff"]["meta"]["payload_hash"]
+    except (ValueError, TypeError, KeyError):
+        stated = "sha256:unknown"
+    return payload_message(text, stated, target)
+
+
+def files_under(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def received_rows(hosts):
+    with open_history(hosts["receiver_context"].config_dir) as history:
+        return history.list()
+
+
+def test_the_card_lists_the_accepting_skills_and_declares_the_extension(hosts, receiver):
+    url = receiver().url
+    card = httpx.get(url.rstrip("/") + "/.well-known/agent-card.json").json()
+    skills = {s["id"]: s for s in card["skills"]}
+    assert set(skills) == {"alpha", "beta", "picky"}
+    assert skills["beta"]["tags"] == ["research"]
+    assert skills["beta"]["description"] == "The beta skill."
+    assert skills["beta"]["examples"] == ["Review the market entry plan"]
+    assert [e["uri"] for e in card["capabilities"]["extensions"]] == [EXTENSION_URI]
+    assert card["supportedInterfaces"][0]["url"] == url
+
+
+def test_a_stock_client_hands_off_and_the_task_is_working_with_the_payload_written_and_recorded(
+    hosts, receiver, payload
+):
+    url = receiver().url
+    text = payload().read_text(encoding="utf-8")
+    task = stock_send(url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_WORKING
+    written = list(files_under(hosts["inbox"]))
+    assert len(written) == 1
+    assert written[0].read_text(encoding="utf-8") == text
+    assert [r.status for r in received_rows(hosts)] == ["received"]
+    # the same payload again is the same task, and nothing new is written or recorded
+    again = stock_send(url, message_for(text))
+    assert again.id == task.id
+    assert files_under(hosts["inbox"]) == written
+    assert len(received_rows(hosts)) == 1
+
+
+def tamper(text: str) -> str:
+    data = json.loads(text)
+    data["handoff"]["context"]["synthesis_summary"] = "Something else entirely."
+    return json.dumps(data, indent=2)
+
+
+def resealed(text: str, change: Any) -> str:
+    """A well-formed payload someone else wrote: changed, then sealed again (its hash matches)."""
+    data = json.loads(text)
+    change(data["handoff"])
+    for key in ("payload_hash", "payload_size_bytes"):
+        data["handoff"]["meta"].pop(key, None)
+    return json.dumps(reseal(data), indent=2)
+
+
+def expire(text: str) -> str:
+    def change(handoff: dict[str, Any]) -> None:
+        handoff["timestamp"], handoff["expires_at"] = "2020-01-01T00:00:00Z", "2020-01-01T01:00:00Z"
+        for event in handoff["tracing"]["events"]:
+            event["timestamp"] = "2020-01-01T00:00:00Z"
+
+    return resealed(text, change)
+
+
+def loop(text: str) -> str:
+    return resealed(text, lambda handoff: handoff["meta"].update(handoff_chain=["beta", "alpha"]))
+
+
+def oversize(text: str) -> str:
+    return " " * (4 * 1024 * 1024 + 1) + text  # over the payload limit, under the request limit
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (tamper, "RECEIVED_PAYLOAD_TAMPERED"),
+        (expire, "RECEIVED_PAYLOAD_EXPIRED"),
+        (loop, "RECEIVED_PAYLOAD_INVALID"),
+        (oversize, "INVALID_PAYLOAD"),
+        (lambda t: "[" * 200 + "]" * 200, "INVALID_PAYLOAD"),
+    ],
+    ids=["tampered", "expired", "looping", "oversized", "too-deep"],
+)
+def test_a_refused_payload_is_rejected_with_its_code_and_nothing_is_written(hosts, receiver, payload, change, code):
+    url = receiver(max_request_bytes=6 * 1024 * 1024).url
+    text = change(payload().read_text(encoding="utf-8"))
+    task = stock_send(url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    errors = [MessageToDict(p.data) for p in task.status.message.parts if p.HasField("data")]
+    assert errors[0]["code"] == code
+    assert errors[0]["hint"]
+    assert files_under(hosts["inbox"]) == []
+    assert received_rows(hosts) == []
+
+
+def test_a_message_without_a_payload_is_rejected(hosts, receiver):
+    from a2a.types import Message, Part, Role
+
+    url = receiver().url
+    task = stock_send(url, Message(message_id="m1", role=Role.ROLE_USER, parts=[Part(text="hello")]))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    assert "A2A_NOT_A_HANDOFF" in task.status.message.parts[0].text
+
+
+def test_an_unsigned_payload_is_rejected_when_the_receiver_requires_a_signature(hosts, receiver, payload):
+    url = receiver(require_signature=True).url
+    task = stock_send(url, message_for(payload().read_text(encoding="utf-8")))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    assert "RECEIVED_PAYLOAD_UNSIGNED" in task.status.message.parts[0].text
+    assert files_under(hosts["inbox"]) == []
+
+
+def test_a_source_the_skill_does_not_accept_is_rejected(hosts, receiver, payload):
+    url = receiver().url
+    # picky accepts only someone-else; alpha's payload for it is built with the sender's override
+    text = payload("picky", override_accepts_from=True).read_text(encoding="utf-8")
+    task = stock_send(url, message_for(text, "picky"))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    assert "SOURCE_NOT_ACCEPTED" in task.status.message.parts[0].text
+    assert files_under(hosts["inbox"]) == []
+
+
+def test_a_request_over_the_limit_is_refused_before_it_is_parsed(hosts, receiver):
+    url = receiver(max_request_bytes=10_000).url
+    response = httpx.post(url, content=b"{" + b" " * 20_000, headers={"content-type": "application/json"})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "A2A_REQUEST_TOO_LARGE"
+
+
+def stock_get(url: str, task_id: str) -> Task:
+    async def go() -> Task:
+        async with httpx.AsyncClient(timeout=60) as http:
+            card = await A2ACardResolver(http, url).get_agent_card()
+            client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
+            return await client.get_task(GetTaskRequest(id=task_id))
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize(("status", "state"), [("success", "completed"), ("failure", "failed")])
+def test_the_receiving_agents_ack_completes_or_fails_the_task(hosts, receiver, payload, status, state):
+    from swarm_handoff_a2a.ack import A2A_TASK_FINAL, ack_task
+
+    running = receiver()
+    task = stock_send(running.url, message_for(payload().read_text(encoding="utf-8")))
+    (written,) = files_under(hosts["inbox"])
+    assert ack_task("processed", payload_path=written, store_url=running.store_url) == "working"
+    assert ack_task(status, payload_path=written, store_url=running.store_url) == state
+    assert stock_get(running.url, task.id).status.state == getattr(TaskState, f"TASK_STATE_{state.upper()}")
+    assert ack_task(status, task_id=task.id, store_url=running.store_url) == state  # the same ack again: no change
+    other = "failure" if status == "success" else "success"
+    with pytest.raises(Exception) as caught:
+        ack_task(other, task_id=task.id, store_url=running.store_url)
+    assert getattr(caught.value, "code", None) == A2A_TASK_FINAL

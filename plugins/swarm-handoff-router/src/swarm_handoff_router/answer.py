@@ -1,0 +1,187 @@
+"""`route()`: who should take this request, in plain words, over every discovered skill (issue 28, point 1).
+
+The engine under a `route` command or tool: a request in words is enough (no synthesis file),
+every discovered skill is a candidate whether it declares the hand-off block or not (those that
+do are marked `accepts_handoff`), each with the reasons `--explain` gives, and the answer says "no
+skill fits" (`abstain`) when the router's evidence for its best match is below the calibrated
+threshold, listing no candidate unless `show_all` asks for the ranking anyway.
+
+It lives in the router's distribution, not in `swarm_handoff.api`: the core must not import a
+plugin, and both the ranking and the abstention are the router's own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
+
+from swarm_handoff.api import Contribution, SkillRecord, UsageError
+
+# A request longer than this is refused: a pasted log of megabytes is not a request.
+MAX_REQUEST_CHARS = 100_000
+MAX_PROBLEM_TYPE_CHARS = 64
+
+
+@attrs.frozen
+class Routed:
+    """One skill of the answer: its place, whether it accepts hand-offs, its score and why."""
+
+    rank: int
+    record: SkillRecord
+    accepts_handoff: bool
+    score: float
+    contributions: tuple[Contribution, ...]
+
+    def to_data(self) -> dict[str, object]:
+        """The JSON-ready form of one ranked skill."""
+        return {
+            "rank": self.rank,
+            "skill": self.record.name,
+            "scope": str(self.record.scope),
+            "accepts_handoff": self.accepts_handoff,
+            "score": self.score,
+            "path": self.record.path,
+            "reasons": [c.to_data() for c in self.contributions],
+        }
+
+
+@attrs.frozen
+class RouteDocument:
+    """The answer to "who should take this?": the ranking, and whether no skill fits."""
+
+    kind: ClassVar[str] = "route"
+    request: str
+    ranked: tuple[Routed, ...]
+    abstain: bool
+    reason: str
+    evidence: float
+    threshold: float
+    top: int | None = None
+    scope: str | None = None
+    problem_type: str | None = None
+    show_all: bool = False
+
+    @property
+    def shown(self) -> tuple[Routed, ...]:
+        """What the answer lists: nothing when no skill fits (unless `show_all`), else the best `top`."""
+        if self.abstain and not self.show_all:
+            return ()
+        return self.ranked[: self.top] if self.top else self.ranked
+
+    def to_data(self) -> Mapping[str, object]:
+        """The document as plain data: `abstain` is a field, with its reason, evidence and threshold."""
+        return {
+            "kind": self.kind,
+            "request": self.request,
+            "scorer": "router",
+            "problem_type": self.problem_type,
+            "scope": self.scope,
+            "abstain": self.abstain,
+            "abstain_reason": self.reason,
+            "evidence": self.evidence,
+            "threshold": self.threshold,
+            "ranked": len(self.ranked),
+            "candidates": [entry.to_data() for entry in self.shown],
+        }
+
+
+class _Words:
+    """A request in words, read as a synthesis is: the prompt is the request."""
+
+    def __init__(self, text: str) -> None:
+        self.original_prompt = text
+        self.reframed_challenge = ""
+        self.synthesis_summary = ""
+
+
+def route(
+    request: str,
+    *,
+    cwd: str | Path | None = None,
+    top: int | None = None,
+    scope: str | None = None,
+    problem_type: str | None = None,
+    show_all: bool = False,
+    records: Sequence[SkillRecord] | None = None,
+) -> RouteDocument:
+    """Rank every discovered skill (declared or not) for a request in words, or say that none fits.
+
+    `cwd` is where discovery starts (default: the working directory); `records` replaces discovery
+    with given skills (a caller that already has them). `top` limits the candidates listed,
+    `scope` keeps the skills of one scope, `problem_type` is recorded in the answer (the router
+    reads words, not the type), `show_all` lists the ranking even when no skill fits.
+    """
+    from swarm_handoff_router.router import ABSTAIN_THRESHOLD, route_with_evidence
+
+    text = _checked_request(request)
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+        raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="use top=5 for a short menu")
+    if problem_type is not None and (not isinstance(problem_type, str) or len(problem_type) > MAX_PROBLEM_TYPE_CHARS):
+        raise UsageError(
+            f"problem_type must be a short word, not {problem_type!r}", hint="e.g. problem_type='decision'"
+        )
+    candidates, accepting = _candidates(cwd) if records is None else (list(records), set())
+    if scope is not None:
+        scopes = sorted({str(r.scope) for r in candidates})
+        if scope not in scopes:
+            raise UsageError(
+                f"no discovered skill has the scope {scope!r}",
+                hint=f"use one of: {', '.join(scopes) or '(no skill was found)'}",
+            )
+        candidates = [r for r in candidates if str(r.scope) == scope]
+    if not candidates:
+        reason = "no skill was discovered: there is nothing to rank"
+        return RouteDocument(text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, scope, problem_type, show_all)
+    contributions, evidence = route_with_evidence(candidates, _Words(text))
+    totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
+    order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
+    ranked = tuple(
+        Routed(place, candidates[i], candidates[i].name in accepting, totals[i], tuple(contributions[i]))
+        for place, i in enumerate(order, start=1)
+    )
+    return RouteDocument(
+        text,
+        ranked,
+        evidence.abstain,
+        evidence.reason(),
+        evidence.score,
+        evidence.threshold,
+        top,
+        scope,
+        problem_type,
+        show_all,
+    )
+
+
+def _checked_request(request: object) -> str:
+    """The request text, stripped; a clear error for anything that is not a usable request."""
+    if not isinstance(request, str):
+        raise UsageError(f"the request must be text, not {type(request).__name__}", hint='route("summarise this PDF")')
+    text = request.strip()
+    if not text:
+        raise UsageError("the request is empty", hint='say what you need, e.g. route("summarise this PDF")')
+    if len(text) > MAX_REQUEST_CHARS:
+        raise UsageError(
+            f"the request is {len(text):,} characters; at most {MAX_REQUEST_CHARS:,} are read",
+            hint="pass the request itself, not a whole log or document",
+        )
+    return text
+
+
+def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str]]:
+    """Every discovered skill that may be offered (declared targets, then undeclared skills), and the
+    names of those that declare they accept hand-offs."""
+    from swarm_handoff.api import discover, make_context, with_undeclared
+
+    found = discover(make_context(cwd))
+    return list(with_undeclared(found)), {r.name for r in found.workflows}
+
+
+def _tidy(total: float) -> float:
+    """Integer totals as integers, float noise rounded: equal scores really tie (as `rank` does)."""
+    rounded = round(total, 6)
+    return int(rounded) if float(rounded).is_integer() else rounded

@@ -1,0 +1,129 @@
+"""`route()`: a request in words ranks every discovered skill, marks hand-off targets, and can abstain."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import swarm_handoff_router
+from swarm_handoff.api import SkillRecord, UsageError
+from swarm_handoff_router import answer
+from swarm_handoff_router.answer import RouteDocument, route
+
+HOUR_AGO = time.time() - 3600
+HANDOFF = """handoff:
+  accepts_handoff: true
+  handoff_categories: [analysis]
+  handoff_description: "Structured reasoning to a decision"
+  handoff_trigger: "--handoff {payload_path}"
+  requires:
+    - context.original_prompt
+"""
+
+
+def skill(root: Path, name: str, description: str, extra: str = "") -> None:
+    path = root / ".claude" / "skills" / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n", encoding="utf-8")
+    os.utime(path, (HOUR_AGO, HOUR_AGO))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "project"
+    skill(root, "pdf-filler", "Fill in PDF forms from a spreadsheet of answers")
+    skill(root, "regex-helper", "Write and test a regular expression for log lines")
+    skill(root, "decision-helper", "Weigh the options of a hard decision step by step", HANDOFF)
+    return root
+
+
+def test_a_request_in_words_ranks_every_discovered_skill_declared_or_not(project: Path) -> None:
+    found = route("fill in this PDF form from my spreadsheet", cwd=project)
+    names = [entry.record.name for entry in found.ranked]
+    assert names[0] == "pdf-filler"
+    assert set(names) >= {"pdf-filler", "regex-helper", "decision-helper"}
+    assert not found.abstain
+    marks = {entry.record.name: entry.accepts_handoff for entry in found.ranked}
+    assert marks["decision-helper"] is True
+    assert marks["pdf-filler"] is False
+    assert any(c.factor.startswith("term:") for c in found.ranked[0].contributions)  # the --explain reasons
+
+
+def test_the_document_is_json_with_abstain_as_a_field(project: Path) -> None:
+    data = json.loads(json.dumps(route("test a regex for my log lines", cwd=project).to_data()))
+    assert data["kind"] == "route"
+    assert data["abstain"] is False
+    assert data["candidates"][0]["skill"] == "regex-helper"
+    assert data["candidates"][0]["reasons"]
+    assert {"evidence", "threshold", "abstain_reason", "accepts_handoff"} <= set(data) | set(data["candidates"][0])
+
+
+def test_no_skill_fits_lists_nothing_unless_show_all(project: Path) -> None:
+    found = route("book a table for two at an italian restaurant", cwd=project)
+    assert found.abstain
+    assert found.to_data()["candidates"] == []
+    assert "below the threshold" in str(found.to_data()["abstain_reason"])
+    shown = route("book a table for two at an italian restaurant", cwd=project, show_all=True)
+    assert shown.abstain
+    assert len(shown.to_data()["candidates"]) == len(shown.ranked) >= 3  # type: ignore[arg-type]
+
+
+def test_top_limits_the_candidates_listed(project: Path) -> None:
+    found = route("fill in a PDF form", cwd=project, top=1)
+    assert [c["skill"] for c in found.to_data()["candidates"]] == ["pdf-filler"]  # type: ignore[union-attr]
+    assert found.to_data()["ranked"] == len(found.ranked) >= 3
+
+
+def test_scope_keeps_one_scope_and_an_unknown_one_is_a_clear_error(project: Path) -> None:
+    found = route("fill in a PDF form", cwd=project, scope="project")
+    assert found.ranked
+    assert {str(e.record.scope) for e in found.ranked} == {"project"}
+    with pytest.raises(UsageError, match="scope 'galaxy'") as caught:
+        route("fill in a PDF form", cwd=project, scope="galaxy")
+    assert "project" in str(caught.value.hint)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "kwargs", "message"),
+    [
+        ("", {}, "empty"),
+        ("   ", {}, "empty"),
+        ("x" * (answer.MAX_REQUEST_CHARS + 1), {}, "at most"),
+        ("fill a form", {"top": 0}, "at least 1"),
+        ("fill a form", {"top": True}, "at least 1"),
+        ("fill a form", {"problem_type": "x" * 100}, "problem_type"),
+    ],
+)
+def test_bad_input_is_a_usage_error_saying_what_to_do(
+    request_text: str, kwargs: dict[str, object], message: str
+) -> None:
+    with pytest.raises(UsageError, match=message) as caught:
+        route(request_text, records=[], **kwargs)  # type: ignore[arg-type]
+    assert caught.value.hint
+
+
+def test_a_request_that_is_not_text_is_refused() -> None:
+    with pytest.raises(UsageError, match="must be text"):
+        route(b"bytes", records=[])  # type: ignore[arg-type]
+
+
+def test_given_records_replace_discovery_and_nothing_discovered_abstains() -> None:
+    empty = route("anything at all", records=[])
+    assert empty.abstain
+    assert empty.ranked == ()
+    record = SkillRecord(name="pdf-filler", scope="global", source="t", description="Fill in PDF forms")
+    found = route("fill in PDF forms", records=[record], problem_type="decision")
+    assert found.ranked[0].record.name == "pdf-filler"
+    assert found.to_data()["problem_type"] == "decision"
+
+
+def test_the_package_exports_route_lazily() -> None:
+    assert swarm_handoff_router.route is route
+    assert swarm_handoff_router.RouteDocument is RouteDocument
+    with pytest.raises(AttributeError):
+        _ = swarm_handoff_router.nothing_here

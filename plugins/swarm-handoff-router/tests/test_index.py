@@ -1,0 +1,254 @@
+"""The router's index: stored once per skill set, scored through postings, the same points as before."""
+
+from __future__ import annotations
+
+import importlib.util
+import marshal
+import os
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from swarm_handoff.api import FileMemo, SkillRecord
+from swarm_handoff_router import analysis_cache, index, router
+from swarm_handoff_router.analysis_cache import memo_version
+from swarm_handoff_router.index import FIELDS, Index, build
+from swarm_handoff_router.router import FIELD_WEIGHTS, Document, analyse, route
+
+HOUR_AGO = time.time() - 3600
+BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_routing.py"
+
+
+class Query:
+    """A request as the scorer reads a synthesis."""
+
+    def __init__(self, text: str, summary: str = "") -> None:
+        self.original_prompt = text
+        self.reframed_challenge = ""
+        self.synthesis_summary = summary
+
+
+def write(folder: Path, name: str, description: str, body: str) -> SkillRecord:
+    path = folder / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}", encoding="utf-8")
+    os.utime(path, (HOUR_AGO, HOUR_AGO))
+    return SkillRecord(name=name, scope="global", source="test", description=description, path=str(path))
+
+
+TOPICS = (
+    ("vendor quotes", "Compare vendor quotes and estimate the cost of a purchase."),
+    ("blog essay", "Write a blog post or an essay in a plain style."),
+    ("regex pattern", "Build and test a regex for log lines."),
+    ("slide deck", "Make a slide deck for a presentation. Not for spreadsheets."),
+    ("root cause", "Find the root cause of a crash from its stack trace."),
+)
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> list[SkillRecord]:
+    """Enough skills for the memos to be used, with synonyms, phrases and negative clauses among them."""
+    out = []
+    for number in range(analysis_cache.MIN_RECORDS + 10):
+        words, sentence = TOPICS[number % len(TOPICS)]
+        description = f"{words} helper {number}; not for tax filings" if number % 3 else f"{words} {number}"
+        body = f"# Skill\n\n{sentence}\n\nStep {number}: read the notes.\n\n## When not to use\n\n- legal advice\n"
+        out.append(write(tmp_path, f"skill-{number}", description, body))
+    return out
+
+
+REQUESTS = (
+    "compare the quotes from three vendors",
+    "write an essay for our blog about caching",
+    "my presentation needs slides, not a spreadsheet",
+    "why does it crash? find the root cause",
+    "tax filings for the year",
+    "use skill-7 to draft it",
+    "nothing here matches zebra",
+    " ".join(f"word{n}" for n in range(router.LONG_REQUEST)) + " regex pattern for log lines, vendor quotes",
+)
+
+
+def test_the_index_follows_the_router_fields() -> None:
+    assert tuple(FIELD_WEIGHTS) == FIELDS  # the postings' counts are in the scorer's field order
+
+
+@pytest.mark.parametrize("text", REQUESTS)
+def test_points_and_reasons_through_the_index_equal_those_of_whole_documents(
+    skills: list[SkillRecord], text: str
+) -> None:
+    documents = [Document.of(s) for s in skills]
+    expected = route(skills, Query(text, "summary with a regex"), documents)
+    assert route(skills, Query(text, "summary with a regex")) == expected  # built, and stored
+    assert route(skills, Query(text, "summary with a regex")) == expected  # read back from the memo
+
+
+def test_a_second_ranking_reads_the_stored_index_and_analyses_nothing(
+    skills: list[SkillRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = route(skills, Query("compare vendor quotes"))
+
+    def no_analysis(*args: object, **kwargs: object) -> list[Document]:
+        raise AssertionError("the stored index should have been used")
+
+    monkeypatch.setattr(router, "analyse", no_analysis)
+    assert route(skills, Query("compare vendor quotes")) == first
+
+
+def test_an_edited_skill_rebuilds_the_index_analysing_only_that_skill(
+    skills: list[SkillRecord], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    route(skills, Query("compare vendor quotes"))
+    path = Path(skills[4].path or "")
+    path.write_text(path.read_text(encoding="utf-8") + "\nAlso audits vendor invoices.\n", encoding="utf-8")
+    os.utime(path, (HOUR_AGO + 60, HOUR_AGO + 60))
+    analysed: list[str] = []
+    original = Document.of.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Document], skill: SkillRecord, body: str | None = None) -> Document:
+        if skill is not analysis_cache._REFERENCE:
+            analysed.append(skill.name)
+        return original(cls, skill, body)
+
+    monkeypatch.setattr(Document, "of", classmethod(counting))
+    ranked = route(skills, Query("audit the vendor invoices"))
+    assert analysed == ["skill-4"]
+    assert ranked == route(skills, Query("audit the vendor invoices"), [original(Document, s) for s in skills])
+
+
+def test_a_damaged_stored_index_is_built_again_with_the_same_ranking(skills: list[SkillRecord]) -> None:
+    expected = route(skills, Query("write a blog essay"))
+    memo = FileMemo(index.MEMO_NAME, memo_version())
+    assert memo.entries, "the index should have been stored"
+    for key, (inputs, state) in list(memo.entries.items()):
+        postings = dict(state[5])
+        for word, (df, mentions, docs, counts) in postings.items():
+            postings[word] = (df, mentions, docs + b"\xff\xff\xff\x7f", counts)  # a skill number out of range
+        memo.entries[key] = (inputs, (*state[:5], postings, *state[6:]))
+    memo.dirty = True
+    memo.save()
+    assert route(skills, Query("write a blog essay")) == expected
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        None,
+        (index.INDEX_FORMAT,),
+        (index.INDEX_FORMAT, ("a",), ((1, 2, 3),), ((),), (1.0, 1.0, 1.0, 1.0), {}, {}, {}, {}),
+        (index.INDEX_FORMAT, ("a",), ((1, 2, 3, 4),), ((),), (float("nan"), 1.0, 1.0, 1.0), {}, {}, {}, {}),
+        (index.INDEX_FORMAT, 5, (), (), (1.0, 1.0, 1.0, 1.0), {}, {}, {}, {}),
+        (index.INDEX_FORMAT, (), (), (), (1.0, 1.0, 1.0, 1.0), [], {}, {}, {}),
+    ],
+)
+def test_a_stored_index_of_another_shape_is_refused(state: object) -> None:
+    with pytest.raises(index.DamagedIndex):
+        Index.from_state(state)
+
+
+@pytest.mark.parametrize("cut", [4, 1])
+def test_a_posting_with_misaligned_counts_is_refused(cut: int) -> None:
+    built = Index.of([Document.of(SkillRecord(name="a", scope="global", source="t", description="vendor quotes"))])
+    word = next(iter(built.postings))
+    frequency, mentions, docs, counts = built.postings[word]
+    head = [getattr(built, f) for f in ("names", "lengths", "clauses", "average")]
+    broken = Index(*head, {word: (frequency, mentions, docs, counts[:-cut])}, {}, {}, {})
+    with pytest.raises(index.DamagedIndex):
+        broken.posting(word)
+
+
+def test_the_index_round_trips_through_the_memo_format(skills: list[SkillRecord]) -> None:
+    built = Index.of(analyse(skills))
+    again = Index.from_state(marshal.loads(marshal.dumps(built.to_state())))
+    assert again == built
+
+
+def test_only_skills_sharing_a_word_with_the_request_are_scored(
+    skills: list[SkillRecord], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scored: list[str] = []
+    original = router._RequestScorer.score
+
+    def counting(self: router._RequestScorer, name: str, *args: object) -> object:
+        scored.append(name)
+        return original(self, name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(router._RequestScorer, "score", counting)
+    ranked = route(skills, Query("a regex for log lines"))
+    regex = {s.name for s in skills if s.description.startswith("regex")}
+    assert set(scored) == regex  # one skill in five talks of regexes; the others are not looked at
+    assert len(ranked) == len(skills)
+    assert all(ranked[i][0].factor == "router" for i, s in enumerate(skills) if s.name not in regex)
+
+
+def test_the_memos_grow_with_the_skill_set() -> None:
+    small_entries, small_bytes = analysis_cache.memo_bounds(100)
+    entries, size = analysis_cache.memo_bounds(50_000)
+    assert entries >= 50_000
+    assert size >= 50_000 * analysis_cache.BYTES_PER_SKILL > small_bytes
+    assert small_entries >= 100
+
+
+def test_without_the_cache_the_index_is_built_in_memory(
+    skills: list[SkillRecord], monkeypatch: pytest.MonkeyPatch, own_cache: Path
+) -> None:
+    monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    expected = route(skills, Query("slide deck"), [Document.of(s) for s in skills])
+    assert route(skills, Query("slide deck")) == expected
+    assert not list(own_cache.rglob("router-index.bin"))
+
+
+def test_build_stores_one_index_per_skill_set(skills: list[SkillRecord]) -> None:
+    build(skills)
+    build(skills[:-1])
+    memo = FileMemo(index.MEMO_NAME, memo_version())
+    assert len(memo.entries) == 2
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_routing", BENCH)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_labelled_set_ranks_as_with_whole_documents(bench: ModuleType) -> None:
+    """A sample of every request set over the bench's fixture skills (the full check: bench_routing --check-index)."""
+    records = bench.load_skills(Path("/nonexistent"))  # the fixtures only: they are in the repository
+    documents = [Document.of(r) for r in records]
+    compared = 0
+    for path in bench.request_files().values():
+        for request in bench.load_requests(path)[::15]:
+            query = bench.Query(request["q"])
+            assert route(records, query) == route(records, query, documents), request["q"]
+            compared += 1
+    assert compared > 100
+
+
+def test_a_request_no_skill_shares_a_word_with_abstains(skills: list[SkillRecord]) -> None:
+    _, found = router.route_with_evidence(skills, Query("book a table for two at an italian restaurant"))
+    assert found.abstain
+    assert found.best is None
+    assert "below the threshold" in found.reason()
+
+
+def test_a_request_a_skill_answers_in_its_own_words_does_not_abstain(skills: list[SkillRecord]) -> None:
+    ranked, found = router.route_with_evidence(skills, Query("find the root cause of this crash"))
+    assert not found.abstain
+    assert found.best is not None
+    assert found.best in {s.name for s in skills if "root cause" in s.description}
+    assert "at or above the threshold" in found.reason()
+    assert ranked == route(skills, Query("find the root cause of this crash"))  # the same ranking as `route`
+
+
+def test_the_evidence_is_the_weighted_sum_of_its_features(skills: list[SkillRecord]) -> None:
+    _, found = router.route_with_evidence(skills, Query("compare vendor quotes"))
+    expected = sum(router.EVIDENCE_WEIGHTS[k] * v for k, v in found.features.items())
+    assert found.score == pytest.approx(expected, abs=1e-3)
+    assert found.threshold == router.ABSTAIN_THRESHOLD
+    assert set(found.features) == set(router.EVIDENCE_WEIGHTS)
