@@ -148,3 +148,13 @@ def test_the_mcp_route_tool_is_listed_and_callable(project: Path, host: Any) -> 
     data = spec.run(Call(args, host)).to_data()
     assert data["abstain"] is False
     assert [c["skill"] for c in data["candidates"]] == ["pdf-filler"]
+
+
+def test_rank_request_ranks_every_discovered_skill_with_the_router(project: Path, swarm_cli: Any) -> None:
+    args = ("rank", "--request", "fill in this PDF form from my spreadsheet", "--cwd", str(project), "-f", "json")
+    result = swarm_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["scorer"] == "router"  # the rule: a request in words, no --scorer
+    assert data["workflows"][0]["skill"] == "pdf-filler"
+    assert {w["skill"] for w in data["workflows"]} == {"pdf-filler", "regex-helper", "decision-helper"}
