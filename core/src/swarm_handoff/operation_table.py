@@ -366,6 +366,12 @@ HANDOFF = Operation(
             path=True,
         ),
         Param(
+            "request",
+            help="A request in words instead of a synthesis file: it becomes original_prompt "
+            "(see docs/payloads.md for the defaults).",
+            surfaces=_CLI,
+        ),
+        Param(
             "received",
             Path,
             "Continue the chain of the payload this skill received (checked first; no synthesis needed).",
@@ -440,7 +446,10 @@ HANDOFF = Operation(
         ),
     ),
     "swarm_handoff.cli.handoff_commands:handoff_operation",
-    examples=("swarm-handoff handoff code-review --synthesis synthesis.yaml --source planner --session DIR",),
+    examples=(
+        "swarm-handoff handoff code-review --synthesis synthesis.yaml --source planner --session DIR",
+        'swarm-handoff handoff code-review --request "review my change for security holes" --session DIR',
+    ),
     docs="docs/payloads.md",
     tool="handoff",
     tool_summary="Build, validate and write a hand-off payload into the session folder (as `swarm-handoff handoff`). "
