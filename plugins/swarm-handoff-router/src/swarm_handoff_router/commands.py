@@ -122,14 +122,17 @@ def read_request(stream: TextIO, limit: int = MAX_REQUEST_CHARS) -> str:
 
 def route_cli(operation: Operation, values: dict[str, Any]) -> None:
     """The command line's run: `-` reads the request from stdin (bounded), then the operation runs."""
-    import typer
-
-    from swarm_handoff.cli.operations_cli import invoke
-    from swarm_handoff.cli.output import report
+    from swarm_handoff.api import invoke_operation, run
 
     if values.get("request") == STDIN:
         try:
             values = {**values, "request": read_request(sys.stdin)}
         except UsageError as error:
-            raise typer.Exit(report(error, str(values.get("format", "text")))) from None
-    invoke(operation, values)
+            refusal = error
+
+            def refuse(host: PluginHost) -> Any:
+                raise refusal
+
+            run(str(values.get("format", "text")), refuse)  # printed as every refusal is; exits 2
+            return
+    invoke_operation(operation, values)
