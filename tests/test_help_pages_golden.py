@@ -27,6 +27,7 @@ PINNED = (
     "why",
     "lint",
     "rank",
+    "route",
     "handoff",
     "validate",
     "verify",

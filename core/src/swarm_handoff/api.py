@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from swarm_handoff.cache import read_skills as read_skills
     from swarm_handoff.cache import watch as watch
     from swarm_handoff.cli.handoff_commands import AckReport as AckReport
+    from swarm_handoff.cli.operations_cli import invoke_operation as invoke_operation
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
     from swarm_handoff.cli.output import run as run
@@ -382,6 +383,7 @@ _EXPORTS: dict[str, str] = {
     "DispatchDocument": "swarm_handoff.workflow.dispatch_document",
     # CLI extensions: the helpers core commands use, so a plugin's commands behave the same
     "run": "swarm_handoff.cli.output",
+    "invoke_operation": "swarm_handoff.cli.operations_cli",
     "format_option": "swarm_handoff.cli.output",
     "check_cwd": "swarm_handoff.cli.output",
     "recorded_history": "swarm_handoff.cli.rank_commands",

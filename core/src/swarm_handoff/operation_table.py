@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm_handoff.operations import CLI, MCP, Group, Operation, Param
-from swarm_handoff.ranking_options import DEFAULT_SCORER, DEFAULT_TOP, Autonomy
+from swarm_handoff.ranking_options import DEFAULT_TOP, Autonomy
 
 __all__ = ["CORE_GROUPS", "CORE_OPERATIONS", "MAX_TOP"]
 
@@ -196,18 +196,36 @@ PLUGINS = Operation(
 
 _SYNTHESIS_TOOL_HELP = "The synthesis: an object (as in a synthesis file), or the path of a YAML/JSON synthesis file."
 
+RANKING_RULE = (
+    "Ranking rule: the router by default for undeclared candidates or a request in words; "
+    "swarm-v2 for synthesis-based ranking of declared targets."
+)
+
 RANK = Operation(
     "rank",
-    "Rank the discovered hand-off targets for a synthesis and print the menu (C, D, E, ...).",
+    "Rank the discovered hand-off targets for a synthesis and print the menu (C, D, E, ...).\n\n"
+    "--request ranks for a request in words instead, over every discovered skill (no synthesis file).\n\n"
+    + RANKING_RULE,
     (
         Param(
             "synthesis",
             Path,
-            "The synthesis file (YAML, or JSON by extension).",
-            required=True,
+            "The synthesis file (YAML, or JSON by extension); or give --request.",
+            tool_required=True,
             tool_type="text-or-object",
             tool_help=_SYNTHESIS_TOOL_HELP,
             path=True,
+        ),
+        Param(
+            "request",
+            help="The request in words, instead of a synthesis file: every discovered skill is ranked "
+            "(declared or not; the router when installed).",
+            surfaces=_CLI,
+        ),
+        Param(
+            "problem_type",
+            help="With --request: the problem type it carries (default: analytical).",
+            surfaces=_CLI,
         ),
         Param(
             "cwd",
@@ -231,8 +249,7 @@ RANK = Operation(
         ),
         Param(
             "scorer",
-            help="Scorer name (see `swarm-handoff plugins`).",
-            default=DEFAULT_SCORER,
+            help="Scorer name (see `swarm-handoff plugins`); default: the ranking rule above.",
             complete="scorer",
             tool_help="Scorer name (default: the built-in one).",
         ),
@@ -305,8 +322,10 @@ RANK = Operation(
     examples=(
         "swarm-handoff rank --synthesis synthesis.yaml",
         "swarm-handoff rank --synthesis synthesis.yaml --explain",
+        'swarm-handoff rank --request "review my pull request for security holes"',
     ),
     docs="docs/rank.md",
+    takes_format=True,
     tool="rank",
     tool_summary="Rank the discovered hand-off targets for a synthesis: the Stage 4 menu (as `swarm-handoff rank`).",
 )
@@ -345,6 +364,12 @@ HANDOFF = Operation(
             tool_type="text-or-object",
             tool_help=_SYNTHESIS_TOOL_HELP,
             path=True,
+        ),
+        Param(
+            "request",
+            help="A request in words instead of a synthesis file: it becomes original_prompt "
+            "(see docs/payloads.md for the defaults).",
+            surfaces=_CLI,
         ),
         Param(
             "received",
@@ -421,7 +446,10 @@ HANDOFF = Operation(
         ),
     ),
     "swarm_handoff.cli.handoff_commands:handoff_operation",
-    examples=("swarm-handoff handoff code-review --synthesis synthesis.yaml --source planner --session DIR",),
+    examples=(
+        "swarm-handoff handoff code-review --synthesis synthesis.yaml --source planner --session DIR",
+        'swarm-handoff handoff code-review --request "review my change for security holes" --session DIR',
+    ),
     docs="docs/payloads.md",
     tool="handoff",
     tool_summary="Build, validate and write a hand-off payload into the session folder (as `swarm-handoff handoff`). "

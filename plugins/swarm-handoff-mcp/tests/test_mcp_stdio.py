@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -16,6 +17,8 @@ from swarm_handoff_mcp.testing import World, connect, example_step, server_comma
 pytest.importorskip("mcp")
 
 TOOLS = {"discover", "why", "lint", "rank", "handoff", "verify", "validate", "ack", "history", "workflow_step"}
+# Tools an installed plugin of this repository adds from its own operation rows.
+PLUGIN_TOOLS = {"route"} if importlib.util.find_spec("swarm_handoff_router") else set()
 
 
 def cli_json(world: World, *args: str) -> Any:
@@ -84,7 +87,7 @@ def test_agent_flow_discover_rank_handoff_verify_ack_history(world: World) -> No
         return out
 
     out = anyio.run(main)
-    assert set(out["tools"]) == TOOLS
+    assert set(out["tools"]) == TOOLS | PLUGIN_TOOLS
     for schema in out["tools"].values():
         assert schema["type"] == "object"
         assert schema["additionalProperties"] is False

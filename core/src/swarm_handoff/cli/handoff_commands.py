@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 import attrs
 import typer
@@ -21,6 +21,9 @@ from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, Usage
 from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.termsafe import escape_controls
+
+if TYPE_CHECKING:
+    from swarm_handoff.synthesis import Synthesis
 
 
 def _is_terminal() -> bool:
@@ -80,6 +83,7 @@ def handoff_operation(
     session: str,
     synthesis: Path | None,
     received: Path | None,
+    request: str | None = None,
     schema: str | None,
     source: str | None,
     reason: str,
@@ -102,7 +106,7 @@ def handoff_operation(
     check_session(session)  # the text as given: Path("") would quietly mean "."
     options = HandoffOptions(
         target=target,
-        synthesis=synthesis,
+        synthesis=_synthesis_or_request(synthesis, request, received),
         session=Path(session),
         schema=schema,
         source=source,
@@ -122,6 +126,27 @@ def handoff_operation(
     for dropped in result.dropped:
         typer.echo(f"warning: dropped {dropped} (down-converted to v{result.version})", err=True)
     return result
+
+
+def _synthesis_or_request(
+    synthesis: Path | None, request: str | None, received: Path | None
+) -> Path | Synthesis | None:
+    """The synthesis file, or the synthesis a request in words stands for (`--request`): never both."""
+    if request is None:
+        if synthesis is None and received is None:
+            raise UsageError(
+                "handoff needs --synthesis FILE, --request TEXT, or --from PAYLOAD to continue a chain",
+                hint='e.g. swarm-handoff handoff SKILL --request "what you need" --session DIR',
+            )
+        return synthesis
+    if synthesis is not None:
+        raise UsageError(
+            "--synthesis and --request are two ways to give the context: give one",
+            hint="drop --request to hand off the synthesis file, or --synthesis to hand off the words",
+        )
+    from swarm_handoff.request_words import synthesis_from_request
+
+    return synthesis_from_request(request)
 
 
 def validate_operation(host: PluginHost, *, payload: Path) -> Document:

@@ -22,7 +22,7 @@ from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Par
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
 
-__all__ = ["FORMAT", "add_operations", "command_function", "invoke"]
+__all__ = ["FORMAT", "add_operations", "command_function", "invoke", "invoke_operation"]
 
 # `--format`: every operation that prints a document takes it, last, as every command always did.
 FORMAT = Param("format", help=FORMAT_HELP, default=DEFAULT_FORMAT, flags=("--format", "-f"), complete="format")
@@ -113,6 +113,11 @@ def invoke(operation: Operation, values: dict[str, Any]) -> None:
             typer.echo(note, err=True)
         if outcome.status:
             raise typer.Exit(outcome.status)
+
+
+def invoke_operation(operation: Operation, values: dict[str, Any]) -> None:
+    """Run `operation` as its command does: for a plugin's `cli_invoke` that prepares the values first."""
+    invoke(operation, values)
 
 
 def _epilog(examples: tuple[str, ...], docs: str) -> str | None:

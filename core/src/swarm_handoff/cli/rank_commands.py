@@ -7,12 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from swarm_handoff.components import Kind
 from swarm_handoff.errors import SwarmError, UsageError
+from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking_options import Autonomy, chain_names
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
-    from swarm_handoff.ranking import HistoryCounts, RankingResult
+    from swarm_handoff.ranking import HistoryCounts
+    from swarm_handoff.synthesis import Synthesis
 
 HISTORY_INVALID = "HISTORY_INVALID"
 
@@ -58,11 +61,13 @@ def load_history(path: Path) -> dict[str, HistoryCounts]:
 def rank_operation(
     host: PluginHost,
     *,
-    synthesis: Path,
+    synthesis: Path | None,
+    request: str | None = None,
+    problem_type: str | None = None,
     cwd: Path | None,
     workflows: Path | None,
     session: Path | None,
-    scorer: str,
+    scorer: str | None,
     top: int,
     chain: str,
     autonomy: Autonomy | None,
@@ -74,19 +79,27 @@ def rank_operation(
     inputs: list[str] | None,
     show_all: bool,
     include_undeclared: bool,
-) -> RankingResult:
-    """`rank`: the Stage 4 menu of hand-off targets for a synthesis, ranked by a named scorer."""
+    format: str = "text",
+) -> OperationResult:
+    """`rank`: the Stage 4 menu of hand-off targets for a synthesis or a request in words.
+
+    Without `scorer`, the ranking rule decides: the router for a request in words (when installed)
+    or undeclared candidates, `swarm-v2` otherwise. A ranking whose scorer could not tell the
+    candidates apart says so in the document and, in text, on stderr too.
+    """
     from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.eligibility import Query, by_category
-    from swarm_handoff.ranking import RankingRequest, rank
-    from swarm_handoff.synthesis import load_synthesis
+    from swarm_handoff.ranking import INDISTINCT, WORDS_SCORER, RankingRequest, rank
 
-    request = RankingRequest(
-        synthesis=load_synthesis(synthesis),
+    in_words = request is not None
+    ranking = RankingRequest(
+        synthesis=_synthesis(synthesis, request, problem_type),
         chain=chain_names(chain),  # checked as `handoff --chain` and the MCP tools check it
         autonomy=autonomy,
         history=load_history(history) if history is not None else recorded_history(),
     )
+    if in_words and scorer is None and WORDS_SCORER in host.components(Kind.SCORER):
+        scorer = WORDS_SCORER
     if workflows is not None and include_undeclared:
         raise UsageError(
             "--include-undeclared ranks what discovery found, not a --workflows file",
@@ -99,14 +112,14 @@ def rank_operation(
     else:
         found = discover(make_context(cwd), host)
         records, problems = found.workflows, found.problems
-        if include_undeclared:
+        if include_undeclared or in_words:  # a request in words: every discovered skill is a candidate
             from swarm_handoff.undeclared import with_undeclared
 
             records = tuple(with_undeclared(found))
     records = by_category(records, category or [])
     result = rank(
         records,
-        request,
+        ranking,
         scorer=scorer,
         top=top,
         explain=explain,
@@ -120,4 +133,31 @@ def rank_operation(
 
         written: dict[str, Any] = write_scores(session, result)
         result = attrs.evolve(result, session=written)
-    return result
+    notes = tuple(
+        f"warning: {p.code}: {p.message}" + (f" ({p.hint})" if p.hint else "")
+        for p in result.problems
+        if p.code == INDISTINCT and format == "text"
+    )
+    return OperationResult(result, notes=notes)
+
+
+def _synthesis(synthesis: Path | None, request: str | None, problem_type: str | None) -> Synthesis:
+    """The synthesis file's, or the one a request in words stands for: exactly one of the two."""
+    from swarm_handoff.request_words import synthesis_from_request
+    from swarm_handoff.synthesis import load_synthesis
+
+    if synthesis is not None and request is not None:
+        raise UsageError(
+            "--synthesis and --request are two ways to say the same thing: give one",
+            hint="drop --request to rank for the synthesis file, or --synthesis to rank for the words",
+        )
+    if request is not None:
+        return synthesis_from_request(request, problem_type)
+    if problem_type is not None:
+        raise UsageError("--problem-type goes with --request", hint="a synthesis file carries its own problem_type")
+    if synthesis is None:
+        raise UsageError(
+            "rank needs a synthesis file or a request in words",
+            hint='give --synthesis synthesis.yaml, or --request "what you need"',
+        )
+    return load_synthesis(synthesis)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -21,13 +21,17 @@ from swarm_handoff.payload.io import dump_payload
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 
+if TYPE_CHECKING:
+    from swarm_handoff.synthesis import Synthesis
+
 
 @attrs.frozen(kw_only=True)
 class HandoffOptions:
     """What the user asked for: the target, the inputs, and the optional parts of the payload."""
 
     target: str
-    synthesis: Path | None = None  # with `received`: replaces the received context
+    # a file, or a parsed synthesis (`rank`/`handoff --request`: request_words); with `received`: replaces its context
+    synthesis: Path | Synthesis | None = None
     session: Path
     schema: str | None = None  # None: the target's schema version decides (docs/payloads.md)
     source: str | None = None

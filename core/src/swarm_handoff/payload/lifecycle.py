@@ -149,7 +149,8 @@ def _hand_off(
             require_signature=required,
             option=spelling.spell("require_signature"),  # received.py speaks the caller's spelling
         )
-    synthesis = load_synthesis(options.synthesis) if options.synthesis is not None else None
+    given_synthesis = options.synthesis
+    synthesis = load_synthesis(given_synthesis) if isinstance(given_synthesis, (str, Path)) else given_synthesis
     found = discover(context, host)
     record = found.named(options.target)
     alias_note = None

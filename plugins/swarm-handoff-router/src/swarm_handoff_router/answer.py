@@ -61,9 +61,14 @@ class RouteDocument:
     evidence: float
     threshold: float
     top: int | None = None
-    scope: str | None = None
+    scope: str | tuple[str, ...] | None = None
     problem_type: str | None = None
     show_all: bool = False
+    explain: bool = False
+
+    def explained(self, explain: bool = True) -> RouteDocument:
+        """The same answer, its text layout listing each skill's reasons (`--explain`)."""
+        return attrs.evolve(self, explain=explain)
 
     @property
     def shown(self) -> tuple[Routed, ...]:
@@ -79,7 +84,7 @@ class RouteDocument:
             "request": self.request,
             "scorer": "router",
             "problem_type": self.problem_type,
-            "scope": self.scope,
+            "scope": list(self.scope) if isinstance(self.scope, tuple) else self.scope,
             "abstain": self.abstain,
             "abstain_reason": self.reason,
             "evidence": self.evidence,
@@ -87,6 +92,30 @@ class RouteDocument:
             "ranked": len(self.ranked),
             "candidates": [entry.to_data() for entry in self.shown],
         }
+
+    def to_text(self) -> str:
+        """The answer for a person: a ranked list (* marks a skill that accepts hand-offs), or "no skill fits"."""
+        lines: list[str] = []
+        if self.abstain:
+            lines.append(f"No skill fits this request: {self.reason}.")
+            if not self.show_all and self.ranked:
+                lines.append("(--all shows the ranking anyway)")
+        shown = self.shown
+        width = max((len(entry.record.name) for entry in shown), default=0)
+        for entry in shown:
+            mark = "*" if entry.accepts_handoff else " "
+            lines.append(
+                f"{entry.rank:>3}. {entry.record.name:<{width}} {mark} {entry.score:>9.3f}  [{entry.record.scope}]"
+            )
+            if self.explain:
+                for c in entry.contributions:
+                    lines.append(f"       {c.points:+g}  {c.factor}: {c.reason}")
+        if shown:
+            if any(entry.accepts_handoff for entry in shown):
+                lines.append("* accepts hand-offs (swarm-handoff handoff SKILL ...)")
+            if len(shown) < len(self.ranked):
+                lines.append(f"({len(shown)} of {len(self.ranked)} skills; --top N shows more)")
+        return "\n".join(lines) + "\n"
 
 
 class _Words:
@@ -103,7 +132,7 @@ def route(
     *,
     cwd: str | Path | None = None,
     top: int | None = None,
-    scope: str | None = None,
+    scope: str | Sequence[str] | None = None,
     problem_type: str | None = None,
     show_all: bool = False,
     records: Sequence[SkillRecord] | None = None,
@@ -112,8 +141,9 @@ def route(
 
     `cwd` is where discovery starts (default: the working directory); `records` replaces discovery
     with given skills (a caller that already has them). `top` limits the candidates listed,
-    `scope` keeps the skills of one scope, `problem_type` is recorded in the answer (the router
-    reads words, not the type), `show_all` lists the ranking even when no skill fits.
+    `scope` keeps the skills of one scope (or of several, given as a list), `problem_type` is
+    recorded in the answer (the router reads words, not the type), `show_all` lists the ranking
+    even when no skill fits.
     """
     from swarm_handoff_router.router import ABSTAIN_THRESHOLD, route_with_evidence
 
@@ -125,17 +155,21 @@ def route(
             f"problem_type must be a short word, not {problem_type!r}", hint="e.g. problem_type='decision'"
         )
     candidates, accepting = _candidates(cwd) if records is None else (list(records), set())
+    named: str | tuple[str, ...] | None = None
     if scope is not None:
+        wanted = (scope,) if isinstance(scope, str) else tuple(scope)
+        named = scope if isinstance(scope, str) else wanted
         scopes = sorted({str(r.scope) for r in candidates})
-        if scope not in scopes:
-            raise UsageError(
-                f"no discovered skill has the scope {scope!r}",
-                hint=f"use one of: {', '.join(scopes) or '(no skill was found)'}",
-            )
-        candidates = [r for r in candidates if str(r.scope) == scope]
+        for one in wanted:
+            if one not in scopes:
+                raise UsageError(
+                    f"no discovered skill has the scope {one!r}",
+                    hint=f"use one of: {', '.join(scopes) or '(no skill was found)'}",
+                )
+        candidates = [r for r in candidates if str(r.scope) in wanted]
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
-        return RouteDocument(text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, scope, problem_type, show_all)
+        return RouteDocument(text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, named, problem_type, show_all)
     contributions, evidence = route_with_evidence(candidates, _Words(text))
     totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
     order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
@@ -151,7 +185,7 @@ def route(
         evidence.score,
         evidence.threshold,
         top,
-        scope,
+        named,
         problem_type,
         show_all,
     )

@@ -18,3 +18,12 @@ def _router() -> Any:
 def swarm_handoff_scorers(register: Register) -> None:
     """Offer `router`: relevance of the request to each skill's name, description and body."""
     register("router", _router, summary="BM25F over name, description and body; honours 'not for ...' triggers")
+
+
+@hookimpl
+def swarm_handoff_operations(register: Any) -> None:
+    """Declare `route`: a request in words, every discovered skill ranked, or "no skill fits" (CLI and MCP)."""
+    from swarm_handoff_router.commands import OPERATIONS
+
+    for operation in OPERATIONS:
+        register(operation)
