@@ -205,3 +205,22 @@ def test_serve_receives_what_send_sends_and_stops_on_interrupt(hosts, payload, s
     assert serving.returncode == 0, err
     assert "Traceback" not in err
     assert out == f"stopped serving at {url}\n"
+
+
+@pytest.mark.parametrize("name", ["missing.json", "a-folder"])
+def test_a_payload_path_that_cannot_be_read_is_a_coded_error_naming_it(hosts, swarm_cli, tmp_path, name):
+    (tmp_path / "a-folder").mkdir()
+    path = tmp_path / name
+    sent = swarm_cli("a2a", "send", str(path), "--to", f"http://127.0.0.1:{free_port()}/", "-f", "json")
+    assert sent.exit_code == 1
+    error = sent.json()["error"]
+    assert error["code"] == "A2A_NOT_A_PAYLOAD"
+    assert str(path) in error["message"]
+
+
+def test_a_url_that_answers_without_a_card_is_a_remote_error_not_unreachable(hosts, receiver, swarm_cli):
+    url = receiver().url + "no-agent-here/"
+    found = swarm_cli("a2a", "skills", url, "-f", "json")
+    assert found.exit_code == 1
+    assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
+    assert url in found.json()["error"]["message"]

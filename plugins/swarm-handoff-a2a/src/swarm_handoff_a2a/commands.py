@@ -317,12 +317,21 @@ def _url(url: str) -> str:
 
 
 def _remote_failure(url: str, exc: BaseException) -> SwarmError:
-    from swarm_handoff_a2a.sender import A2A_UNREACHABLE
+    """A host that could not be reached (A2A_UNREACHABLE), or that answered without a card (A2A_REMOTE_ERROR)."""
+    import httpx
 
+    from swarm_handoff_a2a.sender import A2A_REMOTE_ERROR, A2A_UNREACHABLE
+
+    if isinstance(exc, (httpx.TransportError, OSError)):
+        return SwarmError(
+            A2A_UNREACHABLE,
+            f"cannot reach {url}: {type(exc).__name__}: {exc}"[:500],
+            hint="check the URL and that the receiving host is running (swarm-handoff a2a serve)",
+        )
     return SwarmError(
-        A2A_UNREACHABLE,
-        f"cannot read the agent card of {url}: {type(exc).__name__}: {exc}"[:500],
-        hint="check the URL, that the host is running, and the token",
+        A2A_REMOTE_ERROR,
+        f"{url} answered without an agent card: {type(exc).__name__}: {exc}"[:500],
+        hint="give the receiving host's base URL (the one `a2a serve` prints), and check the token",
     )
 
 
