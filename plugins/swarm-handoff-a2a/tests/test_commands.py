@@ -224,3 +224,16 @@ def test_a_url_that_answers_without_a_card_is_a_remote_error_not_unreachable(hos
     assert found.exit_code == 1
     assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
     assert url in found.json()["error"]["message"]
+
+
+def test_refresh_keeps_the_last_state_of_a_host_that_is_down_and_says_so(hosts, receiver, payload, swarm_cli):
+    built = receiver()
+    sent = swarm_cli("a2a", "send", str(payload()), "--to", built.url, "-f", "json").json()
+    built.stop()
+    refreshed = swarm_cli("a2a", "status", "--refresh", "-f", "json")
+    assert refreshed.exit_code == 1
+    (row,) = refreshed.json()["remote_tasks"]
+    assert (row["task_id"], row["state"]) == (sent["task_id"], "working")
+    assert "A2A_UNREACHABLE" not in refreshed.stdout
+    assert f"cannot reach {built.url}" in refreshed.stderr
+    assert "state kept: working" in refreshed.stderr
