@@ -237,3 +237,13 @@ def test_refresh_keeps_the_last_state_of_a_host_that_is_down_and_says_so(hosts, 
     assert "A2A_UNREACHABLE" not in refreshed.stdout
     assert f"cannot reach {built.url}" in refreshed.stderr
     assert "state kept: working" in refreshed.stderr
+
+
+def test_declaring_the_commands_does_not_import_the_a2a_sdk():
+    # Every CLI run loads the plugin to add the `a2a` group: the SDK must wait until a command runs.
+    code = (
+        "import sys, swarm_handoff_a2a.plugin, swarm_handoff_a2a.commands; "
+        "print(sorted(m for m in sys.modules if m == 'a2a' or m.startswith(('a2a.', 'uvicorn', 'httpx'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
