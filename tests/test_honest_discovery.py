@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.discovery import FILTERED_MESSAGE, NONE_ACCEPT_MESSAGE
+from swarm_handoff.discovery_result import FILTERED_MESSAGE, NONE_ACCEPT_MESSAGE
 from swarm_handoff.testing import SkillTree
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,8 +14,8 @@ from swarm_handoff.api import hookimpl
 from swarm_handoff.components import CachedSource, LocatingSource
 from swarm_handoff.discovery import discover, discover_detailed, make_context
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.explain import Location, explain
-from swarm_handoff.records import RECORD_FIELDS, DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.explain import explain
+from swarm_handoff.records import RECORD_FIELDS, DiscoveryContext, Location, Scope, SkillRecord, SourceResult
 from swarm_handoff.workflows_file import load_workflows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +79,25 @@ def test_every_field_survives_data_and_row_round_trips():
     for field in attrs.fields(SkillRecord):  # meta is eq=False on the record: compare field by field
         assert getattr(again, field.name) == getattr(record, field.name), field.name
         assert getattr(rowed, field.name) == getattr(record, field.name), field.name
+
+
+def test_to_data_and_to_row_follow_record_fields_order():
+    """The serialisers are written out by hand: their keys and positions must follow RECORD_FIELDS."""
+    record = _every_field_set()
+    data = record.to_data()
+    assert list(data) == [key for _, key, _ in RECORD_FIELDS]
+    stored = [(attr, kind) for attr, _, kind in RECORD_FIELDS if kind != "derived"]
+    row = record.to_row()
+    assert len(row) == len(stored)
+    for (attr, kind), value in zip(stored, row, strict=True):
+        expected = getattr(record, attr)
+        if kind == "scope":
+            expected = expected.value
+        elif kind == "mapping":
+            expected = dict(expected)
+        elif kind == "problems":
+            expected = tuple(p.to_data() for p in expected)
+        assert value == expected, attr
 
 
 def test_the_row_can_be_read_in_another_scope_and_rejects_foreign_tuples():

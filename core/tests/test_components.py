@@ -22,11 +22,10 @@ def _namespace() -> dict[str, object]:
     import typer
 
     from swarm_handoff.errors import Problem
-    from swarm_handoff.explain import Location
     from swarm_handoff.operations import Group, Operation
     from swarm_handoff.payload.adapters import AdapterResult
     from swarm_handoff.ranking import RankingRequest
-    from swarm_handoff.records import Contribution, DiscoveryContext, SkillRecord
+    from swarm_handoff.records import Contribution, DiscoveryContext, Location, SkillRecord
     from swarm_handoff.scopes import ScopeSpec
 
     return {

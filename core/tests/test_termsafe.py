@@ -17,8 +17,9 @@ from swarm_handoff.api import hookimpl
 from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
 from swarm_handoff.cli import main
 from swarm_handoff.errors import SwarmError
-from swarm_handoff.render import plain_text, render
+from swarm_handoff.render import render
 from swarm_handoff.termsafe import UNSAFE_ONE_LINE, escape_controls, escape_data
+from swarm_handoff.textviews import plain_text
 
 OSC_TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J"

@@ -29,8 +29,8 @@ from swarm_handoff.demo import DemoReport
 from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.explain import WhyReport
-from swarm_handoff.history import HandoffRow, HistoryReport
-from swarm_handoff.history_reports import TraceReport
+from swarm_handoff.history import HandoffRow
+from swarm_handoff.history_reports import HistoryReport, TraceReport
 from swarm_handoff.lint import LintReport
 from swarm_handoff.payload.adapters import AdapterResult
 from swarm_handoff.payload.health import HealthResult
@@ -42,10 +42,10 @@ from swarm_handoff.payload_summary import PayloadSummary
 from swarm_handoff.plugins import ComponentRef, LoadFailure, PluginInfo, PluginsReport
 from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
 from swarm_handoff.records import Contribution, SkillRecord
-from swarm_handoff.render import plain_text
 from swarm_handoff.session_gc import GcReport, Kept
 from swarm_handoff.session_life import CloseReport
 from swarm_handoff.synthesis import parse_synthesis
+from swarm_handoff.textviews import plain_text
 from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 from swarm_handoff.workflow.dispatch_document import DispatchDocument
 

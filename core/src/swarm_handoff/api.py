@@ -12,8 +12,8 @@ checkers every name is imported for real below.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing alone costs start-up time
 if TYPE_CHECKING:
     from typing import Any
 
@@ -44,15 +44,16 @@ if TYPE_CHECKING:
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.components import TextLayout as TextLayout
-    from swarm_handoff.discovery import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
+    from swarm_handoff.configdir import config_dir as config_dir
     from swarm_handoff.discovery import SOURCE_FAILED as SOURCE_FAILED
-    from swarm_handoff.discovery import DiscoveryResult as DiscoveryResult
-    from swarm_handoff.discovery import config_dir as config_dir
     from swarm_handoff.discovery import discover as discover
     from swarm_handoff.discovery import make_context as make_context
+    from swarm_handoff.discovery_result import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
+    from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult
     from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
+    from swarm_handoff.errors import LoadError as LoadError
     from swarm_handoff.errors import Problem as Problem
     from swarm_handoff.errors import Severity as Severity
     from swarm_handoff.errors import SwarmError as SwarmError
@@ -62,13 +63,12 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import folder_busy as folder_busy
     from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
-    from swarm_handoff.explain import Location as Location
     from swarm_handoff.explain import explain as explain
     from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
-    from swarm_handoff.history import HistoryReport as HistoryReport
     from swarm_handoff.history import open_history as open_history
+    from swarm_handoff.history_reports import HistoryReport as HistoryReport
     from swarm_handoff.history_reports import TraceReport as TraceReport
     from swarm_handoff.hookspecs import hookimpl as hookimpl
     from swarm_handoff.inputs import HANDOFF_INPUTS as HANDOFF_INPUTS
@@ -95,7 +95,6 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.convert import convert_payload as convert_payload
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
-    from swarm_handoff.payload.integrity import require_intact as require_intact
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
@@ -103,6 +102,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.validate import load_payload as load_payload
     from swarm_handoff.payload.validate import validate_file as validate_file
     from swarm_handoff.payload.validate import validate_payload as validate_payload
+    from swarm_handoff.payload.verify import require_intact as require_intact
     from swarm_handoff.payload.verify import verify_file as verify_file
     from swarm_handoff.payload_summary import PayloadSummary as PayloadSummary
     from swarm_handoff.plugins import PluginHost as PluginHost
@@ -117,6 +117,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
+    from swarm_handoff.records import Location as Location
     from swarm_handoff.records import Scope as Scope
     from swarm_handoff.records import SkillRecord as SkillRecord
     from swarm_handoff.records import SourceResult as SourceResult
@@ -156,7 +157,6 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import NOT_A_REGULAR_FILE as NOT_A_REGULAR_FILE
     from swarm_handoff.textfile import NOT_UTF8 as NOT_UTF8
     from swarm_handoff.textfile import YAML_TOO_LARGE as YAML_TOO_LARGE
-    from swarm_handoff.textfile import LoadError as LoadError
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
@@ -227,7 +227,7 @@ _EXPORTS: dict[str, str] = {
     "DiscoveryContext": "swarm_handoff.records",
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",
-    "Location": "swarm_handoff.explain",
+    "Location": "swarm_handoff.records",
     # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
     "CachedSource": "swarm_handoff.components",
     "LocatingSource": "swarm_handoff.components",
@@ -274,7 +274,7 @@ _EXPORTS: dict[str, str] = {
     "installed_pack_skills": "swarm_handoff.pack_files",
     "InstalledPackSkill": "swarm_handoff.pack_files",
     "agent_key": "swarm_handoff.handoff_edges",
-    "LoadError": "swarm_handoff.textfile",
+    "LoadError": "swarm_handoff.errors",
     "check_events": "swarm_handoff.yamlio",
     "check_nesting": "swarm_handoff.yamlio",
     "check_size": "swarm_handoff.yamlio",
@@ -313,10 +313,10 @@ _EXPORTS: dict[str, str] = {
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",
-    "config_dir": "swarm_handoff.discovery",
-    "DiscoveryResult": "swarm_handoff.discovery",
+    "config_dir": "swarm_handoff.configdir",
+    "DiscoveryResult": "swarm_handoff.discovery_result",
     "DiscoveryQuery": "swarm_handoff.eligibility",
-    "NO_SKILLS_MESSAGE": "swarm_handoff.discovery",
+    "NO_SKILLS_MESSAGE": "swarm_handoff.discovery_result",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
     "rank": "swarm_handoff.ranking",
@@ -340,7 +340,7 @@ _EXPORTS: dict[str, str] = {
     "handoff_names": "swarm_handoff.inputs",
     "spell_error": "swarm_handoff.inputs",
     "surface_spelling": "swarm_handoff.inputs",
-    "require_intact": "swarm_handoff.payload.integrity",
+    "require_intact": "swarm_handoff.payload.verify",
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",
@@ -352,7 +352,7 @@ _EXPORTS: dict[str, str] = {
     "PayloadSummary": "swarm_handoff.payload_summary",
     "AdapterResult": "swarm_handoff.payload.adapters",
     "open_history": "swarm_handoff.history",
-    "HistoryReport": "swarm_handoff.history",
+    "HistoryReport": "swarm_handoff.history_reports",
     "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",

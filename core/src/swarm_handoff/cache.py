@@ -30,16 +30,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff import filecache, parallel
+from swarm_handoff import filecache, parallel, skillmd
 from swarm_handoff._version import __version__
 from swarm_handoff.components import CachedSource, Kind
+from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, digest, dump, inputs_unchanged, load, no_gc
 from swarm_handoff.filememo import FileMemo, Observation
+from swarm_handoff.metadata import record_from_frontmatter
+from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
 
 if TYPE_CHECKING:
-    from swarm_handoff.discovery import DiscoveryResult
     from swarm_handoff.plugins import PluginHost
 
 __all__ = ["ENV_NO_CACHE", "ParseIndex", "ResultCache", "atomic_write", "inputs_unchanged", "no_gc"]
@@ -153,15 +155,12 @@ def read_skills(
 
 def _parse_rows(tasks: list[tuple[str, str, str, str, tuple[int, int] | None]]) -> list[tuple[Any, ...]]:
     """Parse SKILL.md files into record rows (plain data: they may cross a process boundary)."""
-    from swarm_handoff.metadata import record_from_frontmatter
-    from swarm_handoff.skillmd import Frontmatter, load_skill_md, stat_problem
-
     rows = []
     for path, name, scope_value, source, expect in tasks:
         try:
-            front = load_skill_md(path, expect=expect)
+            front = skillmd.load_skill_md(path, expect=expect)
         except OSError as exc:  # whatever one file does, it costs that skill only
-            front = Frontmatter(None, (stat_problem(path, exc),))
+            front = skillmd.Frontmatter(None, (skillmd.stat_problem(path, exc),))
         record = record_from_frontmatter(
             front.data, name=name, scope=Scope(scope_value), source=source, path=path, problems=front.problems
         )
@@ -246,8 +245,6 @@ def result_to_state(result: DiscoveryResult) -> dict[str, Any]:
 
 def result_from_state(state: Mapping[str, Any], *, show_all: bool = False) -> DiscoveryResult:
     """Rebuild an answer stored with `result_to_state`."""
-    from swarm_handoff.discovery import DiscoveryResult, Shadowed
-
     row = SkillRecord.from_row
     with no_gc():
         workflows = tuple(row(d) for d in state["workflows"])
@@ -313,8 +310,6 @@ def source_signature(host: PluginHost) -> list[str]:
 
 def source_keys(context: DiscoveryContext, host: PluginHost) -> list[str]:
     """What else each cached source's answer depends on (`CachedSource.cache_key`, e.g. git's environment)."""
-    from swarm_handoff.plugin_checks import quiet
-
     keys = []
     for name in host.components(Kind.SOURCE):
         try:

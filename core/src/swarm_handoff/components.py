@@ -20,10 +20,9 @@ if TYPE_CHECKING:
     import typer
 
     from swarm_handoff.errors import Problem
-    from swarm_handoff.explain import Location
     from swarm_handoff.payload.adapters import AdapterResult
     from swarm_handoff.ranking import RankingRequest
-    from swarm_handoff.records import Contribution, DiscoveryContext, SkillRecord, SourceResult
+    from swarm_handoff.records import Contribution, DiscoveryContext, Location, SkillRecord, SourceResult
     from swarm_handoff.scopes import ScopeSpec
 
 DEFAULT_PRIORITY = 99

@@ -25,11 +25,20 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff import safefs
 from swarm_handoff.command_name import COMMAND
 from swarm_handoff.command_name import command_name as command_name  # re-exported: `demo` callers and tests use it
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
+from swarm_handoff.payload.verify import verify_file
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import DiscoveryContext
+from swarm_handoff.session import discover_with_session
+from swarm_handoff.session_life import mark_created
+from swarm_handoff.synthesis import load_synthesis
+from swarm_handoff.workflow.protocol import render_step
+from swarm_handoff.workflow.registry import get_registry
 
 SYNTHESIS_FILE = "synthesis.yaml"
 # The folders the demo must not touch, redirected for its run (see `demo_sandbox`).
@@ -103,10 +112,7 @@ def prepare_session(folder: Path | None, parent: Path | None = None) -> Path:
     session = Path(tempfile.mkdtemp(prefix="swarm-session-", dir=parent)) if folder is None else folder
     session.mkdir(parents=True, exist_ok=True)
     if folder is None:  # made here: `session gc` may remove it once closed or expired
-        from swarm_handoff.session_life import mark_created
-
         mark_created(session)
-    from swarm_handoff import safefs
 
     # Created exclusively, never through a link: anything already at a name (a user's file, a
     # dangling link planted in a shared folder) is left as it is, and nothing is written elsewhere.
@@ -132,14 +138,6 @@ def run_demo(
 
     With no `folder`, the session is made inside `scratch` (removed with it) when one is given.
     """
-    from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
-    from swarm_handoff.payload.verify import verify_file
-    from swarm_handoff.ranking import RankingRequest, rank
-    from swarm_handoff.session import discover_with_session
-    from swarm_handoff.synthesis import load_synthesis
-    from swarm_handoff.workflow.protocol import render_step
-    from swarm_handoff.workflow.registry import get_registry
-
     session = prepare_session(folder, scratch if folder is None else None)
     discovery = discover_with_session(context, host, session)
     if not discovery.workflows:

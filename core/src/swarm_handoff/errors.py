@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff.safefs import DEFAULT_LOCK_TIMEOUT_S, LOCK_TIMEOUT_ENV, FolderBusy
 from swarm_handoff.termsafe import bounded_message
 
 
@@ -110,8 +111,6 @@ def folder_busy(busy: Any) -> SwarmError:
 
 def folder_busy_hint() -> str:
     """What to do about a folder lock held past the wait: one wording for FOLDER_BUSY and a hand-off's SESSION_BUSY."""
-    from swarm_handoff.safefs import DEFAULT_LOCK_TIMEOUT_S, LOCK_TIMEOUT_ENV
-
     return (
         f"let that process finish (or stop it if it hangs), then retry; ${LOCK_TIMEOUT_ENV} sets the wait in "
         f"seconds ({DEFAULT_LOCK_TIMEOUT_S:g} by default)"
@@ -124,8 +123,6 @@ def situation_error(exc: BaseException) -> SwarmError | None:
     One place for every front end (the CLI's `internal_error`, the MCP server's tool calls), so an
     exception surfacing from any command, core or plugin, gets the same code wherever it is run.
     """
-    from swarm_handoff.safefs import FolderBusy  # light: errno, os, stat, sys
-
     if isinstance(exc, FolderBusy):  # any command's folder lock (sync, link, adopt, session gc...)
         return folder_busy(exc)
     if isinstance(exc, OSError) and cwd_gone():
@@ -191,6 +188,14 @@ class Problem:
             if value is not None:
                 data[key] = value
         return data
+
+
+class LoadError(Exception):
+    """A document that could not be loaded; carries the located `Problem`."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
 
 
 class SwarmError(Exception):

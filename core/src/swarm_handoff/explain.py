@@ -21,11 +21,13 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind, LocatingSource
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed
+from swarm_handoff.discovery import discover_detailed
+from swarm_handoff.discovery_result import DiscoveryResult
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.metadata import HANDOFF_NO_ACCEPT_FIELD, HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION
+from swarm_handoff.plugin_checks import check_order
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
+from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.termsafe import escape_undecodable, quoted
 
 _MISSING_FIELD = {HANDOFF_NO_CATEGORIES, HANDOFF_NO_DESCRIPTION, HANDOFF_NO_ACCEPT_FIELD}
@@ -39,15 +41,6 @@ _NOT_ELIGIBLE = {
 
 
 NOT_FOUND = "not found in any discovery location"  # the verdict `why` exits 1 on
-
-
-@attrs.frozen
-class Location:
-    """One place a source looks for a skill of a given name; `note` says why it was not searched."""
-
-    scope: Scope = attrs.field(converter=Scope)
-    where: str
-    note: str | None = None
 
 
 @attrs.frozen
@@ -102,8 +95,6 @@ def _verdict_of(problem: Problem) -> str:
 
 def source_order(host: PluginHost, names: Any = ()) -> list[str]:
     """The sources in the order discovery runs them (priority, then name), then any other `names`."""
-    from swarm_handoff.plugin_checks import check_order
-
     ranked: list[tuple[float, str]] = []
     for source_name in host.components(Kind.SOURCE):
         try:

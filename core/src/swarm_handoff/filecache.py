@@ -2,7 +2,7 @@
 
 `cache.py` (discovery's result store), `filememo.py` (the one memo type: the parse memo, the
 router's analyses, the entry-point scan) and `entrypoints.py` build on this module, which imports
-only the standard library's cheapest modules (no typing, pathlib, hashlib or tempfile).
+only the standard library's cheapest modules (no pathlib, hashlib or tempfile).
 
 * **The folder.** `$XDG_CACHE_HOME/swarm-handoff` (else `~/.cache/swarm-handoff`), created 0700.
   A folder another user owns, or one group or others may write, is never used: whoever can write
@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
+from swarm_handoff import safefs
+from swarm_handoff.termsafe import escape_controls
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
@@ -138,16 +141,12 @@ def _warn(path: str, why: str, fix: str) -> None:
     if path in _warned or sys.stderr is None:
         return
     _warned.add(path)
-    from swarm_handoff.termsafe import escape_controls  # a path may hold control characters
-
     sys.stderr.write(f"warning: {escape_controls(f'cache folder {path} {why}: running without a cache; fix: {fix}')}\n")
     sys.stderr.flush()
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace `path` with `data` at once, keeping its permissions (see `safefs.atomic_write`)."""
-    from swarm_handoff import safefs  # as cheap to import as this module: no typing, pathlib or tempfile
-
     safefs.atomic_write(path, data)
 
 
@@ -217,7 +216,7 @@ def no_gc() -> _PausedCollector:
     """Pause the cyclic collector while building many acyclic objects, then file them as old.
 
     Disabling the collector only defers its work: the first young-generation pass after it is
-    enabled again visits every object just built (~30 ms for a 10,000-skill answer) and frees
+    enabled again visits every object just built (docs/performance.md: its cost) and frees
     nothing, since cached answers are acyclic data that lives as long as the answer does. So on
     the way out they are moved to the oldest generation without being visited; a full collection
     still visits them, as it would have anyway.
@@ -262,7 +261,7 @@ def inputs_unchanged(inputs: Sequence[Sequence[Any]]) -> bool:
 
 
 def digest(text: str) -> str:
-    """A BLAKE2b hex digest for cache keys: the builtin module, since hashlib also loads OpenSSL (~7 ms)."""
+    """A BLAKE2b hex digest for cache keys: the builtin module, since hashlib also loads OpenSSL."""
     try:
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover - an interpreter built without it
@@ -300,8 +299,6 @@ def prune(folder: str | os.PathLike[str], *, max_files: int, max_bytes: int) -> 
     raises; returns what went.
     """
     import stat
-
-    from swarm_handoff import safefs
 
     removed: list[str] = []
     try:

@@ -28,10 +28,10 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from typing import TYPE_CHECKING
 
 from swarm_handoff import filecache, safefs
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the entry-point scan is on every command's path
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 

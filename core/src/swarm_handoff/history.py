@@ -36,7 +36,6 @@ from swarm_handoff.history_db import failure, open_database
 from swarm_handoff.history_db import is_busy as is_busy
 from swarm_handoff.history_db import is_corrupt as is_corrupt
 from swarm_handoff.history_db import set_aside as set_aside
-from swarm_handoff.history_reports import HistoryReport as HistoryReport
 
 ACK_STATUSES = ("received", "processed", "success", "failure")
 

@@ -1,21 +1,17 @@
 """The documents the history commands print: the recorded hand-offs, and one chain hop by hop.
 
-Split from `history.py`, which keeps the records (`history_db.py` the database file); `history`
-re-exports `HistoryReport`.
+They lay out `HandoffRow`s that `history.py` reads from the store (`history_db.py` is the file).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
 from swarm_handoff.errors import Problem
-
-if TYPE_CHECKING:
-    from swarm_handoff.history import HandoffRow
-
-SPAN_DIGITS = 16  # a payload's span id: the first 16 hex digits of its payload_hash (payload/received.py)
+from swarm_handoff.history import HandoffRow
+from swarm_handoff.payload.canonical import span_from_hash
 
 
 @attrs.frozen(kw_only=True)
@@ -38,10 +34,7 @@ class HistoryReport:
 
 def span_of(row: HandoffRow) -> str | None:
     """The span id of a recorded hand-off, from its payload hash (what the next hop names as its parent)."""
-    hash_ = row.payload_hash
-    if not hash_ or not hash_.startswith("sha256:"):
-        return None
-    return hash_[len("sha256:") :][:SPAN_DIGITS]
+    return span_from_hash(row.payload_hash)
 
 
 @attrs.frozen(kw_only=True)

@@ -4,7 +4,7 @@
 with a repeated key means different things to different tools: it is refused, naming the key and
 its line. Nesting is counted before parsing (the C scanner recurses once per level), number
 literals are capped (Python refuses to turn more than 4,300 digits into an int), and the loaded
-data goes through `yamlio.check_size` like any YAML document.
+data goes through `limits.check_size` like any YAML document.
 """
 
 from __future__ import annotations
@@ -14,19 +14,10 @@ import re
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.yamlio import (
-    JSON_SYNTAX,
-    MAX_BYTES,
-    MAX_DEPTH,
-    MAX_NODES,
-    MAX_NUMBER_CHARS,
-    NUMBER_TOO_LONG,
-    YAML_TOO_LARGE,
-    LoadError,
-    check_size,
-    too_deep,
-)
+from swarm_handoff.limits import MAX_DEPTH, MAX_NODES, MAX_NUMBER_CHARS, NUMBER_TOO_LONG, check_size, too_deep
+from swarm_handoff.textfile import MAX_BYTES, YAML_TOO_LARGE, LoadError
 
+JSON_SYNTAX = "JSON_SYNTAX"
 JSON_DUPLICATE_KEY = "JSON_DUPLICATE_KEY"
 JSON_TOO_DEEP = "JSON_TOO_DEEP"
 # Strings (with a key's colon) and brackets. An unterminated string, even one ending in a lone

@@ -22,7 +22,8 @@ from swarm_handoff.lint_spec import MAX_NAME as MAX_NAME
 from swarm_handoff.lint_spec import STRICT_OPTION, spec_problems
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
-from swarm_handoff.skillmd import Frontmatter, parse_frontmatter, read_frontmatter_bytes
+from swarm_handoff.skillmd import Frontmatter, parse_frontmatter, read_frontmatter_bytes, stat_problem
+from swarm_handoff.skillwalk import too_many
 from swarm_handoff.termsafe import quoted
 from swarm_handoff.textfile import open_regular
 from swarm_handoff.yamlio import LoadError
@@ -169,9 +170,6 @@ def _skills_inside(folder: Path, limit: int = MAX_SKILLS_PER_FOLDER) -> tuple[li
     (as discovery's walker reports it). Past `limit` entries the rest are not checked, and a
     SKILLS_DIR_TOO_MANY finding says so instead of claiming there is no skill.
     """
-    from swarm_handoff.skillmd import stat_problem
-    from swarm_handoff.skillwalk import too_many
-
     try:
         entries = sorted((e for e in os.scandir(folder) if not e.name.startswith(".")), key=lambda e: e.name)
     except OSError as exc:

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.handoff_keys import METADATA_KEYS as METADATA_FORM_KEYS
+from swarm_handoff.handoff_keys import did_you_mean_handoff
 from swarm_handoff.lint_strict_yaml import strict_yaml_problems
-from swarm_handoff.metadata_forms import HANDOFF_SUBFIELDS as HANDOFF_SUBFIELDS
-from swarm_handoff.metadata_forms import METADATA_KEYS as METADATA_FORM_KEYS
 from swarm_handoff.payload.names import switched_on
 from swarm_handoff.termsafe import quoted
 
@@ -76,28 +76,6 @@ def key_lines(text: str, first_line: int = 2) -> tuple[dict[str, int], dict[str,
             if indent == child_indent:
                 metadata.setdefault(match.group(1).strip("'\""), number)
     return top, metadata
-
-
-def did_you_mean_handoff(key: str, value: Any) -> tuple[str, str] | None:
-    """(message, hint) when `key` looks like a misplaced or misspelt `handoff:`; None otherwise."""
-    squashed = key.lower().replace("-", "").replace("_", "")
-    if key == "handoffs" and isinstance(value, list):
-        return None  # the spec-kit / VS Code form: read as outgoing edges (reported as an extension)
-    if key in METADATA_FORM_KEYS:
-        return (
-            f"{key!r} is a key of the metadata form written at the top level; did you mean it under 'metadata:'?",
-            f'indent {key!r} under metadata: as text, e.g. metadata: {{{key}: "..."}}',
-        )
-    if key != "handoff" and (
-        squashed in ("handoff", "handoffs") or difflib.get_close_matches(key, ["handoff"], 1, 0.8)
-    ):
-        return (f"unknown field {key!r}; did you mean 'handoff:'?", f"rename {key!r} to 'handoff'")
-    if key in HANDOFF_SUBFIELDS:
-        return (
-            f"{key!r} is a hand-off field written at the top level; did you mean it under 'handoff:'?",
-            f"indent {key!r} under a 'handoff:' block",
-        )
-    return None
 
 
 def _name_errors(name: str, folder: str) -> list[tuple[str, str, str]]:

@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from swarm_handoff import metadata_forms as forms
+from swarm_handoff import handoff_keys, metadata_forms
 from swarm_handoff.errors import Problem, Severity
+from swarm_handoff.frontmatter_fields import HANDOFF_BAD_FIELD as HANDOFF_BAD_FIELD
+from swarm_handoff.frontmatter_fields import SCHEMA_HINT, FieldReader, value_kind
 from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.termsafe import escape_undecodable, quoted
 
 HANDOFF_ABSENT = "HANDOFF_ABSENT"
 HANDOFF_NOT_MAPPING = "HANDOFF_NOT_MAPPING"
@@ -26,7 +29,6 @@ HANDOFF_NOT_ACCEPTED = "HANDOFF_NOT_ACCEPTED"
 HANDOFF_NO_ACCEPT_FIELD = "HANDOFF_NO_ACCEPT_FIELD"
 HANDOFF_NO_CATEGORIES = "HANDOFF_NO_CATEGORIES"
 HANDOFF_NO_DESCRIPTION = "HANDOFF_NO_DESCRIPTION"
-HANDOFF_BAD_FIELD = "HANDOFF_BAD_FIELD"
 # The Agent Skills spec's own codes (lint_spec.py reports the same ones, located by line).
 SPEC_NAME_TYPE = "SPEC_NAME_TYPE"
 SPEC_DESCRIPTION_TYPE = "SPEC_DESCRIPTION_TYPE"
@@ -34,40 +36,6 @@ SKILL_NAME_NOT_UTF8 = "SKILL_NAME_NOT_UTF8"
 
 # Keys kept in `meta` when present (free-form facts shown to users, never used for eligibility).
 _META_KEYS = ("version", "estimated_duration", "complexity", "autonomous", "tags", "license", "examples")
-_SCHEMA_HINT = "see docs/discovery.md for the v2.0 and v3.0 hand-off fields"
-
-
-class _Reader:
-    """Collects problems while reading fields, so that every problem of a skill is reported at once."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.problems: list[Problem] = []
-
-    def add(self, code: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
-        self.problems.append(Problem(code, message, path=self.path, hint=hint, severity=severity))
-
-    def strings(self, value: Any, field: str) -> list[str]:
-        """A list of strings; a lone string is a one-element list (the seed's lenient rule)."""
-        if value is None:
-            return []
-        if isinstance(value, str):
-            return [value] if value.strip() else []
-        if isinstance(value, Sequence):
-            items = [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
-            if len(items) != len(value):
-                self.add(HANDOFF_BAD_FIELD, f"{field}: only text items are kept", _SCHEMA_HINT, Severity.WARNING)
-            return items
-        self.add(HANDOFF_BAD_FIELD, f"{field} must be a list of text, not {type(value).__name__}", _SCHEMA_HINT)
-        return []
-
-    def text(self, value: Any, field: str) -> str | None:
-        if value is None:
-            return None
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return str(value)
-        self.add(HANDOFF_BAD_FIELD, f"{field} must be text, not {type(value).__name__}", _SCHEMA_HINT, Severity.WARNING)
-        return None
 
 
 def record_from_frontmatter(
@@ -82,12 +50,10 @@ def record_from_frontmatter(
     """Build the record of one skill from its frontmatter (None when it could not be read)."""
     if data is None:
         return SkillRecord(name=name, scope=scope, source=source, path=path, eligible=False, problems=tuple(problems))
-    reader = _Reader(path)
+    reader = FieldReader(path)
     reader.problems.extend(problems)
     if not name.isascii() and _not_utf8(name):
         # Payloads, session files and other agents (Node reads it as U+FFFD) cannot name this folder.
-        from swarm_handoff.termsafe import escape_undecodable  # lazy: only such a folder needs it
-
         reader.add(
             SKILL_NAME_NOT_UTF8,
             f"the folder name {escape_undecodable(name)} is not UTF-8 text (\\xNN: a byte that is not)",
@@ -114,14 +80,14 @@ def record_from_frontmatter(
         "meta": meta,
     }
     outgoing: list[str] = []
-    if forms.HANDOFFS_KEY in data:  # outgoing edges, whichever form says what the skill accepts
-        entries = forms.handoff_entries(data[forms.HANDOFFS_KEY], reader)
+    if handoff_keys.HANDOFFS_KEY in data:  # outgoing edges, whichever form says what the skill accepts
+        entries = metadata_forms.handoff_entries(data[handoff_keys.HANDOFFS_KEY], reader)
         meta["handoffs"] = entries
         outgoing = [e["agent"] for e in entries]
         base["provides_to"] = outgoing
     handoff = data.get("handoff")
-    if handoff is None and forms.has_metadata_form(data.get("metadata")):
-        fields = forms.metadata_fields(data["metadata"], main_description, reader)
+    if handoff is None and handoff_keys.has_metadata_form(data.get("metadata")):
+        fields = metadata_forms.metadata_fields(data["metadata"], main_description, reader)
         fields["provides_to"] = _union(fields["provides_to"], outgoing)
         eligible = _check_metadata_form(fields, reader)
         return SkillRecord(**{**base, **fields}, eligible=eligible, problems=tuple(reader.problems))
@@ -129,7 +95,7 @@ def record_from_frontmatter(
         reader.add(HANDOFF_ABSENT, *_absent_reason(data), Severity.INFO)
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
     if not isinstance(handoff, Mapping):
-        reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", _SCHEMA_HINT)
+        reader.add(HANDOFF_NOT_MAPPING, "'handoff:' must be a mapping of fields", SCHEMA_HINT)
         return SkillRecord(**base, eligible=False, problems=tuple(reader.problems))
     fields, eligible = _interpret(data, handoff, main_description, reader)
     fields["provides_to"] = _union(fields["provides_to"], outgoing)
@@ -148,13 +114,11 @@ def _absent_reason(data: Mapping[str, Any]) -> tuple[str, str]:
         "add a 'metadata:' block with the indented lines 'accepts-from: \"*\"' and 'handoff-categories: \"...\"' "
         "(or run swarm-handoff adopt SKILL, which writes them)"
     )
-    near = forms.misplaced_handoff_key(data)
+    near = handoff_keys.misplaced_handoff_key(data)
     if near is not None:
-        from swarm_handoff.lint_spec import did_you_mean_handoff  # on a hit only: it imports difflib
-
-        meant = did_you_mean_handoff(near, data[near])
+        meant = handoff_keys.did_you_mean_handoff(near, data[near])
         return (f"{message}; {meant[0]}", meant[1]) if meant is not None else (message, hint)
-    misspelt = forms.misspelt_metadata_key(data.get("metadata"))
+    misspelt = handoff_keys.misspelt_metadata_key(data.get("metadata"))
     if misspelt is not None:
         key, right = misspelt
         return (
@@ -173,24 +137,7 @@ def _not_utf8(name: str) -> bool:
     return False
 
 
-def value_kind(value: Any) -> str:
-    """A user's word for the type YAML gave a value ('a number' for `123`, 'null' for `~`)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__
-
-
-def _declared_name(data: Mapping[str, Any], folder: str, reader: _Reader) -> str | None:
+def _declared_name(data: Mapping[str, Any], folder: str, reader: FieldReader) -> str | None:
     """The frontmatter's `name` as text; a value YAML read as another type is a wrong type, not a missing name.
 
     `name: 123` still counts as the name `123` (that is what its author typed); a list, mapping,
@@ -198,8 +145,6 @@ def _declared_name(data: Mapping[str, Any], folder: str, reader: _Reader) -> str
     """
     if "name" not in data or isinstance(data["name"], str):
         return data.get("name")
-    from swarm_handoff.termsafe import quoted  # lazy, as above: only a wrong-typed name needs it
-
     value = data["name"]
     reader.add(
         SPEC_NAME_TYPE,
@@ -212,7 +157,7 @@ def _declared_name(data: Mapping[str, Any], folder: str, reader: _Reader) -> str
     return None
 
 
-def _description(value: Any, reader: _Reader) -> str:
+def _description(value: Any, reader: FieldReader) -> str:
     """The frontmatter's `description` as text; a number is kept as its digits, other types are dropped."""
     if value is None or isinstance(value, str):
         return value or ""
@@ -227,7 +172,7 @@ def _description(value: Any, reader: _Reader) -> str:
 
 
 def _interpret(
-    data: Mapping[str, Any], handoff: Mapping[str, Any], main_description: str, reader: _Reader
+    data: Mapping[str, Any], handoff: Mapping[str, Any], main_description: str, reader: FieldReader
 ) -> tuple[dict[str, Any], bool]:
     is_v3 = "accepts_from" in handoff
     is_v2 = "accepts_handoff" in handoff
@@ -270,7 +215,7 @@ def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
     return list(dict.fromkeys([*first, *second]))
 
 
-def _check_metadata_form(fields: dict[str, Any], reader: _Reader) -> bool:
+def _check_metadata_form(fields: dict[str, Any], reader: FieldReader) -> bool:
     if not fields["accepts_from"]:
         reader.add(
             HANDOFF_NO_ACCEPT_FIELD,
@@ -281,7 +226,7 @@ def _check_metadata_form(fields: dict[str, Any], reader: _Reader) -> bool:
     return _check_v3(fields, reader)
 
 
-def _check_v3(fields: dict[str, Any], reader: _Reader) -> bool:
+def _check_v3(fields: dict[str, Any], reader: FieldReader) -> bool:
     if not fields["accepts_from"]:
         reader.add(
             HANDOFF_NOT_ACCEPTED,
@@ -299,7 +244,7 @@ def _check_v3(fields: dict[str, Any], reader: _Reader) -> bool:
     return True
 
 
-def _check_v2(handoff: Mapping[str, Any], fields: dict[str, Any], reader: _Reader) -> bool:
+def _check_v2(handoff: Mapping[str, Any], fields: dict[str, Any], reader: FieldReader) -> bool:
     ok = True
     accepts = handoff.get("accepts_handoff")
     if accepts is not True:

@@ -12,88 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: this module is on the parse path
-if TYPE_CHECKING:
-    from swarm_handoff.metadata import _Reader
+from swarm_handoff.errors import Severity
+from swarm_handoff.frontmatter_fields import HANDOFF_BAD_FIELD, FieldReader
+from swarm_handoff.handoff_keys import ACCEPTS_FROM
 
-# The metadata form's keys (docs/handoff-metadata.md); `accepts-from` is the one that makes a target.
-ACCEPTS_FROM = "accepts-from"
-METADATA_KEYS = (
-    ACCEPTS_FROM,
-    "handoff-categories",
-    "handoff-description",
-    "handoff-trigger",
-    "handoff-schema-version",
-    "handoff-schema-type",
-    "provides-to",
-    "input-requirements",
-    "output-types",
-    "handoff-requires",
-    "optional-consumes",
-)
-HANDOFFS_KEY = "handoffs"
-# Fields that belong inside `handoff:` and are sometimes written at the top level by mistake.
-HANDOFF_SUBFIELDS = frozenset(
-    {
-        "accepts_handoff",
-        "accepts_from",
-        "handoff_categories",
-        "handoff_description",
-        "handoff_trigger",
-        "provides_to",
-        "requires",
-        "optional_consumes",
-        "health_check",
-        "input_requirements",
-        "output_types",
-        "schema_version",
-        "schema_type",
-    }
-)
 _FORMS_HINT = "see docs/handoff-metadata.md for the hand-off metadata forms"
 
 
-def has_metadata_form(metadata: Any) -> bool:
-    """True when `metadata:` carries any of the metadata form's keys (so the form was meant)."""
-    return isinstance(metadata, Mapping) and any(key in metadata for key in METADATA_KEYS)
-
-
-def misplaced_handoff_key(data: Mapping[str, Any]) -> str | None:
-    """The first top-level key that is hand-off metadata misspelt or in the wrong place, else None.
-
-    Set lookups only: discovery asks this of every skill without hand-off metadata, so the
-    wording (and difflib) is left to `lint_spec.did_you_mean_handoff`, imported on a hit.
-    """
-    for key, value in data.items():
-        if not isinstance(key, str) or key == "handoff" or (key == HANDOFFS_KEY and isinstance(value, list)):
-            continue
-        if key.lower().replace("-", "").replace("_", "").startswith("handof"):  # hand-off, Handoff, handof
-            return key
-        if key in HANDOFF_SUBFIELDS or key in METADATA_KEYS:
-            return key
-    return None
-
-
-def misspelt_metadata_key(metadata: Any) -> tuple[str, str] | None:
-    """(key, the metadata form's spelling) for a key under `metadata:` written with '_' or capitals."""
-    if not isinstance(metadata, Mapping):
-        return None
-    for key in metadata:
-        if isinstance(key, str) and key not in METADATA_KEYS:
-            spelt = key.lower().replace("_", "-")
-            if spelt in METADATA_KEYS:
-                return key, spelt
-    return None
-
-
-def _split(value: Any, field: str, reader: _Reader) -> list[str]:
+def _split(value: Any, field: str, reader: FieldReader) -> list[str]:
     """Comma-separated text as a list (a YAML list is tolerated: the spec wants text, lint says so)."""
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     return reader.strings(value, field)
 
 
-def metadata_fields(metadata: Mapping[str, Any], main_description: str, reader: _Reader) -> dict[str, Any]:
+def metadata_fields(metadata: Mapping[str, Any], main_description: str, reader: FieldReader) -> dict[str, Any]:
     """The record fields the metadata form declares (a v3.0 reading: `accepts-from` decides eligibility)."""
     schema = reader.text(metadata.get("handoff-schema-version"), "metadata.handoff-schema-version")
     return {
@@ -115,11 +48,8 @@ def metadata_fields(metadata: Mapping[str, Any], main_description: str, reader: 
     }
 
 
-def handoff_entries(value: Any, reader: _Reader) -> list[dict[str, Any]]:
+def handoff_entries(value: Any, reader: FieldReader) -> list[dict[str, Any]]:
     """The `handoffs:` list as `{agent, label, prompt, send}` entries; an entry without an agent is skipped."""
-    from swarm_handoff.errors import Severity
-    from swarm_handoff.metadata import HANDOFF_BAD_FIELD
-
     if not isinstance(value, list):
         reader.add(
             HANDOFF_BAD_FIELD,

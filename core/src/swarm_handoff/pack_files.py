@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 import attrs
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.packs import PACK_LOAD_FAILED, load_packs, real_path, skill_resource
+from swarm_handoff.plugins import get_host
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -43,11 +45,9 @@ class InstalledPackSkill:
 
 def installed_pack_skills() -> tuple[list[InstalledPackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, plus a PACK_LOAD_FAILED problem per pack that did not import."""
-    from swarm_handoff.packs import PACK_LOAD_FAILED, _real_path, load_packs, skill_resource
-
     skills: list[InstalledPackSkill] = []
     problems: list[Problem] = []
-    loaded, _ = load_packs()  # the one loader: the controls and isolation of plugins
+    loaded, _ = load_packs(get_host().env)  # the one loader: the controls and isolation of plugins
     for pack in loaded:
         c, exc = pack.candidate, pack.error
         if exc is not None:
@@ -66,5 +66,5 @@ def installed_pack_skills() -> tuple[list[InstalledPackSkill], list[Problem]]:
             continue
         if isinstance(value, (str, os.PathLike)):
             value = Path(value)  # so that a reader can treat it like a Traversable
-        skills.append(attrs.evolve(base, skill_md=value, real_path=_real_path(value)))
+        skills.append(attrs.evolve(base, skill_md=value, real_path=real_path(value)))
     return skills, problems

@@ -35,7 +35,7 @@ from swarm_handoff.loader import PACKS, SKILLS_ENTRY_POINT_GROUP, Candidate, fai
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.plugin_checks import quiet as _quiet
 from swarm_handoff.plugin_records import LoadFailure, PackSkill, SkippedPlugin
-from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord, SourceResult
+from swarm_handoff.records import DiscoveryContext, Location, Scope, SkillRecord, SourceResult
 from swarm_handoff.scopes import ScopeSpec
 from swarm_handoff.skillmd import Frontmatter, load_skill_resource, plain
 
@@ -52,22 +52,18 @@ class LoadedPack:
     error: BaseException | None = attrs.field(eq=False, default=None)
 
 
-def host_env() -> Mapping[str, str]:
-    """The environment the plugin host was built from: the one set of controls for plugins and packs."""
-    from swarm_handoff.plugins import get_host
+def load_packs(env: Mapping[str, str]) -> tuple[list[LoadedPack], list[SkippedPlugin]]:
+    """Import every admitted pack entry point on its own; the left-out ones say which variable left them out.
 
-    return get_host().env
-
-
-def load_packs(env: Mapping[str, str] | None = None) -> tuple[list[LoadedPack], list[SkippedPlugin]]:
-    """Import every admitted pack entry point on its own; the left-out ones say which variable left them out."""
-    kept, skipped = select(PACKS, host_env() if env is None else env)
+    `env` holds the loader's controls: pass the plugin host's (`host.env`), the one set for plugins and packs.
+    """
+    kept, skipped = select(PACKS, env)
     return [LoadedPack(c, *load_one(c)) for c in kept], skipped
 
 
-def entry_points(env: Mapping[str, str] | None = None) -> list[Any]:
-    """The group's entry points the controls admit, once each (nothing imported)."""
-    return [c.entry_point for c in select(PACKS, host_env() if env is None else env)[0]]
+def entry_points(env: Mapping[str, str]) -> list[Any]:
+    """The group's entry points the controls in `env` (the host's) admit, once each (nothing imported)."""
+    return [c.entry_point for c in select(PACKS, env)[0]]
 
 
 def skill_resource(obj: Any) -> tuple[str, Any] | None:
@@ -89,7 +85,7 @@ def skill_resource(obj: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _real_path(resource: Any) -> str | None:
+def real_path(resource: Any) -> str | None:
     """The file system path of a SKILL.md when it has one (zip-imported packs have none)."""
     if isinstance(resource, (str, os.PathLike)):
         return os.fspath(resource)
@@ -127,7 +123,7 @@ def load_pack(candidate: Candidate) -> tuple[SkillRecord | None, list[Problem]]:
         )
         return None, [problem]
     kind, value = found
-    real = _real_path(value) if kind == "file" else None
+    real = real_path(value) if kind == "file" else None
     if real:
         # A SKILL.md on disk goes through the parse memo like any other: an unchanged pack is not
         # parsed again (nor is ruamel.yaml imported) on a run whose whole answer cannot be replayed.
@@ -199,11 +195,11 @@ class PackSource:
 
     scopes = (ScopeSpec("installed", 4),)  # the one ordering: below `global`, above `registry`
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self.env = env  # the loader's controls; None: those of the process-wide host
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env  # the loader's controls: those of the host that built this source
 
     def _env(self) -> Mapping[str, str]:
-        return host_env() if self.env is None else self.env
+        return self.env
 
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Load every skill entry point on its own and build its record."""
@@ -230,6 +226,4 @@ class PackSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Any]:
         """The one place a pack skill called `name` would be: an entry point of that name (for `why`)."""
-        from swarm_handoff.explain import Location
-
         return [Location(Scope.INSTALLED, f"entry point {name!r} in group {SKILLS_ENTRY_POINT_GROUP}")]

@@ -1,8 +1,8 @@
 """Both cores for a cold scan: work split into ordered chunks, all but the first done by forked children.
 
 Parsing YAML holds the GIL (the C parser builds Python objects for every event), so threads do
-not help; a forked child starts with every module already imported and costs ~2 ms, a spawned one
-would import the whole stack again (~150 ms). Children send their results back `marshal`ed through
+not help; a forked child starts with every module already imported, while a spawned one would
+import the whole stack again (docs/performance.md has both costs). Children send their results back `marshal`ed through
 a pipe; the parent does the first chunk itself, then reads the others in order, so the result is
 the same list a serial run gives. A child that fails (killed, out of memory, an exception) costs
 only time: the parent does its chunk again itself, and any error it raises is the serial run's.

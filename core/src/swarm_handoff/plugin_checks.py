@@ -24,8 +24,10 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
 from swarm_handoff.errors import Problem
 from swarm_handoff.records import Contribution, SkillRecord, SourceResult
+from swarm_handoff.scopes import precedence_of, specs_of
 
 PLUGIN_BAD_RESULT = "PLUGIN_BAD_RESULT"
 # More than this many items from one call is a runaway plugin, not an answer.
@@ -128,8 +130,6 @@ def check_priority(value: Any) -> int:
 
 def check_order(source: object) -> float:
     """Where a source runs in the one ordering: its most local declared scope, else its `priority`."""
-    from swarm_handoff.scopes import precedence_of, specs_of
-
     try:
         specs = specs_of(source)
     except TypeError as exc:
@@ -137,7 +137,6 @@ def check_order(source: object) -> float:
     declared = precedence_of(specs) if specs else None
     if declared is not None:
         return declared
-    from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
 
     return check_priority(source.priority if isinstance(source, PrioritizedSource) else DEFAULT_PRIORITY)
 

@@ -36,6 +36,7 @@ from swarm_handoff.plugin_checks import (
     quiet,
     unhonoured,
 )
+from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
 from swarm_handoff.plugin_operations import PluginOperations, collect_operations
 from swarm_handoff.plugin_records import (
@@ -47,6 +48,7 @@ from swarm_handoff.plugin_records import (
     SkippedPlugin,
 )
 from swarm_handoff.scopes import SCOPE_INVALID, ScopeSpec, declare, specs_of
+from swarm_handoff.termsafe import quoted  # `\xNN` for a byte the command line could not decode
 
 CORE_DISTRIBUTION = "swarm-handoff-core"
 
@@ -240,8 +242,6 @@ class PluginHost:
         refs = self.components(kind)
         ref = refs.get(name)
         if ref is None:
-            from swarm_handoff.termsafe import quoted  # `\xNN` for a byte the command line could not decode
-
             available = sorted(refs)
             raise SwarmError(
                 ErrorCode.UNKNOWN_COMPONENT,
@@ -321,8 +321,6 @@ class PluginHost:
 
     def extend_cli(self, app: object) -> None:
         """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
-        from swarm_handoff.plugin_cli import extend_cli
-
         extend_cli(self, app)
 
     # -- reporting -----------------------------------------------------------------------------
@@ -334,7 +332,7 @@ class PluginHost:
 
     def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
         """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
-        from swarm_handoff.packs import report
+        from swarm_handoff.packs import report  # only `plugins` and strict runs: docs/architecture.md
 
         skills, failures, skipped = report(self.env)
         self.pack_failures = failures

@@ -17,6 +17,7 @@ import attrs
 
 from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
+from swarm_handoff.eligibility import estimated_duration as read
 from swarm_handoff.errors import Problem, SwarmError, UsageError
 from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
@@ -151,8 +152,6 @@ class RankedCandidate:
 
 def estimated_duration(record: SkillRecord) -> str | None:
     """Return `meta.estimated_duration` (or `metadata.estimated_duration`) as text, or None."""
-    from swarm_handoff.eligibility import estimated_duration as read
-
     return read(record)
 
 

@@ -74,14 +74,66 @@ class SkillRecord:
         return self.scope.priority
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form (output, session file), in the seed's cache field order first, then the rest."""
-        data: dict[str, Any] = _to_data(self)
+        """Give the JSON-ready form (output, session file), in the seed's cache field order first, then the rest.
+
+        Written out field by field, in `RECORD_FIELDS` order (a test checks both stay in step): it runs
+        once per record on every printed or stored answer, and a loop over the table costs twice as much.
+        """
+        data: dict[str, Any] = {
+            "skill": self.name,
+            "scope": self.scope.value,
+            "priority": self.priority,
+            "categories": list(self.categories),
+            "description": self.description,
+            "trigger": self.trigger,
+            "protocol_version": self.protocol_version,
+            "health_check": self.health_check,
+            "path": self.path,
+            "source": self.source,
+            "eligible": self.eligible,
+            "legacy": self.legacy,
+            "requires": list(self.requires),
+            "optional_consumes": list(self.optional_consumes),
+            "accepts_from": list(self.accepts_from),
+            "provides_to": list(self.provides_to),
+            "schema_version": self.schema_version,
+            "schema_type": self.schema_type,
+            "input_requirements": list(self.input_requirements),
+            "output_types": list(self.output_types),
+            "meta": dict(self.meta),
+        }
+        if self.declared_name is not None:
+            data["declared_name"] = self.declared_name
+        if self.problems:
+            data["problems"] = [p.to_data() for p in self.problems]
         return data
 
     def to_row(self) -> tuple[Any, ...]:
         """Give the compact form the caches store: the same fields as `to_data`, as a marshal-able tuple."""
-        row: tuple[Any, ...] = _to_row(self)
-        return row
+        return (
+            self.name,
+            self.scope.value,
+            self.categories,
+            self.description,
+            self.trigger,
+            self.protocol_version,
+            self.health_check,
+            self.path,
+            self.source,
+            self.eligible,
+            self.legacy,
+            self.requires,
+            self.optional_consumes,
+            self.accepts_from,
+            self.provides_to,
+            self.schema_version,
+            self.schema_type,
+            self.input_requirements,
+            self.output_types,
+            dict(self.meta),
+            self.declared_name,
+            tuple(p.to_data() for p in self.problems),
+        )
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], *, source: str = "cache") -> SkillRecord:
@@ -122,8 +174,8 @@ class SkillRecord:
 
 
 # The one description of a record's serialised form: (attribute, data key, kind), in the order of
-# the JSON form. `to_data`, `to_row`, `from_data`, `from_row` and the workflows file's checks are
-# all built from it, so a new field is added here and nowhere else (a test fails otherwise).
+# the JSON form. `from_data`, `from_row` and the workflows file's checks are built from it;
+# `to_data` and `to_row` spell the same fields out in this order (tests check they agree).
 # Kinds: text, text? (may be None), bool, strings (a tuple; a list in data), scope, mapping,
 # problems, derived (output only: computed from other fields, never read back).
 RECORD_FIELDS: tuple[tuple[str, str, str], ...] = (
@@ -151,44 +203,6 @@ RECORD_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("declared_name", "declared_name", "text?"),  # in data only when set
     ("problems", "problems", "problems"),  # in data only when there are some
 )
-_ONLY_WHEN_SET = {"declared_name": "{v} is not None", "problems": "{v}"}
-_DATA_VALUE = {
-    "strings": "list({v})",
-    "scope": "{v}.value",
-    "mapping": "dict({v})",
-    "problems": "[p.to_data() for p in {v}]",
-}
-_ROW_VALUE = {"scope": "{v}.value", "mapping": "dict({v})", "problems": "tuple(p.to_data() for p in {v})"}
-
-
-def _compile(name: str, lines: list[str]) -> Any:
-    """Build one serialiser from `RECORD_FIELDS`, as attrs builds `__init__`: a loop over the fields
-    per record would cost twice as much on a 10,000-skill answer."""
-    namespace: dict[str, Any] = {}
-    exec(compile("\n".join(lines), f"<swarm_handoff.records {name}>", "exec"), namespace)
-    return namespace[name]
-
-
-def _build_to_data() -> Any:
-    lines = ["def _to_data(self):", "    data = {"]
-    tail = []
-    for attr, key, kind in RECORD_FIELDS:
-        value = _DATA_VALUE.get(kind, "{v}").format(v=f"self.{attr}")
-        if attr in _ONLY_WHEN_SET:
-            tail.append(f"    if {_ONLY_WHEN_SET[attr].format(v=f'self.{attr}')}:")
-            tail.append(f"        data[{key!r}] = {value}")
-        else:
-            lines.append(f"        {key!r}: {value},")
-    return _compile("_to_data", [*lines, "    }", *tail, "    return data"])
-
-
-def _build_to_row() -> Any:
-    values = [_ROW_VALUE.get(k, "{v}").format(v=f"self.{a}") for a, _, k in RECORD_FIELDS if k != "derived"]
-    return _compile("_to_row", ["def _to_row(self):", f"    return ({', '.join(values)},)"])
-
-
-_to_data = _build_to_data()
-_to_row = _build_to_row()
 _SCOPES = {s.value: s for s in Scope}  # the core's scopes, looked up without a call
 _NEW = object.__new__
 # Each stored field's own slot setter (past the frozen `__setattr__`, about twice as fast as
@@ -235,6 +249,15 @@ class SourceResult:
     records: tuple[SkillRecord, ...] = ()
     problems: tuple[Problem, ...] = ()
     scanned: int = 0
+
+
+@attrs.frozen
+class Location:
+    """One place a source looks for a skill of a given name; `note` says why it was not searched."""
+
+    scope: Scope = attrs.field(converter=Scope)
+    where: str
+    note: str | None = None
 
 
 @attrs.frozen

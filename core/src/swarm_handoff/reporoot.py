@@ -19,6 +19,7 @@ import attrs
 from swarm_handoff.cache import watch
 from swarm_handoff.errors import Problem
 from swarm_handoff.skilltrust import Trust
+from swarm_handoff.textfile import LoadError, read_regular
 
 MAX_GIT_FILE = 4096  # a `.git` file is one line: `gitdir: PATH`
 
@@ -44,8 +45,6 @@ def _ceilings(env: Mapping[str, str]) -> set[str]:
 def _superproject(folder: Path, marker: Path) -> Path | None:
     """The superproject of a submodule whose `.git` file points into `<super>/.git/modules/`, else None."""
     try:
-        from swarm_handoff.textfile import LoadError, read_regular
-
         raw = read_regular(marker, limit=MAX_GIT_FILE)
     except (LoadError, OSError):
         return None

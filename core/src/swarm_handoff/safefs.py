@@ -12,7 +12,7 @@ never lose each other's work and a reader never sees half a file:
   gone (`clean_stale_temps`). Nothing that does not match that pattern is ever removed.
 
 Like `filecache`, this module is on the start-up path of every command that writes a cache, so it
-imports only `errno`, `os`, `stat` and `sys` at import time (no typing, pathlib, tempfile or re).
+imports only `errno`, `os`, `stat`, `sys` and `typing` (already loaded by then) at import time.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import errno  # built into the interpreter: free to import
 import os
 import stat  # already imported by `os` itself
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from contextlib import AbstractContextManager

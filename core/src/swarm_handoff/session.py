@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from swarm_handoff import fastyaml, jsonio
 from swarm_handoff.cache import (
     atomic_write,
     inputs_unchanged,
@@ -28,11 +29,14 @@ from swarm_handoff.cache import (
     source_keys,
     source_signature,
 )
-from swarm_handoff.discovery import DiscoveryResult, discover_detailed
+from swarm_handoff.discovery import discover_detailed
+from swarm_handoff.discovery_result import DiscoveryResult
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.session_life import checkpoint_text
+from swarm_handoff.yamlio import LoadError, read_text
+from swarm_handoff.yamlout import portable_yaml
 
 SESSION_WRITE_FAILED = "SESSION_WRITE_FAILED"
 SESSION_FILE = "available-workflows.yaml"
@@ -70,8 +74,6 @@ def workflow_entry(record: SkillRecord) -> dict[str, Any]:
 
 def render_session(result: DiscoveryResult, now: datetime.datetime | None = None) -> str:
     """The session file's text for `result`."""
-    from swarm_handoff.yamlout import portable_yaml
-
     stamp = (now or _now()).astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     document: dict[str, Any] = {
         "discovery": {"timestamp": stamp, "ttl_minutes": TTL_MINUTES},
@@ -92,9 +94,6 @@ def read_session(
     folder: Path, context: DiscoveryContext, host: PluginHost, now: datetime.datetime | None = None
 ) -> DiscoveryResult | None:
     """The cached result when the file is ours, whole, within its TTL and no input changed; else None."""
-    from swarm_handoff import fastyaml, jsonio
-    from swarm_handoff.yamlio import LoadError, read_text
-
     try:
         # Both files are the tool's own: a link or anything but a regular file is not ours, so
         # it is not followed or opened (a FIFO would block); the cache is then simply rebuilt.

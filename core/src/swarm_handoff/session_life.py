@@ -26,7 +26,11 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff import safefs
 from swarm_handoff.errors import SwarmError, UsageError
+from swarm_handoff.history import db_path, open_history
+from swarm_handoff.payload.v2 import new_workflow_id
+from swarm_handoff.yamlio import LoadError, read_text
 
 PREFIX = "swarm-session-"
 MARKER = ".swarm-session.json"
@@ -96,15 +100,11 @@ def _uid() -> int:
 
 def mark_created(folder: Path, now: dt.datetime | None = None) -> None:
     """Write the creation marker into a session folder the tool has just made (never replacing one)."""
-    from swarm_handoff import safefs
-
     safefs.create_new(folder / MARKER, _marker_bytes(now or _now()), mode=0o600)
 
 
 def new_session(root: Path | None = None, now: dt.datetime | None = None) -> Path:
     """Make a fresh session folder (mode 0700) named like a v2.0 `workflow_id`, with its marker."""
-    from swarm_handoff.payload.v2 import new_workflow_id
-
     root = root or sessions_root()
     moment = now or _now()
     for _ in range(100):  # eight random hex digits: a clash is rare, a hundred in a row is impossible
@@ -126,8 +126,6 @@ def new_session(root: Path | None = None, now: dt.datetime | None = None) -> Pat
 
 def read_marker(folder: Path) -> dict[str, Any] | None:
     """The creation marker when it is the tool's (a regular file of the right form), else None."""
-    from swarm_handoff.yamlio import LoadError, read_text
-
     try:
         data = json.loads(read_text(folder / MARKER, limit=_MAX_MARKER, follow=False))
     except (OSError, ValueError, LoadError):
@@ -138,8 +136,6 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
 
 
 def _read_small(folder: Path, name: str) -> dict[str, Any] | None:
-    from swarm_handoff.yamlio import LoadError, read_text
-
     try:
         data = json.loads(read_text(folder / name, limit=_MAX_MARKER, follow=False))
     except (OSError, ValueError, LoadError):
@@ -172,8 +168,6 @@ class CloseReport:
 
 def unacknowledged(folder: Path, config: Path) -> list[str]:
     """Payload paths of hand-offs made from `folder` that no target has acknowledged yet."""
-    from swarm_handoff.history import db_path, open_history
-
     if not db_path(config).is_file():
         return []  # no history, no hand-off to wait for (and none is created just to look)
     with open_history(config) as history:
@@ -183,8 +177,6 @@ def unacknowledged(folder: Path, config: Path) -> list[str]:
 
 def close_session(folder: Path, config: Path, *, force: bool = False, now: dt.datetime | None = None) -> CloseReport:
     """Close a session: refuse while a hand-off from it is unacknowledged, unless `force`."""
-    from swarm_handoff import safefs
-
     if folder.is_symlink() or not folder.is_dir():
         raise SwarmError(
             SESSION_NOT_FOUND,
@@ -221,8 +213,6 @@ def write_checkpoint(folder: Path, now: dt.datetime | None = None) -> Path:
     """Record that the session resumes from a checkpoint; a new content invalidates the discovery cache."""
     import secrets
 
-    from swarm_handoff import safefs
-
     if folder.is_symlink() or not folder.is_dir():
         raise SwarmError(
             SESSION_NOT_FOUND,
@@ -238,8 +228,6 @@ def write_checkpoint(folder: Path, now: dt.datetime | None = None) -> Path:
 
 def checkpoint_text(folder: Path) -> str | None:
     """The checkpoint file's content (the discovery cache is valid only for the one it was built under)."""
-    from swarm_handoff.yamlio import LoadError, read_text
-
     if not os.path.lexists(folder / CHECKPOINT):
         return None
     try:

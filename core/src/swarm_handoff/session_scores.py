@@ -14,8 +14,10 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swarm_handoff import safefs
 from swarm_handoff.errors import Problem, SwarmError
 from swarm_handoff.yamlio import LoadError, check_events, check_nesting, check_size, read_text
+from swarm_handoff.yamlout import portable_yaml
 
 if TYPE_CHECKING:
     from swarm_handoff.ranking import RankedCandidate, RankingResult
@@ -29,7 +31,6 @@ SESSION_CACHE_INVALID = "SESSION_CACHE_INVALID"
 
 def _rt_yaml() -> Any:
     # deferred: only `rank --session` pays for the round-trip loader; portable: YAML 1.1 readers agree
-    from swarm_handoff.yamlout import portable_yaml
 
     yaml = portable_yaml("rt")
     yaml.preserve_quotes = True
@@ -127,7 +128,6 @@ def write_scores(session: Path | str, result: RankingResult, *, now: _dt.datetim
             details={"path": str(folder)},
             hint="pass the perspective-swarm session folder (it holds the session's YAML files)",
         )
-    from swarm_handoff import safefs
 
     # Read, change and replace under the session folder's lock: two `rank --session` runs at once
     # (a swarm ranks in parallel) would otherwise each write its own scores over the other's.
@@ -163,8 +163,6 @@ def _update(folder: Path, path: Path, result: RankingResult, now: _dt.datetime |
 
 def _atomic_write(path: Path, data: Any) -> None:
     """Dump and replace the file at once (`safefs`: a recognisable temporary, fsynced, then a rename)."""
-    from swarm_handoff import safefs
-
     stream = io.StringIO()
     _rt_yaml().dump(data, stream)
     safefs.atomic_write(path, stream.getvalue().encode("utf-8"), durable=True)

@@ -26,6 +26,7 @@ from swarm_handoff.textfile import (
     UNREADABLE,
     LoadError,
     bom_problem,
+    file_kind,
     open_regular,
     would_block,
 )
@@ -137,8 +138,6 @@ def not_a_file(path: str, what: str) -> Problem:
 
 def irregular_file(path: str, mode: int) -> Problem:
     """SKILL_NOT_A_FILE for a SKILL.md whose `st_mode` is not a regular file, worded as the core words it."""
-    from swarm_handoff.textfile import file_kind
-
     return not_a_file(path, f"{file_kind(mode)}, not a regular file")
 
 

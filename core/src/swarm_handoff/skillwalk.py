@@ -30,7 +30,9 @@ import attrs
 
 from swarm_handoff.cache import read_skills, watch
 from swarm_handoff.errors import ErrorCode, Problem, Severity
+from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.records import Scope, SkillRecord
+from swarm_handoff.skillmd import irregular_file, not_a_file, stat_problem
 from swarm_handoff.skilltrust import Trust, trust_setting_problems
 from swarm_handoff.textfile import PSEUDO_FILE, pseudo_file
 
@@ -87,8 +89,6 @@ class _Walk:
     checked: dict[str, tuple[int, int]] = attrs.field(factory=dict)  # SKILL.md path -> (device, inode) judged
 
     def record(self, name: str, scope: Scope, path: str, problem: Problem, *, counted: bool = True) -> None:
-        from swarm_handoff.metadata import record_from_frontmatter
-
         if counted:
             self.scanned += 1
         self.records.append(
@@ -156,8 +156,6 @@ class _Walk:
         )
 
     def broken(self, name: str, place: Place, path: str, exc: OSError) -> None:
-        from swarm_handoff.skillmd import stat_problem
-
         watch(path)  # stat fails while it is broken; a fix changes that
         self.record(place.prefix + name, place.scope, path, stat_problem(path, exc))
 
@@ -220,8 +218,6 @@ class _Walk:
         try:
             st = os.stat(here, dir_fd=sub, follow_symlinks=False)
         except FileNotFoundError as exc:
-            from swarm_handoff.skillmd import stat_problem
-
             # A folder without SKILL.md is not a skill; kept visible (info) for --all.
             missing = attrs.evolve(stat_problem(path, exc), severity=Severity.INFO)
             self.record(name, place.scope, path, missing, counted=False)
@@ -238,8 +234,6 @@ class _Walk:
                 self.broken(os.path.basename(os.path.dirname(path)), place, path, exc)
                 return
         if not stat.S_ISREG(st.st_mode) or pseudo_file(path, st):
-            from swarm_handoff.skillmd import irregular_file, not_a_file
-
             regular = stat.S_ISREG(st.st_mode)
             odd = not_a_file(path, PSEUDO_FILE) if regular else irregular_file(path, st.st_mode)
             self.record(name, place.scope, path, odd)

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from swarm_handoff import parallel
 from swarm_handoff.errors import ErrorCode, Problem, Severity
 
 SOURCE_TIMEOUT = ErrorCode.SOURCE_TIMEOUT.value
@@ -72,8 +73,6 @@ def bounded(call: Any, seconds: float | None, *, key: str | None = None) -> Any:
     runs inside the worker.
     """
     import contextvars
-
-    from swarm_handoff import parallel
 
     if seconds is None:
         return call()

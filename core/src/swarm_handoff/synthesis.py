@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
-from swarm_handoff.metadata import value_kind
+from swarm_handoff.frontmatter_fields import value_kind
 from swarm_handoff.yamlio import LoadError, check_size, load_document
 
 PROBLEM_TYPES = ("decision", "creative", "analytical", "strategic")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from swarm_handoff.errors import ErrorCode, Problem
+from swarm_handoff.errors import LoadError as LoadError  # where readers of files have always found it
 
 MAX_BYTES = 4 * 1024 * 1024
 # The same limit under the name plugins import from the API (a registry, a manifest never written larger).
@@ -36,14 +37,6 @@ _CHUNK = 1024 * 1024
 _PSEUDO_ROOTS = ("/proc", "/sys")
 PSEUDO_FILE = "a kernel pseudo-file (under /proc or /sys), not a regular file: reading it could block"
 WOULD_BLOCK = "reading it would block (a kernel or device file that waits for data)"
-
-
-class LoadError(Exception):
-    """A document that could not be loaded; carries the located `Problem`."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 def file_kind(mode: int) -> str:

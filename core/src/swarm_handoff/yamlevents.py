@@ -2,9 +2,9 @@
 
 Discovery parses thousands of small documents, so what is paid per document matters more than
 what is paid once. The C parser (`ruamel.yaml.clib`, the extension module `_ruamel_yaml`) is
-imported once per process and a missing one is remembered too (a failed import costs ~30 µs each
-time it is retried). The pure parser is built once per thread (a `YAML()` costs ~35 µs and is not
-safe to share between threads) and reset after each document, so that no document leaves objects
+imported once per process and a missing one is remembered too (a failed import is not retried).
+The pure parser is built once per thread (building one is not free, and one is not safe to share
+between threads) and reset after each document, so that no document leaves objects
 in reference cycles for the collector. `libyaml`'s parser takes its input when it is created, so a
 C parser object per document is the only option; it is freed (not collected) after `dispose()`.
 """

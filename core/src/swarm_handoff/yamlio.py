@@ -19,7 +19,18 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.errors import Problem
+from swarm_handoff import jsonio
+from swarm_handoff.errors import Problem, SwarmError
+from swarm_handoff.limits import KEY_NOT_TEXT as KEY_NOT_TEXT
+from swarm_handoff.limits import MAX_DEPTH as MAX_DEPTH
+from swarm_handoff.limits import MAX_INT_BITS as MAX_INT_BITS
+from swarm_handoff.limits import MAX_NODES as MAX_NODES
+from swarm_handoff.limits import MAX_NUMBER_CHARS as MAX_NUMBER_CHARS
+from swarm_handoff.limits import NUMBER_TOO_LONG as NUMBER_TOO_LONG
+from swarm_handoff.limits import YAML_TOO_DEEP as YAML_TOO_DEEP
+from swarm_handoff.limits import YAML_TOO_MANY_NODES as YAML_TOO_MANY_NODES
+from swarm_handoff.limits import check_size as check_size
+from swarm_handoff.limits import too_deep as too_deep
 
 # The file-reading half lives in `textfile`; its names stay importable from here (older imports).
 from swarm_handoff.textfile import MAX_BYTES as MAX_BYTES
@@ -35,36 +46,21 @@ from swarm_handoff.textfile import file_kind as file_kind
 from swarm_handoff.textfile import open_regular as open_regular
 from swarm_handoff.textfile import read_regular as read_regular
 from swarm_handoff.textfile import read_text as read_text
-
-# Values visited while walking the loaded document; aliases are counted each time they are reached,
-# so "billion laughs" documents exceed it long before they exhaust memory.
-MAX_NODES = 200_000
+from swarm_handoff.yamlevents import feed_events, forget_documents, forget_version, parser_name
+from swarm_handoff.yamlout import resolves_to_non_text
 
 YAML_SYNTAX = "YAML_SYNTAX"
 YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
-YAML_TOO_MANY_NODES = "YAML_TOO_MANY_NODES"
-YAML_TOO_DEEP = "YAML_TOO_DEEP"
 # Flow collections nested deeper than this are refused before parsing: no real document comes close,
 # and the pure parser needs seconds to hit Python's recursion limit on a few kilobytes of brackets.
 MAX_FLOW_DEPTH = 100
-# Collections nested deeper than this (block or flow, aliases expanded) are refused: the loaders,
-# JSON output and the formatters recurse once per level, and no hand-off document needs more.
-MAX_DEPTH = 100
-# Number literals longer than this are refused: Python refuses to turn more than 4,300 digits into
-# an int (ValueError), and a hex literal that loads could not be written back as JSON.
-MAX_NUMBER_CHARS = 100
-# What an int that passed MAX_NUMBER_CHARS can weigh at most (a hex digit is 4 bits).
-MAX_INT_BITS = 4 * MAX_NUMBER_CHARS
 YAML_UNSAFE_TAG = "YAML_UNSAFE_TAG"
-NUMBER_TOO_LONG = "NUMBER_TOO_LONG"
-KEY_NOT_TEXT = "KEY_NOT_TEXT"
 # The only explicit tags accepted: those of the JSON-compatible core schema. `!!set`, `!!binary`,
 # `!!omap`, `!!timestamp`, `!!python/...` and local `!tags` build values no reader agrees on.
 SAFE_TAGS = frozenset(
     {None, "!", *(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq"))}
 )
 _BRACKETS = re.compile(r"[\[\]{}]")
-JSON_SYNTAX = "JSON_SYNTAX"
 
 _local = threading.local()
 
@@ -78,15 +74,12 @@ def _yaml() -> Any:
         # rejects some valid YAML, and a file must mean the same with or without the `fast` extra.
         yaml = YAML(typ="safe", pure=True)
         _local.yaml = yaml
-    from swarm_handoff.yamlevents import forget_version
 
     return forget_version(yaml)  # a `%YAML 1.1` of an earlier file must not stick
 
 
 def loader_kind() -> str:
     """Say which YAML parser discovery uses here ("C" or "pure"), for benchmarks and bug reports."""
-    from swarm_handoff.yamlevents import parser_name
-
     return parser_name()
 
 
@@ -109,19 +102,6 @@ def check_nesting(text: str, *, path: str | None = None, limit: int = MAX_FLOW_D
                 )
         elif depth:
             depth -= 1
-
-
-def too_deep(path: str | None, line: int | None = None, limit: int = MAX_DEPTH, code: str = YAML_TOO_DEEP) -> LoadError:
-    """The error for a document nested more than `limit` deep."""
-    return LoadError(
-        Problem(
-            code,
-            f"collections nested more than {limit} deep",
-            path=path,
-            line=line,
-            hint="flatten the structure; no hand-off document needs this",
-        )
-    )
 
 
 def unsafe_tag(tag: str, path: str | None, line: int | None, column: int | None = None) -> LoadError:
@@ -154,8 +134,6 @@ def long_number(text: str, path: str | None, line: int | None, column: int | Non
 
 def is_long_number(value: str) -> bool:
     """True for a plain scalar a resolver could read as a number and that is over MAX_NUMBER_CHARS long."""
-    from swarm_handoff.yamlout import resolves_to_non_text
-
     return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
 
 
@@ -166,8 +144,6 @@ def check_events(text: str, *, path: str | None = None, line_offset: int = 0) ->
     so a syntax error there is checked again with the pure parser, the reference.
     """
     from ruamel.yaml.error import MarkedYAMLError
-
-    from swarm_handoff.yamlevents import feed_events
 
     try:
         feed_events(text, _EventCheck(path, line_offset).feed)
@@ -233,8 +209,6 @@ def parse_yaml(text: str, *, path: str | None = None, line_offset: int = 0) -> A
         try:
             data = yaml.load(text)
         finally:
-            from swarm_handoff.yamlevents import forget_documents
-
             forget_documents(yaml)  # the reused instance keeps one per load otherwise
     except DuplicateKeyError as exc:
         raise LoadError(
@@ -264,72 +238,16 @@ def _marked(exc: Any, code: str, path: str | None, offset: int, hint: str) -> Pr
     return Problem(code, message.replace("\n", " "), path=path, line=line, column=column, hint=hint)
 
 
-def check_size(
-    data: Any, *, path: str | None = None, limit: int = MAX_NODES, text_keys: bool = False, max_depth: int = MAX_DEPTH
-) -> None:
-    """Refuse loaded data over the node, depth or number limits (aliases expanded), or with non-text keys.
-
-    Aliases can nest an anchored value deeper than the text does, and a hex literal can load into an
-    int too big to write back, so the limits are checked on the data as well as on the text.
-    """
-    count = 0
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        item, depth = stack.pop()
-        count += 1
-        if count > limit:
-            raise LoadError(
-                Problem(
-                    YAML_TOO_MANY_NODES,
-                    f"the document expands to more than {limit} values (aliases included)",
-                    path=path,
-                    hint="remove anchors/aliases that repeat large structures",
-                )
-            )
-        if isinstance(item, dict):
-            if depth >= max_depth:
-                raise too_deep(path, limit=max_depth)
-            if text_keys:
-                for key in item:
-                    if not isinstance(key, str):
-                        raise LoadError(
-                            Problem(
-                                KEY_NOT_TEXT,
-                                f"the key {key!r} is a {type(key).__name__}, not text",
-                                path=path,
-                                hint="quote the key: a payload's keys are strings, as in JSON",
-                            )
-                        )
-            stack.extend((value, depth + 1) for value in item.values())
-        elif isinstance(item, list):
-            if depth >= max_depth:
-                raise too_deep(path, limit=max_depth)
-            stack.extend((value, depth + 1) for value in item)
-        elif isinstance(item, int) and item.bit_length() > MAX_INT_BITS:
-            raise LoadError(
-                Problem(
-                    NUMBER_TOO_LONG,
-                    f"an integer of {item.bit_length()} bits (at most {MAX_INT_BITS})",
-                    path=path,
-                    hint="quote it if it is an identifier, or shorten it",
-                )
-            )
-
-
 def load_file(path: Path) -> Any:
     """Load a `.json` file as JSON and anything else as YAML, with located errors."""
     text = read_text(path)
     if path.suffix.lower() == ".json":
-        from swarm_handoff import jsonio  # it builds on this module's limits
-
         return jsonio.loads(text, path=str(path))
     return parse_yaml(text, path=str(path))
 
 
 def load_document(path: Path, what: str, *, code: str = "VALIDATION_FAILED") -> Any:
     """Load a YAML/JSON input file, turning a load failure into the structured error commands print."""
-    from swarm_handoff.errors import SwarmError
-
     try:
         return load_file(path)
     except LoadError as exc:

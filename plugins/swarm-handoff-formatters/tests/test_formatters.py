@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swarm_handoff.api import Kind
-from swarm_handoff_formatters.xml import XmlFormatter
+from swarm_handoff_formatters.xml_formatter import XmlFormatter
 
 
 class Doc:

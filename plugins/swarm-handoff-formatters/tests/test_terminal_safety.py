@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swarm_handoff.api import UNSAFE_MULTI_LINE, SwarmError, render
-from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
+from swarm_handoff_formatters.xml import decode_attribute, decode_text
+from swarm_handoff_formatters.xml_formatter import XmlFormatter
 
 OSC = "\x1b]0;pwned\x07"
 

@@ -18,7 +18,8 @@ from swarm_handoff.api import (
     StepDocument,
     render,
 )
-from swarm_handoff_formatters.xml import XmlFormatter, decode_attribute, decode_text
+from swarm_handoff_formatters.xml import decode_attribute, decode_text
+from swarm_handoff_formatters.xml_formatter import XmlFormatter
 
 TEXT = st.text(max_size=40)
 # A lone surrogate is no longer carried exactly (every format writes it as the text `\ud800`, see

@@ -64,7 +64,7 @@ class YamlFormatter:
 
     def render(self, document: Document) -> str:
         """Serialise `document.to_data()` as block-style YAML that YAML 1.1 readers read the same."""
-        from swarm_handoff.yamlout import portable_yaml  # deferred: ruamel costs ~35 ms to import
+        from swarm_handoff.yamlout import portable_yaml  # deferred: ruamel.yaml (docs/architecture.md)
 
         yaml = portable_yaml("rt")  # the round-trip dumper keeps the document's key order
         stream = io.StringIO()

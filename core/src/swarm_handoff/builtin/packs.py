@@ -10,10 +10,10 @@ from swarm_handoff.hookspecs import hookimpl
 
 def _source() -> Any:
     from swarm_handoff.packs import PackSource
-    from swarm_handoff.plugins import building_host
+    from swarm_handoff.plugins import building_host, get_host
 
-    host = building_host()  # the host that loaded the plugins: its controls admit the packs too
-    return PackSource(None if host is None else host.env)
+    host = building_host() or get_host()  # the host that loaded the plugins: its controls admit the packs too
+    return PackSource(host.env)
 
 
 @hookimpl

@@ -195,8 +195,8 @@ def ack_operation(host: PluginHost, *, payload: Path, status: str, require_signa
     """`ack`: record the target's acknowledgment of a hand-off in the history, after the integrity check."""
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import ACK_STATUSES, open_history
-    from swarm_handoff.payload.integrity import require_intact
     from swarm_handoff.payload.validate import load_payload
+    from swarm_handoff.payload.verify import require_intact
 
     if status not in ACK_STATUSES:
         raise SwarmError(ErrorCode.USAGE, f"unknown status {status!r}", hint=f"use one of: {', '.join(ACK_STATUSES)}")
@@ -213,7 +213,8 @@ def ack_operation(host: PluginHost, *, payload: Path, status: str, require_signa
 def history_operation(host: PluginHost, *, skill: str | None, trace: str | None) -> Document:
     """`history`: recorded hand-offs, newest first, with their latest acknowledgment; or one chain."""
     from swarm_handoff.discovery import config_dir
-    from swarm_handoff.history import HistoryReport, open_history
+    from swarm_handoff.history import open_history
+    from swarm_handoff.history_reports import HistoryReport
 
     with open_history(config_dir()) as store:
         _warn(store.problems)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.errors import Problem
+from swarm_handoff.payload.build3 import PayloadTooLarge, fit_budget, shorten, v3_path
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import check, parse_time
 from swarm_handoff.payload.v2 import SCHEMA as V2_SCHEMA
@@ -111,8 +112,6 @@ class Upgrade:
 
     def convert(self, payload: Mapping[str, Any]) -> AdapterResult:
         """Return the v3.0 payload (sealed and within budget) and the v2.0 fields it could not carry."""
-        from swarm_handoff.payload.build3 import shorten
-
         old = _map(payload, "handoff")
         source, target, context = _map(old, "source"), _map(old, "target"), _map(old, "context")
         insights, seeds, meta = _map(old, "insights"), _map(old, "research_seeds"), _map(old, "meta")
@@ -185,8 +184,6 @@ class Upgrade:
 
 def _finish_upgrade(payload: dict[str, Any], old: Mapping[str, Any], dropped: list[str]) -> AdapterResult:
     from pathlib import Path
-
-    from swarm_handoff.payload.build3 import PayloadTooLarge, fit_budget, v3_path
 
     handoff = payload["handoff"]
     problems = tuple(check(V3_SCHEMA, payload))

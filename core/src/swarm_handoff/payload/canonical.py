@@ -155,3 +155,13 @@ def check_integrity(payload: Mapping[str, Any]) -> Integrity:
         stated_size=meta.get("payload_size_bytes"),
         computed_size=len(data),
     )
+
+
+SPAN_DIGITS = 16  # a span id: the first 16 hex digits of a payload's `payload_hash`
+
+
+def span_from_hash(payload_hash: Any) -> str | None:
+    """The span id a `payload_hash` gives (what the next hop names as its parent); None when it is not a sha256."""
+    if not isinstance(payload_hash, str) or not payload_hash.startswith("sha256:"):
+        return None
+    return payload_hash[len("sha256:") :][:SPAN_DIGITS]

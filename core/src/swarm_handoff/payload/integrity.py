@@ -18,18 +18,20 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from swarm_handoff.errors import SwarmError, working_directory
 from swarm_handoff.payload.canonical import Integrity, check_integrity
+from swarm_handoff.payload.io import dump_payload, parse_payload_text
+from swarm_handoff.payload.schema import version_of
 from swarm_handoff.payload.signing import INVALID, VALID, SignatureCheck, check_signature
 from swarm_handoff.termsafe import shown
+from swarm_handoff.textfile import read_text
 
-if TYPE_CHECKING:
-    from swarm_handoff.plugins import PluginHost
-
+INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
+INTEGRITY_ABSENT = "INTEGRITY_ABSENT"
 CHECKSUM_PREFIX = "sha256:"
 # A referenced file bigger than this is not read (it is reported as unchecked, which fails).
 MAX_CHECKED_BYTES = 64 * 1024 * 1024
@@ -103,8 +105,6 @@ def _entries(payload: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     Only v3.0 defines the tiers that reference files; in any other version `handoff.payload` is an
     extra field no reader uses, so the files it names are not read (its bytes are hashed as any text).
     """
-    from swarm_handoff.payload.validate import version_of
-
     handoff = payload.get("handoff")
     tiers = handoff.get("payload") if isinstance(handoff, Mapping) else None
     found: list[tuple[str, Any, Any]] = []
@@ -293,9 +293,6 @@ def written_as_signed(payload: Mapping[str, Any], payload_path: Path, text: str 
     `text` is the file's text as it was parsed into `payload`; without it the file is read again
     (and must still hold `payload`).
     """
-    from swarm_handoff.payload.io import dump_payload, parse_payload_text
-    from swarm_handoff.textfile import read_text
-
     try:
         if text is None:
             text = read_text(payload_path)
@@ -318,69 +315,3 @@ def examine(
     if signature.status == VALID and payload_path is not None and not written_as_signed(payload, payload_path, text):
         signature = SignatureCheck(INVALID, NOT_AS_WRITTEN)
     return Findings(check_integrity(payload), check_files(payload, payload_path), signature)
-
-
-ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
-
-
-def require_intact(
-    path: Path,
-    data: Any,
-    config: Path,
-    *,
-    require_signature: bool | None = None,
-    option: str = "--require-signature",
-    host: PluginHost | None = None,
-) -> None:
-    """Refuse to record an acknowledgment for a payload that cannot be shown to be what was handed off.
-
-    An acknowledgment feeds the history that rankers score by, so only a payload that verifies
-    counts: one that fails a check, one that states no hash (nothing to verify), and, when a
-    signature is required (`require_signature`; None: whenever this user has a signing key), one
-    without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
-    """
-    from swarm_handoff.payload.names import switched_off
-    from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.unsigned import signature_required, unsigned_hops, unsigned_refusal
-    from swarm_handoff.payload.validate import validate_payload
-    from swarm_handoff.payload.verify import INTEGRITY_MISMATCH
-
-    report = validate_payload(data, host, path=str(path))  # as verify: the shape first, then any hashing
-    if not report.valid:
-        raise report.to_error()
-    findings = examine(data, path, config)
-    handoff = data.get("handoff") if isinstance(data, Mapping) else None
-    expires = handoff.get("expires_at") if isinstance(handoff, Mapping) else None
-    why = None
-    if findings.status == "absent":
-        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
-    elif expires is not None and parse_time(expires) is None:
-        why = f"its expires_at {shown(expires)} is not an ISO 8601 time, so it cannot be verified"
-    if why is not None:
-        raise SwarmError(
-            ACK_UNVERIFIABLE,
-            f"{path}: not acknowledged: {why}",
-            details={"missing_fields": [], "validation_errors": [why]},
-            hint="acknowledge only a payload `swarm-handoff verify` accepts, as `swarm-handoff handoff` writes them",
-            recoverable=False,
-        )
-    problems = findings.problems
-    if problems:
-        raise SwarmError(
-            INTEGRITY_MISMATCH,
-            f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
-            details={"missing_fields": [], "validation_errors": problems},
-            hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
-            recoverable=False,
-        )
-    refusal = unsigned_refusal(findings.signature.status, unsigned_hops(data), "it")
-    if refusal is None or not signature_required(config, require_signature):
-        return
-    code, why = refusal
-    raise SwarmError(
-        code,
-        f"{path}: not acknowledged: {why}",
-        details={"missing_fields": [], "validation_errors": [why]},
-        hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
-        recoverable=False,
-    )

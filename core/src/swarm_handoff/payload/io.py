@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff import safefs
+from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import Problem
+from swarm_handoff.yamlevents import forget_version
 from swarm_handoff.yamlio import (
     MAX_BYTES,
     YAML_DUPLICATE_KEY,
@@ -33,6 +34,7 @@ from swarm_handoff.yamlio import (
     check_size,
     read_text,
 )
+from swarm_handoff.yamlout import portable_yaml
 
 _local = threading.local()
 MAX_NAME_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)
@@ -53,7 +55,6 @@ def _yaml() -> Any:
         yaml = YAML(typ="safe", pure=True)
         yaml.Constructor = _TimesAsText
         _local.yaml = yaml
-    from swarm_handoff.yamlevents import forget_version
 
     return forget_version(yaml)  # a `%YAML 1.1` of an earlier file must not stick
 
@@ -66,8 +67,6 @@ def parse_payload_text(text: str, *, path: str | None = None, json_text: bool = 
     payload means the same to every reader, and `1` and `'1'` cannot both be keys of one mapping.
     """
     if json_text:
-        from swarm_handoff import jsonio
-
         return jsonio.loads(text, path=path)  # JSON keys are always text
     if len(text) > MAX_BYTES:
         raise LoadError(Problem(YAML_TOO_LARGE, f"larger than {MAX_BYTES} bytes", path=path, hint="check the path"))
@@ -112,8 +111,6 @@ def dump_payload(payload: Any, path: Path) -> str:
     if path.suffix.lower() == ".json":
         return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     import io as _io
-
-    from swarm_handoff.yamlout import portable_yaml
 
     yaml = portable_yaml("rt")  # keeps the builder's key order, which reads like the seed's example
     yaml.width = 4096

@@ -17,6 +17,7 @@ from typing import TextIO
 from swarm_handoff import safefs
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.io import MAX_NAME_TRIES, write_atomic
+from swarm_handoff.textfile import file_kind
 
 
 def write_keeping_earlier(path: Path, text: str, *, mode: int = 0o600) -> Path | None:
@@ -147,8 +148,6 @@ def write_output(path: str | Path, text: str, *, mode: int = 0o600, stdout: Text
 
 
 def _kind(mode: int) -> str:
-    from swarm_handoff.textfile import file_kind
-
     return "a regular file" if stat.S_ISREG(mode) else file_kind(mode)
 
 

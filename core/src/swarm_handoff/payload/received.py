@@ -16,8 +16,14 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
-from swarm_handoff.history_reports import SPAN_DIGITS
+from swarm_handoff.payload.canonical import span_from_hash
+from swarm_handoff.payload.integrity import examine, untrusted_hint
+from swarm_handoff.payload.names import switched_off
+from swarm_handoff.payload.schema import parse_time
+from swarm_handoff.payload.signing import ABSENT
+from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_refusal
 from swarm_handoff.payload.v2 import DEFAULT_TTL, stamp
+from swarm_handoff.payload.validate import read_payload, validate_payload
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.termsafe import quoted
 
@@ -32,10 +38,7 @@ RECEIVED_UNSIGNED = "RECEIVED_PAYLOAD_UNSIGNED"
 def span_id(payload: Mapping[str, Any]) -> str | None:
     """A payload's span id: the first 16 hex digits of its `payload_hash`, or None when it states none."""
     meta = section(section(payload, "handoff"), "meta")
-    stated = meta.get("payload_hash")
-    if not isinstance(stated, str) or not stated.startswith("sha256:"):
-        return None
-    return stated[len("sha256:") :][:SPAN_DIGITS] or None
+    return span_from_hash(meta.get("payload_hash")) or None
 
 
 def section(data: Any, key: str) -> Mapping[str, Any]:
@@ -90,13 +93,6 @@ def load_received(
     `require_signature` refuses a payload without a valid signature, or one whose chain already
     went through an unsigned hop (`unsigned.py`); `option` is that requirement as the caller spells it.
     """
-    from swarm_handoff.payload.integrity import examine, untrusted_hint
-    from swarm_handoff.payload.names import switched_off
-    from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.signing import ABSENT
-    from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_refusal
-    from swarm_handoff.payload.validate import read_payload, validate_payload
-
     text, payload = read_payload(path)  # INVALID_PAYLOAD naming the file: too large, too deep, not YAML/JSON
     report = validate_payload(payload, host, path=str(path))
     if not report.valid:

@@ -237,3 +237,12 @@ def check(node: Node, value: Any) -> list[Problem]:
     found: list[Problem] = []
     node.check(value, "", found)
     return found
+
+
+def version_of(payload: Any) -> str | None:
+    """Read `handoff.version` as text (a YAML `2.0` float counts as "2.0"), or None."""
+    handoff = payload.get("handoff") if isinstance(payload, Mapping) else None
+    version = handoff.get("version") if isinstance(handoff, Mapping) else None
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        return f"{float(version):.1f}"
+    return version if isinstance(version, str) else None

@@ -21,6 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID, read_key
+
 UNSIGNED_TAG = "unsigned_hops"  # v3.0: tracing.tags.unsigned_hops
 UNSIGNED_META = "unsigned_hops"  # v2.0: meta.unsigned_hops
 UNSIGNED_HOP_IN_CHAIN = "UNSIGNED_HOP_IN_CHAIN"
@@ -73,8 +76,6 @@ def carried_over(original: Mapping[str, Any], converted: dict[str, Any]) -> dict
         return converted
     import copy
 
-    from swarm_handoff.payload.canonical import seal
-
     marked = copy.deepcopy(converted)
     mark_unsigned(marked, hops)
     return seal(marked)
@@ -95,8 +96,6 @@ def unsigned_refusal(signature: str, hops: tuple[str, ...], what: str) -> tuple[
     `signature` is the payload's signature verdict (`signing.ABSENT`, ...), `hops` its `unsigned_hops`;
     None when neither holds. A reader with a code of its own (a received payload's) keeps only `why`.
     """
-    from swarm_handoff.payload.signing import ABSENT, SIGNATURE_INVALID
-
     if signature == ABSENT:
         return SIGNATURE_INVALID, ABSENT_BUT_REQUIRED
     if hops:
@@ -108,6 +107,5 @@ def signature_required(config: Path, given: bool | None) -> bool:
     """Whether a reader requires a signature: as given, else whenever this user has a signing key."""
     if given is not None:
         return given
-    from swarm_handoff.payload.signing import read_key
 
     return read_key(config) is not None

@@ -22,9 +22,11 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.components import Kind, PayloadValidator
+from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.payload.integrity import INTEGRITY_ABSENT, INTEGRITY_MISMATCH, examine
 from swarm_handoff.payload.io import read_payload_file
-from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name
+from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name, version_of
 from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.termsafe import shown
@@ -35,15 +37,6 @@ VALIDATOR_FAILED = "PAYLOAD_VALIDATOR_FAILED"
 _CLOSED = "the payload is not called valid until the validator is fixed or blocked"
 UNSUPPORTED_VERSION = "PAYLOAD_UNSUPPORTED_VERSION"
 NOT_A_PAYLOAD = "PAYLOAD_NOT_A_PAYLOAD"
-
-
-def version_of(payload: Any) -> str | None:
-    """Read `handoff.version` as text (a YAML `2.0` float counts as "2.0"), or None."""
-    handoff = payload.get("handoff") if isinstance(payload, Mapping) else None
-    version = handoff.get("version") if isinstance(handoff, Mapping) else None
-    if isinstance(version, (int, float)) and not isinstance(version, bool):
-        return f"{float(version):.1f}"
-    return version if isinstance(version, str) else None
 
 
 @attrs.frozen(kw_only=True)
@@ -194,15 +187,8 @@ def read_payload(path: Path) -> tuple[str, Any]:
         ) from None
 
 
-INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
-INTEGRITY_ABSENT = "INTEGRITY_ABSENT"
-
-
 def validate_file(path: Path, host: PluginHost | None = None, *, config: Path | None = None) -> ValidationReport:
     """Load and validate a payload file of any version, and state whether its integrity holds."""
-    from swarm_handoff.discovery import config_dir
-    from swarm_handoff.payload.integrity import examine
-
     text, payload = read_payload(path)
     report = validate_payload(payload, host, path=str(path))
     if not report.valid or not isinstance(payload, Mapping) or not isinstance(payload.get("handoff"), Mapping):

@@ -4,23 +4,38 @@ Integrity is the canonical hash and size (see `canonical.py`), the checksums of 
 payload references (see `integrity.py`) and, when present, the keyed signature (see `signing.py`);
 freshness is `expires_at`. All are checked together so one report answers "can the target trust
 this file now". The signature is reported as `valid`, `invalid` or `absent`; invalid fails.
+`require_intact` is the same gate for `ack`: only a payload that verifies is acknowledged.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
+from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.payload.integrity import INTEGRITY_MISMATCH, examine, untrusted_hint
+from swarm_handoff.payload.names import switched_off
+from swarm_handoff.payload.schema import parse_time, version_of
+from swarm_handoff.payload.signing import ABSENT, INVALID
+from swarm_handoff.payload.unsigned import (
+    ABSENT_BUT_REQUIRED,
+    UNSIGNED_HOP_IN_CHAIN,
+    signature_required,
+    unsigned_hops,
+    unsigned_problem,
+    unsigned_refusal,
+)
+from swarm_handoff.payload.validate import read_payload, validate_payload
 from swarm_handoff.termsafe import shown
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
 
-INTEGRITY_MISMATCH = "INTEGRITY_MISMATCH"
 PAYLOAD_EXPIRED = "PAYLOAD_EXPIRED"
 SIGNATURE_INVALID = "SIGNATURE_INVALID"
 DEFAULT_EXPIRY = dt.timedelta(hours=1)  # handoff-schema-v2's default for an absent `expires_at`
@@ -82,18 +97,6 @@ def verify_file(
     strips it and recomputes the hash is only caught by a reader that insists on one. `option` is
     that requirement as the caller's interface spells it (`require_signature` over MCP).
     """
-    from swarm_handoff.discovery import config_dir
-    from swarm_handoff.payload.integrity import examine, untrusted_hint
-    from swarm_handoff.payload.schema import parse_time
-    from swarm_handoff.payload.signing import ABSENT, INVALID
-    from swarm_handoff.payload.unsigned import (
-        ABSENT_BUT_REQUIRED,
-        UNSIGNED_HOP_IN_CHAIN,
-        unsigned_hops,
-        unsigned_problem,
-    )
-    from swarm_handoff.payload.validate import read_payload, validate_payload, version_of
-
     text, payload = read_payload(path)
     handoff = payload.get("handoff") if isinstance(payload, dict) else None
     if not isinstance(handoff, dict):
@@ -161,4 +164,64 @@ def verify_file(
         if mismatches
         else "the payload is stale: hand off again to get a fresh one",
         recoverable=not mismatches,
+    )
+
+
+ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
+
+
+def require_intact(
+    path: Path,
+    data: Any,
+    config: Path,
+    *,
+    require_signature: bool | None = None,
+    option: str = "--require-signature",
+    host: PluginHost | None = None,
+) -> None:
+    """Refuse to record an acknowledgment for a payload that cannot be shown to be what was handed off.
+
+    An acknowledgment feeds the history that rankers score by, so only a payload that verifies
+    counts: one that fails a check, one that states no hash (nothing to verify), and, when a
+    signature is required (`require_signature`; None: whenever this user has a signing key), one
+    without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
+    """
+    report = validate_payload(data, host, path=str(path))  # as verify: the shape first, then any hashing
+    if not report.valid:
+        raise report.to_error()
+    findings = examine(data, path, config)
+    handoff = data.get("handoff") if isinstance(data, Mapping) else None
+    expires = handoff.get("expires_at") if isinstance(handoff, Mapping) else None
+    why = None
+    if findings.status == "absent":
+        why = "it states no meta.payload_hash and meta.payload_size_bytes, so it cannot be verified"
+    elif expires is not None and parse_time(expires) is None:
+        why = f"its expires_at {shown(expires)} is not an ISO 8601 time, so it cannot be verified"
+    if why is not None:
+        raise SwarmError(
+            ACK_UNVERIFIABLE,
+            f"{path}: not acknowledged: {why}",
+            details={"missing_fields": [], "validation_errors": [why]},
+            hint="acknowledge only a payload `swarm-handoff verify` accepts, as `swarm-handoff handoff` writes them",
+            recoverable=False,
+        )
+    problems = findings.problems
+    if problems:
+        raise SwarmError(
+            INTEGRITY_MISMATCH,
+            f"{path}: not acknowledged, the payload fails its integrity check: " + "; ".join(problems),
+            details={"missing_fields": [], "validation_errors": problems},
+            hint=untrusted_hint(findings, "run `swarm-handoff verify` and hand off again"),
+            recoverable=False,
+        )
+    refusal = unsigned_refusal(findings.signature.status, unsigned_hops(data), "it")
+    if refusal is None or not signature_required(config, require_signature):
+        return
+    code, why = refusal
+    raise SwarmError(
+        code,
+        f"{path}: not acknowledged: {why}",
+        details={"missing_fields": [], "validation_errors": [why]},
+        hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
+        recoverable=False,
     )

@@ -9,6 +9,9 @@ from typing import Any
 import attrs
 import pytest
 
+from swarm_handoff import filecache
+from swarm_handoff.payload.canonical import seal
+
 
 @attrs.define
 class SkillTree:
@@ -71,8 +74,6 @@ def trust_fresh_files(monkeypatch: pytest.MonkeyPatch) -> None:
     trusted by any cache (it could change again within the same timestamp tick, unseen); tests
     write files and discover within microseconds, so without this every answer would be racy.
     """
-    from swarm_handoff import filecache
-
     monkeypatch.setattr(filecache, "RACY_NS", 0)
 
 
@@ -91,8 +92,6 @@ handoff:
 
 def reseal(payload: Mapping[str, Any]) -> dict[str, Any]:
     """Recompute an edited payload's integrity hash, as a peer that re-hashes its forgery would."""
-    from swarm_handoff.payload.canonical import seal
-
     return seal(payload)
 
 

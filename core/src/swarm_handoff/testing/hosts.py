@@ -12,6 +12,11 @@ import attrs
 import pytest
 
 from swarm_handoff import plugins as _plugins
+from swarm_handoff.cli.app import build_app
+from swarm_handoff.hookspecs import hookimpl
+from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
+from swarm_handoff.records import SourceResult
+from swarm_handoff.workflow.registry import reset_registry
 
 if TYPE_CHECKING:
     from swarm_handoff.records import SkillRecord
@@ -25,8 +30,6 @@ def make_swarm_host(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., _
     `load` names plugins (group `swarm_handoff`), `packs` names skill packs (group
     `swarm_handoff.skills`); whatever else is installed stays invisible to the test.
     """
-    from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
-    from swarm_handoff.workflow.registry import reset_registry
 
     def make(
         load: Sequence[str] = (), *, packs: Sequence[str] = (), strict: bool = False, disable: Sequence[str] = ()
@@ -89,8 +92,6 @@ def register_source(register_plugin: Callable[..., bool]) -> Callable[..., None]
     With `scopes` (`ScopeSpec`s) the source declares them, as a plugin's source does; without,
     it runs at `priority`. Removed after the test, with the plugin that registered it.
     """
-    from swarm_handoff.hookspecs import hookimpl
-    from swarm_handoff.records import SourceResult
 
     def register(
         name: str,
@@ -142,8 +143,6 @@ def swarm_cli() -> Callable[..., CliResult]:
         import io
 
         from typer.testing import CliRunner
-
-        from swarm_handoff.cli.app import build_app
 
         try:  # click < 8.2 mixes stderr into stdout unless told not to; 8.2 removed the flag
             runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
@@ -209,8 +208,6 @@ class FakeDistributions:
 
     def _allow_packs(self, names: Mapping[str, str]) -> None:
         """A test sees the skill packs it installs, even under an allow-list that hides the rest."""
-        from swarm_handoff.packs import ENV_LOAD_PACKS
-
         # The packs' allow list is SWARM_HANDOFF_LOAD_PACKS, or else SWARM_HANDOFF_LOAD_PLUGINS (`loader.PACKS`).
         allow_var = ENV_LOAD_PACKS if ENV_LOAD_PACKS in os.environ else _plugins.ENV_LOAD
         allowed = _plugins.env_list(os.environ.get(allow_var))

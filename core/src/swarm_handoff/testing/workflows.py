@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from swarm_handoff.workflow import registry as _registry
+from swarm_handoff.workflow.exhaustive import generate_cases, run_case
+
 if TYPE_CHECKING:
     from swarm_handoff.workflow.exhaustive import Case
     from swarm_handoff.workflow.model import Workflow
@@ -23,22 +26,17 @@ def workflow_cases(workflow: Workflow) -> list[Any]:
         def test_every_step(case):
             run_workflow_case(WORKFLOW, case)
     """
-    from swarm_handoff.workflow.exhaustive import generate_cases
-
     return [pytest.param(case, id=case.id) for case in generate_cases(workflow)]
 
 
 def run_workflow_case(workflow: Workflow, case: Case, *, resources: Any = None) -> StepDocument:
     """Run the step protocol for `case`, failing the test if any next command is wrong."""
-    from swarm_handoff.workflow.exhaustive import run_case
-
     return run_case(workflow, case, resources=resources)
 
 
 @pytest.fixture
 def use_workflows() -> Iterator[Callable[..., WorkflowRegistry]]:
     """Return `use(*workflows)`: the workflow commands see exactly these until the test ends."""
-    from swarm_handoff.workflow import registry as _registry
 
     def use(*workflows: Workflow) -> WorkflowRegistry:
         chosen = _registry.WorkflowRegistry.of(*workflows)

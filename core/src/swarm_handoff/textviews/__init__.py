@@ -8,7 +8,7 @@ same data from any producer); a few read the document itself, where the layout n
 
 A document kind the core does not know (a plugin's) brings its own layout: a `to_text()` method
 (`swarm_handoff.api.TextLayout`). A kind with neither is printed as an indented `key: value` tree
-(`render.plain_text`). Whatever lays a page out, `TextFormatter` escapes the page once more, so
+(`plain_text`). Whatever lays a page out, `TextFormatter` escapes the page once more, so
 nothing a skill or a payload holds can drive the terminal.
 """
 
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from swarm_handoff.components import TextLayout
 from swarm_handoff.termsafe import escape_controls, escape_data
 
 if TYPE_CHECKING:
@@ -88,8 +89,6 @@ def layout_for(kind: str) -> Callable[[Document], str] | None:
 
 def text_of(document: Document) -> str:
     """Lay `document` out for a person: the core's layout, else the document's `to_text()`, else a tree."""
-    from swarm_handoff.components import TextLayout
-
     layout = layout_for(document.kind)
     if layout is not None:
         return layout(document)
@@ -100,8 +99,6 @@ def text_of(document: Document) -> str:
 
 def generic_text(document: Document) -> str:
     """The last resort for a kind with no layout at all: its data as an indented `key: value` tree."""
-    from swarm_handoff.render import plain_text
-
     return plain_text(document.to_data())
 
 
@@ -115,3 +112,53 @@ class TextFormatter:
         covers any `to_text()` a plugin wrote that forgot a field.
         """
         return escape_controls(text_of(document), multiline=True)
+
+
+def plain_text(data: Any, indent: int = 0) -> str:
+    """Render plain data as indented `key: value` lines: readable, if not pretty.
+
+    A string with line breaks (a graph's source, a health check's output) is written as a block
+    under `key: |`, every line indented, so no line of it can pass for a key of its own.
+    """
+    lines: list[str] = []
+    _plain_lines(data, indent, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _plain_lines(data: Any, indent: int, lines: list[str]) -> None:
+    pad = "  " * indent
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, (dict, list, tuple)) and value:
+                lines.append(f"{pad}{escape_controls(key)}:")
+                _plain_lines(value, indent + 1, lines)
+            else:
+                _plain_scalar(f"{pad}{escape_controls(key)}: ", value, pad, lines)
+    elif isinstance(data, (list, tuple)):
+        for item in data:
+            if isinstance(item, (dict, list, tuple)) and item:
+                lines.append(f"{pad}-")
+                _plain_lines(item, indent + 1, lines)
+            else:
+                _plain_scalar(f"{pad}- ", item, pad, lines)
+    else:
+        _plain_scalar(pad, data, pad, lines)
+
+
+def _plain_scalar(lead: str, value: Any, pad: str, lines: list[str]) -> None:
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        lines.append(f"{lead}|")
+        body = escape_controls(value.removesuffix("\n"), multiline=True)
+        lines += [f"{pad}    {line}" if line else "" for line in body.split("\n")]
+    else:
+        lines.append(f"{lead}{_scalar(value)}")
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (dict, list, tuple)):
+        return "(none)"
+    return escape_controls(value)  # one line per value: a newline in data must not forge a line

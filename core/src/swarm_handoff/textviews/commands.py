@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from swarm_handoff.demo import MENU_NOTE
 from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
@@ -49,8 +50,6 @@ def session_gc_text(report: GcReport) -> str:
 
 def demo_text(report: DemoReport) -> str:
     """Tell the story of the run for a person: one short section per stage."""
-    from swarm_handoff.demo import MENU_NOTE  # loaded already: the report came from it
-
     found = report.discovery.workflows
     lines = [f"session: {report.session}", "", f"1. discovered {len(found)} skill(s) that accept a hand-off:"]
     lines += [f"   {r.name}  [{r.scope.value}]  {one_line(r.description)}" for r in found]

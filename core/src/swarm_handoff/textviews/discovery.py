@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from swarm_handoff.agent_copies import agent_name
 from swarm_handoff.errors import Problem
 from swarm_handoff.termsafe import escape_controls as esc
 from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
-    from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.discovery_result import DiscoveryResult
     from swarm_handoff.records import SkillRecord
 
 
@@ -28,8 +29,6 @@ def problem_line(problem: Problem, indent: str = "  ") -> list[str]:
 
 def discovery_text(result: DiscoveryResult) -> str:
     """One line per eligible workflow in priority order; --all adds the skipped and the shadowed."""
-    from swarm_handoff.agent_copies import agent_name
-
     view = result.agent_view()
 
     def agents(record: SkillRecord) -> str:

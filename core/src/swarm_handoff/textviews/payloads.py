@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.termsafe import MULTI_LINE_KEYS, escape_data
+from swarm_handoff.textviews import plain_text
 
 if TYPE_CHECKING:
     from swarm_handoff.components import Document
@@ -105,8 +106,6 @@ def validation_text(data: dict[str, Any]) -> str:
 
 def conversion_text(document: Document) -> str:
     """What was converted and what was lost, then the converted payload as an indented tree."""
-    from swarm_handoff.render import plain_text
-
     raw = document.to_data()
     data = escape_data({key: value for key, value in raw.items() if key != "payload"})
     lines = [f"converted version {data['source_version']} to {data['target_version']}"]

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.workflow.protocol import NextCommand, StepDocument
-from swarm_handoff.workflow.routing import Routing
+from swarm_handoff.workflow.routing import Routing, routing_from
 
 
 @attrs.frozen
@@ -32,8 +32,6 @@ class DispatchDocument:
     next: tuple[NextCommand, ...]
 
     def __attrs_post_init__(self) -> None:
-        from swarm_handoff.workflow.routing import routing_from
-
         object.__setattr__(self, "routing", routing_from(self.routing, self.next))
 
     @classmethod

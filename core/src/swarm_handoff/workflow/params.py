@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.workflow import types as vocabulary
 from swarm_handoff.workflow.types import MISSING, Arg, Handler
 
 KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*\Z")
@@ -134,8 +135,6 @@ def _type_hints(target: Any) -> dict[str, Any]:
     try:
         return typing.get_type_hints(target, include_extras=True)
     except NameError:
-        from swarm_handoff.workflow import types as vocabulary
-
         fallback = {"Annotated": typing.Annotated, "Any": Any, **vars(vocabulary)}
         return typing.get_type_hints(target, localns=fallback, include_extras=True)
 

@@ -16,13 +16,22 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff.components import CheckpointGate, Kind, LimitedGate
 from swarm_handoff.errors import ErrorCode, SwarmError, working_directory
+from swarm_handoff.plugins import get_host
 from swarm_handoff.workflow.engine import PARAM_OPTION, Transition, resolve_params, transitions
 from swarm_handoff.workflow.model import Workflow
 from swarm_handoff.workflow.params import format_value, parse_assignment
 from swarm_handoff.workflow.relay import QUESTION_RELAY_HANDLER
 from swarm_handoff.workflow.resources import Resource, ResourceProvider, SessionResources, embed
-from swarm_handoff.workflow.routing import BranchOutcome, BranchRouting, LinearRouting, Routing, TerminalRouting
+from swarm_handoff.workflow.routing import (
+    BranchOutcome,
+    BranchRouting,
+    LinearRouting,
+    Routing,
+    TerminalRouting,
+    routing_from,
+)
 from swarm_handoff.workflow.types import AgentRole, Dispatch, StepContext
 
 PROGRAM = "swarm-handoff"
@@ -75,8 +84,6 @@ class StepDocument:
     expected: tuple[str, ...] = ()
 
     def __attrs_post_init__(self) -> None:
-        from swarm_handoff.workflow.routing import routing_from
-
         object.__setattr__(self, "routing", routing_from(self.routing, self.next))
 
     def to_data(self) -> dict[str, Any]:
@@ -205,9 +212,6 @@ _SEVERITY_ORDER = ("MUST", "SHOULD", "COULD")
 
 def gate_action(gate: str, round_: int) -> str:
     """Say which severities block in this review round, as the named QR gate policy decides."""
-    from swarm_handoff.components import Kind, LimitedGate
-    from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
-
     policy = get_host().get(Kind.QR_GATE, gate)
     names = {str(getattr(s, "value", s)) for s in policy.blocking(round_)}
     ordered = sorted(names, key=lambda n: (_SEVERITY_ORDER.index(n) if n in _SEVERITY_ORDER else 99, n))
@@ -222,9 +226,6 @@ def gate_action(gate: str, round_: int) -> str:
 
 def qr_checkpoint(gate: str, name: str, state: Mapping[str, Any], prefix: str) -> Mapping[str, Any] | None:
     """Ask the named QR gate policy for the checkpoint's pillars (banner, stop, re-verify), if it has them."""
-    from swarm_handoff.components import CheckpointGate, Kind
-    from swarm_handoff.plugins import get_host  # deferred: only gated steps need the plugin host
-
     policy = get_host().get(Kind.QR_GATE, gate)
     if not isinstance(policy, CheckpointGate):
         return None

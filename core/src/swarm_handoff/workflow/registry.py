@@ -23,7 +23,10 @@ import attrs
 
 from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.loader import Candidate, load_one
+from swarm_handoff.packs import entry_points as pack_entry_points  # the one loader's controls apply
 from swarm_handoff.plugin_checks import quiet
+from swarm_handoff.plugins import get_host
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
@@ -102,12 +105,8 @@ def _workflow_of(loaded: Any, attr: str | None) -> tuple[Workflow | None, str | 
 
 def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry:
     """Load every skill entry point on its own and collect the workflows and the problems."""
-    from swarm_handoff.loader import Candidate, load_one
-
     if entry_points is None:
-        from swarm_handoff.packs import entry_points as pack_entry_points  # the one loader's controls apply
-
-        entry_points = list(pack_entry_points())
+        entry_points = list(pack_entry_points(get_host().env))
     found: dict[str, RegisteredWorkflow] = {}
     problems: list[Problem] = []
     skipped: list[str] = []

@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
 
+from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.workflow.registry import get_registry
+from swarm_handoff.yamlio import LoadError, read_text
 
 if TYPE_CHECKING:
     from swarm_handoff.workflow.model import Workflow
@@ -91,8 +94,6 @@ def _invalid(exc: LoadError) -> SwarmError:
 
 def _read(path: Path) -> str:
     """Read a session or project file as bounded UTF-8 text: a FIFO, a device or a huge file is refused."""
-    from swarm_handoff.yamlio import LoadError, read_text
-
     try:
         return read_text(path)
     except LoadError as exc:
@@ -101,8 +102,6 @@ def _read(path: Path) -> str:
 
 def _write(path: Path, text: str) -> None:
     """Replace a session file at once (another step or agent may be reading it), never through a symlink."""
-    from swarm_handoff import safefs
-
     safefs.atomic_write(path, text.encode("utf-8"))
 
 
@@ -195,7 +194,6 @@ class SessionResources:
         """Return another registered workflow by name."""
         if self.find_workflow is not None:
             return self.find_workflow(name)
-        from swarm_handoff.workflow.registry import get_registry
 
         return get_registry().get(name)
 
@@ -210,8 +208,6 @@ class SessionResources:
         path = self._step_path(step_id)
         if not path.exists():
             return {}
-        from swarm_handoff import jsonio
-        from swarm_handoff.yamlio import LoadError
 
         try:
             data = jsonio.loads(_read(path), path=str(path))

@@ -5,21 +5,7 @@ hand-off here), `send` hands a payload to one, `remote_skills` reads a host's ca
 `remote_status` a hand-off's remote task; `ack_task` moves a received hand-off's task to
 COMPLETED or FAILED. See docs/a2a.md.
 
-Importing the package costs nothing: every CLI run loads the plugin to add the `a2a` commands, so
-the A2A SDK (which `extension` imports) is imported only when a name of it is used.
+The package root imports nothing: every command loads this package's entry point, and the A2A SDK
+(protobuf, logging, ~100 ms) is paid only by a command that uses A2A
+(tests/test_startup_imports.py). The extension's URI is `swarm_handoff_a2a.extension.EXTENSION_URI`.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["EXTENSION_URI", "PAYLOAD_MEDIA_TYPE"]
-
-
-def __getattr__(name: str) -> Any:
-    """`EXTENSION_URI` and `PAYLOAD_MEDIA_TYPE`, from `extension`, imported on first use."""
-    if name in __all__:
-        from swarm_handoff_a2a import extension
-
-        return getattr(extension, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    Location,
     Problem,
     Scope,
     ScopeSpec,
@@ -162,8 +163,6 @@ class ClaudePluginsSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Where `plugin:skill` would be: its plugin's install, when enabled and usable (for `why`)."""
-        from swarm_handoff.api import Location
-
         if not enabled(SOURCE, context.env) or ":" not in name:
             return []
         plugin, skill = name.split(":", 1)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    Location,
     Scope,
     ScopeSpec,
     SkillsPlace,
@@ -73,8 +74,6 @@ class AgentsSkillsSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Every `.agents/skills/NAME/SKILL.md` looked at, nearest first (for `why`)."""
-        from swarm_handoff.api import Location
-
         if not enabled(AGENTS, context.env):
             return []
         return [Location(p.scope, str(p.folder / name / "SKILL.md")) for p in self._places(context)]
@@ -108,8 +107,6 @@ class NestedClaudeSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Every nested `.claude/skills/NAME/SKILL.md` looked at (for `why`)."""
-        from swarm_handoff.api import Location
-
         if not enabled(NESTED, context.env):
             return []
         return [Location(p.scope, str(p.folder / name / "SKILL.md")) for p in self._places(context)]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    Location,
     Problem,
     Scope,
     ScopeSpec,
@@ -91,8 +92,6 @@ class ExtraRootsSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """Each listed root's `NAME/SKILL.md` (for `why`)."""
-        from swarm_handoff.api import Location
-
         if not enabled(SOURCE, context.env):
             return []
         return [Location(scope, str(folder / name / "SKILL.md")) for folder, scope in configured_roots(context, [])]

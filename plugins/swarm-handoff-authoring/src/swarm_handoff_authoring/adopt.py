@@ -29,6 +29,7 @@ from swarm_handoff.api import (
     SwarmError,
     close_names,
     load_skill_resource,
+    lock_descriptor,
     quoted,
     record_from_frontmatter,
 )
@@ -156,7 +157,6 @@ def adopt(
     if os.open not in os.supports_dir_fd:  # pragma: no cover - Windows has no descriptor-relative open
         raise SwarmError(ADOPT_NOT_A_FILE, "adopt needs descriptor-relative file access (POSIX)")
     name = Path(os.path.abspath(path)).parent.name
-    from swarm_handoff.api import lock_descriptor
 
     folder = open_skill_folder(path)
     try:

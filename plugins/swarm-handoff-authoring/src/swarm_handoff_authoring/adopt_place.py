@@ -12,7 +12,7 @@ import errno
 import os
 from pathlib import Path
 
-from swarm_handoff.api import SwarmError
+from swarm_handoff.api import SwarmError, config_dir
 
 ADOPT_NOT_FOUND = "ADOPT_NOT_FOUND"
 ADOPT_NOT_OWN_SKILL = "ADOPT_NOT_OWN_SKILL"
@@ -32,8 +32,6 @@ def _scope_chain(path: Path) -> tuple[Path, tuple[str, ...]]:
     a pip-installed pack, a Claude Code plugin's cached copy, or a registry entry elsewhere is
     someone else's skill.
     """
-    from swarm_handoff.api import config_dir
-
     absolute = Path(os.path.abspath(path))  # never resolved: a link on the way must be seen, not followed
     skill, skills = absolute.parent, absolute.parent.parent
     config = Path(os.path.abspath(config_dir()))

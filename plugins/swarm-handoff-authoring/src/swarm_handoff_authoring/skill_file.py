@@ -15,7 +15,7 @@ import os
 import stat
 from pathlib import Path
 
-from swarm_handoff.api import SwarmError
+from swarm_handoff.api import SwarmError, temp_name
 from swarm_handoff_authoring.adopt_place import ADOPT_NOT_FOUND, ADOPT_SYMLINK
 
 ADOPT_NOT_A_FILE = "ADOPT_NOT_A_FILE"
@@ -121,8 +121,6 @@ def keep_backup(folder: int, path: Path, data: bytes, mode: int) -> Path:
 
 def replace(folder: int, data: bytes, mode: int) -> None:
     """Replace SKILL.md in `folder` at once: a temporary in the same folder, then a rename inside it."""
-    from swarm_handoff.api import temp_name
-
     tmp = temp_name("SKILL.md")  # the core's pattern: a leftover of a killed run is recognised and cleaned
     if not _create(folder, tmp, data, mode):  # pragma: no cover - 48 random bits
         raise FileExistsError(errno.EEXIST, "temporary name taken", tmp)

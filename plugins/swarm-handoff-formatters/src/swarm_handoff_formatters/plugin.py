@@ -8,7 +8,7 @@ from swarm_handoff.api import Register, hookimpl
 
 
 def _xml() -> Any:
-    from swarm_handoff_formatters.xml import XmlFormatter
+    from swarm_handoff_formatters.xml_formatter import XmlFormatter
 
     return XmlFormatter()
 

@@ -1,8 +1,7 @@
 """Render any document as well-formed XML in which no value can inject markup.
 
-Kinds with a layout of their own (workflow steps, dispatches, discovery, ranking, errors, the
-plugins report, payload summaries) are laid out by `xml_layouts`; every other kind gets the
-generic rendering below, so a document a plugin adds is still valid XML.
+This module is the XML vocabulary: escaping, `XmlWriter` and the generic rendering of any data.
+The layouts of particular kinds are in `xml_layouts`; `xml_formatter` picks one or the other.
 
 Keys that are valid XML names become element names; any other key is kept in a `key` attribute
 of an `<entry>` element. Strings holding characters XML 1.0 cannot carry at all (most control
@@ -21,7 +20,7 @@ import re
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from swarm_handoff.api import Document, escape_undecodable
+from swarm_handoff.api import escape_undecodable
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 # Characters that XML 1.0 does not allow (section 2.2), which cannot appear even as a reference,
@@ -56,25 +55,6 @@ def element_open(key: str) -> tuple[str, str]:
     if _NAME.match(key) and not key.lower().startswith("xml") and key not in _RESERVED:
         return key, ""
     return "entry", attribute("key", key)
-
-
-class XmlFormatter:
-    """Agents read the output and act on it, so it must parse and be unambiguous."""
-
-    def render(self, document: Document) -> str:
-        """Use the layout made for the document's kind, or the generic rendering of its data."""
-        from swarm_handoff_formatters.xml_layouts import LAYOUTS
-
-        data = document.to_data()
-        layout = LAYOUTS.get(document.kind)
-        lines = [f"<swarm-handoff{attribute('kind', document.kind)}>"]
-        if layout is not None:
-            writer = XmlWriter(lines, 1)
-            layout(writer, dict(data))
-        else:
-            render_data(data, 1, lines)
-        lines.append("</swarm-handoff>")
-        return "\n".join(lines) + "\n"
 
 
 def decode_text(element: Any) -> str:

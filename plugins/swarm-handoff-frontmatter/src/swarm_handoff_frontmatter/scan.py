@@ -19,6 +19,7 @@ import attrs
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    Location,
     Problem,
     Scope,
     ScopeSpec,
@@ -97,8 +98,6 @@ class FrontmatterSource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:  # LocatingSource
         """Where a skill called `name` would be, in priority order (for `why`)."""
-        from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
-
         out: list[Location] = []
         seen: dict[str, Scope] = {}
         for root in skill_roots(context):

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, Severity, SwarmError, did_you_mean, quoted, working_directory
+from swarm_handoff.api import Problem, Severity, SwarmError, config_dir, did_you_mean, quoted, working_directory
 from swarm_handoff_link.manifest import (
     LINK_MANIFEST_ENTRY_INVALID,
     LINK_MANIFEST_INVALID,
@@ -83,8 +83,6 @@ class LinkScope(str, enum.Enum):
 
 def skills_dir(scope: LinkScope | str, cwd: Path | str | None = None, env: Mapping[str, str] | None = None) -> Path:
     """The folder agents read for `scope`: `{cwd}/.claude/skills`, or the user config folder's `skills`."""
-    from swarm_handoff.api import config_dir
-
     if LinkScope(scope) is LinkScope.GLOBAL:
         return config_dir(env) / "skills"
     return Path(cwd or working_directory()).resolve() / ".claude" / "skills"

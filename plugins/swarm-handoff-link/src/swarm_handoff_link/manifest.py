@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, Severity, SwarmError
+from swarm_handoff.api import LoadError, Problem, Severity, SwarmError, atomic_write, read_regular, read_text
 from swarm_handoff.api import locked as locked  # re-exported: the one folder lock every writer takes
 
 MANIFEST_NAME = ".swarm-handoff-links.json"
@@ -87,8 +87,6 @@ def read_manifest(folder: Path) -> Manifest:
     absolute path, no `..`, no separator), its record a link or a copy. A bad entry becomes a
     LINK_MANIFEST_ENTRY_INVALID problem naming the file and the entry, and the others proceed.
     """
-    from swarm_handoff.api import LoadError, read_text
-
     path = folder / MANIFEST_NAME
     try:
         # The tool's own file: a link there is not followed, a FIFO is not opened (it would block).
@@ -140,8 +138,6 @@ def _manifest_error(path: Path, why: str) -> SwarmError:
 
 def write_manifest(folder: Path, entries: Mapping[str, Mapping[str, Any]]) -> None:
     """Record `entries` atomically; an empty record removes the manifest, leaving no trace."""
-    from swarm_handoff.api import atomic_write
-
     path = folder / MANIFEST_NAME
     kept = dict(getattr(entries, "invalid", {}))  # set aside, not ours to drop: written back as found
     if not entries and not kept:
@@ -179,8 +175,6 @@ def _disk_hashes(folder: Path) -> dict[str, str] | None:
     None when it is not a plain tree of regular files (a link, FIFO or device anywhere, or more
     than the bounds): such a folder is not provably what `link` made, so it is kept.
     """
-    from swarm_handoff.api import LoadError, read_regular
-
     found: dict[str, str] = {}
     pending = [(folder, "")]
     while pending:

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.api import Problem
+from swarm_handoff.api import LoadError, Problem, installed_pack_skills, read_regular
 from swarm_handoff_link.manifest import walk_files
 
 
@@ -31,8 +31,6 @@ class PackSkill:
 
 def installed_skills() -> tuple[list[PackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, with the problems of packs that did not load."""
-    from swarm_handoff.api import installed_pack_skills
-
     found, problems = installed_pack_skills()
     skills: list[PackSkill] = []
     for pack in found:
@@ -60,8 +58,6 @@ MAX_PACK_FILE_BYTES = 256 * 1024 * 1024
 def _read(entry: Any) -> bytes:
     """A file on disk only as a regular file (`yamlio.read_regular`); a zip member as it comes."""
     if isinstance(entry, (str, os.PathLike)):
-        from swarm_handoff.api import LoadError, read_regular
-
         try:
             return read_regular(entry, limit=MAX_PACK_FILE_BYTES)
         except LoadError as exc:  # the caller reports an OSError as LINK_FAILED for this skill

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Problem
+from swarm_handoff.api import Problem, problem_line
 
 # The groups a report lists, in the order people read them.
 GROUPS = ("linked", "copied", "unlinked", "removed", "skipped")
@@ -64,8 +64,6 @@ class SkillsLinkReport:
 
     def to_text(self) -> str:
         """One line per skill (`linked name -> target`), reasons and fixes under the skipped ones."""
-        from swarm_handoff.api import problem_line
-
         lines = [f"{self.operation} in {self.skills_dir} ({self.scope})"]
         for entry in self.entries:
             extra = f" -> {entry.target}" if entry.target and entry.action == "linked" else ""

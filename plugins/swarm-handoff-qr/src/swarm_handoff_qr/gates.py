@@ -36,6 +36,8 @@ from swarm_handoff.api import (
     StepContext,
     StepDef,
     StepResult,
+    get_host,
+    step_command,
 )
 from swarm_handoff_qr.state import QRState
 
@@ -87,8 +89,6 @@ def factored_verification_rationale() -> str:
 
 def gate_policy(name: str) -> GatePolicy:
     """Return the QR gate policy registered under `name` through the `swarm_handoff_qr_gates` hook."""
-    from swarm_handoff.api import get_host  # deferred: building a gate loads no plugins
-
     policy: GatePolicy = get_host().get(Kind.QR_GATE, name)  # the host checked it against GatePolicy
     return policy
 
@@ -181,8 +181,6 @@ def ask_user_step(config: GateConfig, id: str | None = None, *, title: str | Non
     """Build the terminal step a gate escalates to when its rounds run out."""
 
     def actions(ctx: StepContext) -> list[str]:
-        from swarm_handoff.api import step_command
-
         qr = QRState.from_state(ctx.step_state, config.prefix)
         # A restart keeps the run's other state and resets the loop to round 1.
         kept = {k: v for k, v in ctx.step_state.items() if not k.startswith(f"{config.prefix}_")}

@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff_qr.state import QRState, pillars
+
 
 class Severity(str, enum.Enum):
     """How strongly a reviewer asks for a change."""
@@ -51,7 +53,5 @@ class BlockingPolicy:
 
     def checkpoint(self, *, name: str, state: Mapping[str, Any], prefix: str = "qr") -> dict[str, Any]:
         """Give the three pillars (banner, stop condition, re-verify mode) for a QR checkpoint."""
-        from swarm_handoff_qr.state import QRState, pillars
-
         qr = QRState.from_state(state, prefix)
         return pillars(name, qr, self.blocking(qr.iteration), self.iteration_limit)

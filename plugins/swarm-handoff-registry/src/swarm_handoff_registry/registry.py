@@ -20,6 +20,7 @@ from swarm_handoff.api import (
     OVERLAY,
     DiscoveryContext,
     LoadError,
+    Location,
     Problem,
     Scope,
     ScopeSpec,
@@ -236,8 +237,6 @@ class RegistrySource:
 
     def locations(self, context: DiscoveryContext, name: str) -> list[Location]:  # LocatingSource
         """Where `why` looks: the entry of that name in the registry file."""
-        from swarm_handoff.api import Location  # only `why` asks; `discover` need not import it
-
         path = context.config_dir / REGISTRY_FILE
         note = None if path.exists() else "no registry file"
         return [Location(Scope.REGISTRY, f"{path} (workflows: name {name})", note)]

@@ -11,7 +11,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import DOCUMENT_MAX_BYTES, SwarmError, atomic_write
+from swarm_handoff.api import (
+    DOCUMENT_MAX_BYTES,
+    LoadError,
+    SwarmError,
+    atomic_write,
+    check_events,
+    check_nesting,
+    portable_yaml,
+    read_regular,
+)
 
 REGISTRY_SYNC_FAILED = "REGISTRY_SYNC_FAILED"
 REGISTRY_TOO_LARGE = "REGISTRY_TOO_LARGE"
@@ -24,8 +33,6 @@ BACKUP_SUFFIX = ".bak"
 
 def read_registry(path: Path) -> bytes | None:
     """The registry's bytes, None when there is none; anything else unreadable stops the sync."""
-    from swarm_handoff.api import LoadError, read_regular
-
     try:
         return read_regular(path, limit=REGISTRY_MAX_BYTES)
     except LoadError as exc:
@@ -88,8 +95,6 @@ def keep_backup(path: Path, previous: bytes) -> Path:
 def load_registry(path: Path) -> tuple[Any, Any, bytes | None]:
     """The round-trip loader, the document (None when there is no file) and the file's bytes."""
     from ruamel.yaml.error import YAMLError
-
-    from swarm_handoff.api import LoadError, check_events, check_nesting, portable_yaml
 
     yaml = portable_yaml("rt")  # strings YAML 1.1 readers would misread are quoted
     yaml.preserve_quotes = True

@@ -25,7 +25,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write, plain
+from swarm_handoff.api import Problem, Scope, SkillRecord, SwarmError, atomic_write, locked, plain
+from swarm_handoff_registry.registry import remote_host
 from swarm_handoff_registry.registry_file import (
     REGISTRY_MAX_BYTES,
     REGISTRY_SYNC_FAILED,
@@ -125,8 +126,6 @@ def _mark_stale(entry: Any) -> bool:
     A remote entry (`host:` another machine) is never stale here, and loses a mark an earlier sync
     gave it before it said where it lives.
     """
-    from swarm_handoff_registry.registry import remote_host
-
     if remote_host(entry) is not None:
         for key in STALE_KEYS:
             if key in entry:
@@ -162,8 +161,6 @@ def sync(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.datetime
     The read-change-write runs under an exclusive lock on the registry's folder (the one `skills
     link` uses for its manifest), so two syncs at once each keep the other's entries.
     """
-    from swarm_handoff.api import locked
-
     path.parent.mkdir(parents=True, exist_ok=True)  # the lock is taken on this folder
     with locked(path.parent):
         return _sync_locked(path, discovered, now)
@@ -200,7 +197,6 @@ def _sync_locked(path: Path, discovered: tuple[SkillRecord, ...], now: datetime.
     others = [e for e in workflows if isinstance(e, dict) and e.get("name") not in names]
     kept = [str(e.get("name")) for e in others]
     stale = [str(e.get("name")) for e in others if _mark_stale(e)]
-    from swarm_handoff_registry.registry import remote_host
 
     remote = [str(e.get("name")) for e in others if remote_host(e) is not None]
     stamp = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -258,8 +254,6 @@ class PruneReport:
 
 def prune(path: Path) -> PruneReport:
     """Remove the entries `sync` marked stale (their skill is gone), keeping everything else as written."""
-    from swarm_handoff.api import locked
-
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path.parent):
         yaml, document, previous = load_registry(path)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff.api import Problem, SwarmError, atomic_write
+from swarm_handoff import api
+from swarm_handoff.api import LoadError, Problem, SwarmError, atomic_write, read_regular
+from swarm_handoff_registry.registry import REGISTRY_INVALID, entries_of
 from swarm_handoff_registry.registry_file import REGISTRY_MAX_BYTES, REGISTRY_SYNC_FAILED, REGISTRY_TOO_LARGE
 
 
@@ -25,8 +27,6 @@ def _written_wrong(path: Path, why: str) -> SwarmError:
 
 def _check(data: Any, path: Path, synced: list[str]) -> tuple[Problem, ...]:
     """Validate a parsed registry as discovery reads it: every synced workflow there, entries' problems reported."""
-    from swarm_handoff_registry.registry import REGISTRY_INVALID, entries_of
-
     _entries, problems = entries_of(data, path)
     if any(p.code == REGISTRY_INVALID for p in problems):
         raise _written_wrong(path, problems[0].message)
@@ -43,10 +43,8 @@ def validate_text(text: str, path: Path, synced: list[str]) -> tuple[Problem, ..
 
     Returns the problems of entries the user wrote by hand (kept as written, never a failure).
     """
-    from swarm_handoff.api import LoadError, parse_yaml
-
     try:
-        data = parse_yaml(text, path=str(path))
+        data = api.parse_yaml(text, path=str(path))  # through the module: tests stand in a refusing parser
     except LoadError as exc:
         if exc.problem.code in _READER_LIMITS:  # the registry outgrew what readers accept: the user's to trim
             raise _over_limit(path, exc.problem) from None
@@ -74,8 +72,6 @@ def confirm_written(path: Path, written: bytes, previous: bytes | None) -> None:
 
     Equal bytes parse as the text `validate_text` checked, so they are compared, not parsed a second time.
     """
-    from swarm_handoff.api import LoadError, read_regular
-
     try:
         same = read_regular(path, limit=REGISTRY_MAX_BYTES) == written
         why = "the file on disk is not what was written"
