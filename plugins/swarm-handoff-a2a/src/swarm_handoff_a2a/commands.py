@@ -15,8 +15,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 import attrs
+import typer
 
 from swarm_handoff.api import (
     Group,
@@ -211,8 +213,6 @@ def serve_operation(
     auth_scheme: str,
 ) -> OperationResult:
     """`a2a serve`: build the receiving host, say where it listens, serve until interrupted."""
-    import typer
-
     from swarm_handoff_a2a.receiver import build_receiver
 
     if port > 65535:
@@ -308,8 +308,6 @@ class SkillsDocument:
 
 def _url(url: str) -> str:
     """Check a host URL: http(s) with a host, nothing else reaches a receiver."""
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{url!r} is not an http(s) URL of a host", hint="for example http://127.0.0.1:8470/")
@@ -380,7 +378,7 @@ def status_operation(
     auth_scheme: str,
 ) -> OperationResult:
     """`a2a status`: the local history's remote tasks; with --refresh, each host is asked first."""
-    from swarm_handoff.api import make_context, open_history
+    from swarm_handoff.api import make_context, open_history  # the history (sqlite3) only for this command
 
     config = make_context().config_dir
     with open_history(config) as history:
