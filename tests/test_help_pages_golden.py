@@ -57,6 +57,11 @@ PINNED = (
     "registry sync",
     "registry prune",
     "mcp",
+    "a2a",
+    "a2a serve",
+    "a2a send",
+    "a2a skills",
+    "a2a status",
 )
 
 

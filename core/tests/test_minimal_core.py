@@ -81,6 +81,7 @@ def test_the_core_alone_discovers_ranks_and_hands_off(core_alone, swarm_cli, tmp
         (["skills", "--help"], "swarm-handoff-link"),
         (["registry", "sync"], "swarm-handoff-registry"),
         (["mcp"], "swarm-handoff-mcp"),
+        (["a2a", "serve"], "swarm-handoff-a2a"),
     ],
 )
 def test_a_plugin_command_without_its_plugin_says_what_to_install(swarm_host, swarm_cli, args, distribution):

@@ -1,6 +1,6 @@
 """Commands that optional plugin distributions add: a clear answer when one is used without its plugin.
 
-The core holds only what every install needs; `skills link`, `registry ...` and `mcp` come from
+The core holds only what every install needs; `skills link`, `registry ...`, `mcp` and `a2a ...` come from
 plugins. Typed without its plugin, such a command would be click's bare "No such command", which
 tells nobody what to install. Looked up only for a name the CLI does not know, so a command that
 exists never pays for this module.
@@ -20,6 +20,7 @@ OPTIONAL_COMMANDS = {
     "skills": "swarm-handoff-link",
     "registry": "swarm-handoff-registry",
     "mcp": "swarm-handoff-mcp",
+    "a2a": "swarm-handoff-a2a",
 }
 
 

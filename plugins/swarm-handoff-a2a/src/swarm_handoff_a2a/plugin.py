@@ -1,9 +1,21 @@
-"""Entry point of the A2A plugin: registered so `swarm-handoff plugins` lists it.
+"""Entry point of the A2A plugin: the `a2a` command group (`serve`, `send`, `skills`, `status`).
 
-It adds no command yet: the commands (`a2a serve`, `handoff --to`, `discover --remote`, `ack
---remote`) are wired by the operations table onto the functions of `swarm_handoff_a2a.receiver`
-and `swarm_handoff_a2a.sender`; nothing here imports the A2A SDK, so a run that does not use A2A
-never pays for it.
+The commands are declared as operations (`commands.py`); the A2A SDK is imported only when one of
+them runs, so a run that does not use A2A never pays for it.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from swarm_handoff.api import hookimpl
+
+
+@hookimpl
+def swarm_handoff_operations(register: Any) -> None:
+    """Declare `a2a serve`, `a2a send`, `a2a skills` and `a2a status`."""
+    from swarm_handoff_a2a.commands import GROUP, OPERATIONS
+
+    register(GROUP)
+    for operation in OPERATIONS:
+        register(operation)

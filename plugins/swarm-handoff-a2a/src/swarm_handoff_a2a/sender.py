@@ -28,7 +28,15 @@ from a2a.client.errors import A2AClientError, AgentCardResolutionError
 from a2a.types import AgentCard, GetTaskRequest, SendMessageRequest, Task, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from swarm_handoff.api import SwarmError, close_names, did_you_mean, make_context, open_history, read_text
+from swarm_handoff.api import (
+    LoadError,
+    SwarmError,
+    close_names,
+    did_you_mean,
+    make_context,
+    open_history,
+    read_text,
+)
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message, task_id_for
 
@@ -129,7 +137,14 @@ def _payload_text(payload_or_path: str | Path | Mapping[str, Any]) -> tuple[str,
     if isinstance(payload_or_path, Mapping):
         text = json.dumps(payload_or_path, indent=2, ensure_ascii=False) + "\n"
     else:
-        text = read_text(Path(payload_or_path))
+        try:
+            text = read_text(Path(payload_or_path))
+        except LoadError as exc:  # missing, a folder, too large, not UTF-8: say which file, not a traceback
+            raise SwarmError(
+                A2A_NOT_A_PAYLOAD,
+                f"cannot read the payload {payload_or_path}: {exc}",
+                hint="give the payload file `swarm-handoff handoff` wrote (its payload_path)",
+            ) from None
     try:
         data = json.loads(text)
     except ValueError as exc:
