@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sqlite3
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -158,11 +159,30 @@ def _add_columns(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE INDEX IF NOT EXISTS handoffs_trace ON handoffs(trace_id)")
 
 
+def _switch_to_wal(connection: sqlite3.Connection, timeout_ms: int) -> None:
+    """Turn on WAL, waiting out another first user doing the same.
+
+    SQLite answers a journal-mode change that meets another connection's at once with "database is
+    locked" without calling the busy handler, so two first users of a new history (two threads of
+    an A2A receiver, two commands started together) would see the second fail: it is retried here,
+    within the same busy timeout as every other wait.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
+
+
 def _connect(path: Path, timeout_ms: int) -> sqlite3.Connection:
     connection = sqlite3.connect(str(path), timeout=timeout_ms / 1000, isolation_level=None)
     try:
         connection.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
-        connection.execute("PRAGMA journal_mode = WAL")
+        _switch_to_wal(connection, timeout_ms)
         verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
         if verdict != "ok":
             raise _QuickCheckFailed(f"database disk image is malformed (quick_check: {verdict})")
