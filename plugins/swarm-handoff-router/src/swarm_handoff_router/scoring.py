@@ -80,6 +80,33 @@ def _uses(doc: Document, term: str) -> bool:
     return bool(doc.fields["body"].get(term))
 
 
+def _negative(
+    term: str, said: str, idf: float, query_weight: float, in_description_clause: bool, clauses: Sequence[str]
+) -> Contribution:
+    """The points a term costs a skill whose negative clause names it, and the clause it is in."""
+    weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
+    points = -round(weight * idf * query_weight, DECIMALS)
+    clause = next(c for c in clauses if term in _clause_terms(c))
+    return Contribution(f"not-for:{term}", points, f'{said} is in a negative trigger: not for "{clause[:80]}"')
+
+
+def _phrase(first: str, second: str, idf: float, query_weight: float) -> Contribution:
+    """The bonus for two request words side by side in a skill's name or description (`idf`: the commoner's)."""
+    points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
+    reason = (
+        f"'{first} {second}' side by side in the name or description; "
+        f"idf {idf:.2f} (the commoner word's) x{PHRASE_WEIGHT:g}, request weight {query_weight:g}"
+    )
+    return Contribution(f"phrase:{first} {second}", points, reason)
+
+
+def _named(name: str, corpus: Corpus) -> Contribution:
+    """The points for a request that calls on the skill by its name."""
+    points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
+    reason = f"the request names the skill ('{name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
+    return Contribution("named", points, reason)
+
+
 def _within_reach(
     doc: Document, request: Request
 ) -> tuple[Mapping[str, float], Iterable[tuple[tuple[str, str], float]]]:
@@ -114,11 +141,7 @@ def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contri
         said = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
         in_description_clause = term in doc.description_negative_terms
         if term in doc.negative_terms and not _claims(doc, term) and (in_description_clause or not _uses(doc, term)):
-            weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
-            points = -round(weight * corpus.idf(term) * query_weight, DECIMALS)
-            clause = next(c for c in doc.negative if term in _clause_terms(c))
-            reason = f'{said} is in a negative trigger: not for "{clause[:80]}"'
-            found.append(Contribution(f"not-for:{term}", points, reason))
+            found.append(_negative(term, said, corpus.idf(term), query_weight, in_description_clause, doc.negative))
             continue
         strength, where = _strength(doc, term, corpus)
         via = ""
@@ -147,18 +170,10 @@ def _score(doc: Document, request: Request, corpus: Corpus) -> tuple[list[Contri
             claimed += points
     for (first, second), query_weight in phrases:
         if (first, second) in doc.pairs:
-            idf = min(corpus.idf(first), corpus.idf(second))
-            points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
-            reason = (
-                f"'{first} {second}' side by side in the name or description; "
-                f"idf {idf:.2f} (the commoner word's) x{PHRASE_WEIGHT:g}, request weight {query_weight:g}"
-            )
-            found.append(Contribution(f"phrase:{first} {second}", points, reason))
+            found.append(_phrase(first, second, min(corpus.idf(first), corpus.idf(second)), query_weight))
     if request.names(doc.name):
-        points = round(NAME_MENTION_WEIGHT * corpus.unique_idf(), DECIMALS)
-        reason = f"the request names the skill ('{doc.name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
-        found.append(Contribution("named", points, reason))
-        claimed += points  # the request used the skill's own name: the strongest claim there is
+        found.append(_named(doc.name, corpus))
+        claimed += found[-1].points  # the request used the skill's own name: the strongest claim there is
     if not found:
         return [Contribution("router", 0, NO_MATCH)], Match(0)
     return found, Match.of(found, claimed)
@@ -276,11 +291,8 @@ class _RequestScorer:
                 tfs = zero
             in_description_clause = term in skill.described
             if term in skill.negative and not (tfs[0] or tfs[1]) and (in_description_clause or not tfs[body]):
-                weight = NEGATIVE_WEIGHT if in_description_clause else NEGATIVE_BODY_WEIGHT
-                points = -round(weight * self._idf(term) * query_weight, DECIMALS)
-                clause = next(c for c in clauses if term in _clause_terms(c))
-                reason = f'{self.said[term]} is in a negative trigger: not for "{clause[:80]}"'
-                found.append(Contribution(f"not-for:{term}", points, reason))
+                said, idf = self.said[term], self._idf(term)
+                found.append(_negative(term, said, idf, query_weight, in_description_clause, clauses))
                 continue
             strength = self._strength(term, tfs, norms) if tfs is not zero else 0.0
             used, synonym, idf = tfs, "", self._idf(term)
@@ -305,18 +317,10 @@ class _RequestScorer:
                 claimed += points
         for (first, second), query_weight in request.phrases.items():
             if (first, second) in skill.pairs:
-                idf = min(self._idf(first), self._idf(second))
-                points = round(PHRASE_WEIGHT * idf * query_weight, DECIMALS)
-                reason = (
-                    f"'{first} {second}' side by side in the name or description; "
-                    f"idf {idf:.2f} (the commoner word's) x{PHRASE_WEIGHT:g}, request weight {query_weight:g}"
-                )
-                found.append(Contribution(f"phrase:{first} {second}", points, reason))
+                found.append(_phrase(first, second, min(self._idf(first), self._idf(second)), query_weight))
         if request.names(name):
-            points = round(NAME_MENTION_WEIGHT * self.corpus.unique_idf(), DECIMALS)
-            reason = f"the request names the skill ('{name}'); x{NAME_MENTION_WEIGHT:g} the IDF of a word only it uses"
-            found.append(Contribution("named", points, reason))
-            claimed += points
+            found.append(_named(name, self.corpus))
+            claimed += found[-1].points
         if not found:
             return [Contribution("router", 0, NO_MATCH)], Match(0)
         return found, Match.of(found, claimed)
