@@ -1,7 +1,10 @@
-"""The router's tests keep their analysis memo in a folder of their own, never the user's cache."""
+"""The router's tests keep their analysis memo in a folder of their own, never the user's cache; and the
+three-skill project that `route()` and `swarm-handoff route` are tried on."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -13,3 +16,33 @@ def own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.delenv("SWARM_HANDOFF_NO_CACHE", raising=False)
     return cache
+
+
+HOUR_AGO = time.time() - 3600
+HANDOFF = """handoff:
+  accepts_handoff: true
+  handoff_categories: [analysis]
+  handoff_description: "Structured reasoning to a decision"
+  handoff_trigger: "--handoff {payload_path}"
+  requires:
+    - context.original_prompt
+"""
+
+
+def write_skill(root: Path, name: str, description: str, extra: str = "") -> None:
+    """A project skill's SKILL.md, an hour old (settled, as discovery's caches expect)."""
+    path = root / ".claude" / "skills" / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n", encoding="utf-8")
+    os.utime(path, (HOUR_AGO, HOUR_AGO))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project of three skills (one accepts hand-offs), with HOME in `tmp_path`."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "project"
+    write_skill(root, "pdf-filler", "Fill in PDF forms from a spreadsheet of answers")
+    write_skill(root, "regex-helper", "Write and test a regular expression for log lines")
+    write_skill(root, "decision-helper", "Weigh the options of a hard decision step by step", HANDOFF)
+    return root
