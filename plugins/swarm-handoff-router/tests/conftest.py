@@ -3,9 +3,11 @@ three-skill project that `route()` and `swarm-handoff route` are tried on."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -46,3 +48,28 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_skill(root, "regex-helper", "Write and test a regular expression for log lines")
     write_skill(root, "decision-helper", "Weigh the options of a hard decision step by step", HANDOFF)
     return root
+
+
+BENCH_DIR = Path(__file__).resolve().parents[3] / "bench"
+
+
+def load_bench_script(name: str) -> ModuleType:
+    """A script of bench/ loaded as a module (bench/ is no package), to test the functions it holds."""
+    spec = importlib.util.spec_from_file_location(name, BENCH_DIR / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    """bench/bench_routing.py, loaded once per test module."""
+    return load_bench_script("bench_routing")
+
+
+@pytest.fixture(scope="module")
+def trainer() -> ModuleType:
+    """bench/train_rerank.py, loaded once per test module."""
+    return load_bench_script("train_rerank")

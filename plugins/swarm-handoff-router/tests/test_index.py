@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import marshal
 import os
 import time
@@ -19,7 +18,6 @@ from swarm_handoff_router.index import FIELDS, Index, build
 from swarm_handoff_router.router import route
 
 HOUR_AGO = time.time() - 3600
-BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_routing.py"
 
 
 class Query:
@@ -206,16 +204,6 @@ def test_build_stores_one_index_per_skill_set(skills: list[SkillRecord]) -> None
     build(skills[:-1])
     memo = FileMemo(index.MEMO_NAME, memo_version())
     assert len(memo.entries) == 2
-
-
-@pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_routing", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_labelled_set_ranks_as_with_whole_documents(bench: ModuleType) -> None:
