@@ -136,7 +136,12 @@ class Corpus:
 
     def unique_idf(self) -> float:
         """The IDF of a word exactly one candidate uses: what naming one skill is worth."""
-        return math.log(1 + (self.size - 0.5) / 1.5)
+        return unique_idf(self.size)
+
+
+def unique_idf(size: int) -> float:
+    """The IDF of a word exactly one of `size` skills uses (Lucene's smoothed IDF at df 1)."""
+    return math.log(1 + (size - 0.5) / 1.5)
 
 
 def reach_of(doc: Document) -> frozenset[str]:

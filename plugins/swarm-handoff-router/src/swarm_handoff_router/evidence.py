@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from swarm_handoff_router.document import unique_idf
 from swarm_handoff_router.request import Request
 from swarm_handoff_router.rerank import Match
 from swarm_handoff_router.scoring import DECIMALS
@@ -54,8 +55,7 @@ def evidence_features(matches: Sequence[Match], request: Request, size: int) -> 
     if best is None or matches[best].total <= 0:
         return {"points": 0.0, "claimed": 0.0, "coverage": 0.0}, None
     match = matches[best]
-    unique = math.log(1 + (size - 0.5) / 1.5)
-    worth = sum(request.terms.values()) * unique or 1.0
+    worth = sum(request.terms.values()) * unique_idf(size) or 1.0
     coverage = match.matched / len(request.terms) if request.terms else 0.0
     return {"points": math.log1p(match.total), "claimed": match.claimed / worth, "coverage": coverage}, best
 
