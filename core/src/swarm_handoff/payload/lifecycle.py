@@ -42,6 +42,7 @@ from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpecte
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
+from swarm_handoff.payload.signing import sign
 from swarm_handoff.payload.unsigned import carried_over, signature_required
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
@@ -288,8 +289,6 @@ def _hand_off(
         else:
             notes.append(f"{TRACEPARENT_ENV} is not a W3C traceparent; not recorded in the payload")
     if options.sign:
-        from swarm_handoff.payload.signing import sign
-
         try:
             run.payload = sign(run.payload, context.config_dir)
         except SwarmError as exc:
