@@ -1,4 +1,4 @@
-"""The bodies of `discover`, `why` and `lint` (declared in `operation_table.py`).
+"""The bodies of `discover`, `why` and `lint` (declared in `operation_table/discovery.py`).
 
 Thin layers over discovery.py, explain.py and lint.py.
 """

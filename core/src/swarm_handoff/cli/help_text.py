@@ -1,6 +1,6 @@
 """Examples and a docs pointer for every core command's `--help`, and readable usage lines.
 
-The examples come from the operations table (`operation_table.py`); a test checks that every
+The examples come from the operations table (`operation_table/`); a test checks that every
 command has an entry whose examples parse. Plugins' commands keep their own epilog.
 """
 

@@ -1,4 +1,4 @@
-"""The bodies of the `workflow` group (declared in `operation_table.py`): list, show, check, graph, step.
+"""The bodies of the `workflow` group (declared in `operation_table/workflow.py`): list, show, check, graph, step.
 
 Each is a few lines around the Python API in `swarm_handoff.workflow`; typer stays in this module
 so that importing the workflow engine never pays for the CLI.
