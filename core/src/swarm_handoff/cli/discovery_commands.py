@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from swarm_handoff.cli.output import check_cwd, echo_err
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
+from swarm_handoff.errors import UsageError, close_names
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.records import Scope
@@ -74,8 +75,6 @@ def lint_operation(host: PluginHost, *, paths: list[Path], strict_spec: bool) ->
 
 def _close_names(name: str, result: DiscoveryResult) -> list[str]:
     """Names discovery knows that look like `name`, for the user who mistyped one."""
-    from swarm_handoff.errors import close_names
-
     known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
     return close_names(name, known)
 
@@ -94,7 +93,6 @@ def _discover(
 ) -> DiscoveryResult:
     """The body of `discover`: scan (or read the session's cache), filter, and note what was set aside."""
     from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.errors import UsageError
 
     check_cwd(cwd)
     if resume and session is None:

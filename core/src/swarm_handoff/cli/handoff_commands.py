@@ -17,9 +17,10 @@ import typer
 
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, folder_busy
 from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ def _is_terminal() -> bool:
 
 def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
-
     def confirm(message: str) -> bool:
         # it names skills, which come from other people's folders: escaped, line by line (its own breaks stay)
         message = "\n".join(escape_controls(line) for line in message.split("\n"))
@@ -51,7 +51,6 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
 @attrs.frozen(kw_only=True)
 class AckReport:
     """The `ack` document: the hand-off as the history now has it."""
-
     kind: ClassVar[str] = "acknowledgment"
     handoff: Any
     problems: tuple[Problem, ...] = ()
@@ -173,12 +172,10 @@ def convert_operation(
     """`convert`: a payload between 2.0 and 3.0, every dropped field listed; `output` also written."""
     import errno
 
-    from swarm_handoff.errors import folder_busy
     from swarm_handoff.payload.convert import convert_payload
     from swarm_handoff.payload.io import dump_payload
     from swarm_handoff.payload.output import write_output
     from swarm_handoff.payload.validate import load_payload
-    from swarm_handoff.safefs import FolderBusy, create_new
 
     result = convert_payload(load_payload(payload), to, host)
     try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+
 # command path -> (example command lines, docs page): the core's from the operations table, then
 # the plugins' commands not yet declared as operations.
 EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {}
@@ -16,8 +18,6 @@ EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {}
 
 def _from_table() -> None:
     """Fill EXAMPLES with every core operation's and group's examples (the table is the one source)."""
-    from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
-
     for group in CORE_GROUPS:
         EXAMPLES[group.name] = (group.examples, group.docs)
     for operation in CORE_OPERATIONS:
