@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from swarm_handoff.operation_table.discovery import DISCOVER, DISCOVER_PAGE, LINT, PLUGINS, WHY
 from swarm_handoff.operation_table.payload import ACK, CONVERT, HANDOFF, HISTORY, VALIDATE, VERIFY
-from swarm_handoff.operation_table.ranking import MAX_TOP, RANK
+from swarm_handoff.operation_table.ranking import MAX_TOP, RANK, RANKING_RULE
 from swarm_handoff.operation_table.session import (
     DEMO,
     SESSION_CLOSE,
@@ -29,7 +29,7 @@ from swarm_handoff.operation_table.workflow import (
 )
 from swarm_handoff.operations import Group, Operation
 
-__all__ = ["CORE_GROUPS", "CORE_OPERATIONS", "DISCOVER_PAGE", "MAX_TOP"]
+__all__ = ["CORE_GROUPS", "CORE_OPERATIONS", "DISCOVER_PAGE", "MAX_TOP", "RANKING_RULE"]
 
 # In the order the command line lists them (groups after the commands, as typer lists them).
 CORE_OPERATIONS: tuple[Operation, ...] = (
