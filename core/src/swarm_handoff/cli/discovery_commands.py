@@ -33,19 +33,43 @@ def discover_operation(
     accepts_from: str | None,
     schema_version: str | None,
     inputs: list[str],
-) -> Document:
-    """`discover`: list the skills that accept a hand-off (the operations table names this body)."""
-    return _discover(
-        host,
-        cwd=cwd,
-        session=session,
-        category=category,
-        scope=scope,
-        show_all=show_all,
-        refresh=refresh,
-        resume=resume,
-        query=Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs)),
+) -> DiscoveryResult:
+    """`discover`: list the skills that accept a hand-off (the operations table names this body).
+
+    Scans (or reads the session's cache), filters, and notes on stderr what was set aside.
+    """
+    from swarm_handoff.discovery import discover, make_context
+
+    check_cwd(cwd)
+    if resume and session is None:
+        raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
+    context = make_context(cwd, refresh=refresh)
+    if session is not None:
+        from swarm_handoff.session import discover_with_session
+
+        if resume:
+            from swarm_handoff.session_life import write_checkpoint
+
+            write_checkpoint(session)
+        result = discover_with_session(context, host, session, show_all=show_all)
+    else:
+        result = discover(context, host, show_all=show_all)
+    # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
+    known = [s.value for s in Scope]
+    bad = [s for s in scope if s not in known]
+    if bad:
+        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
+    result = result.filtered(tuple(category), tuple(scope)).queried(
+        Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs))
     )
+    if not show_all and (result.skipped_count or result.shadowed_count):
+        from swarm_handoff.command_name import command_name
+
+        echo_err(
+            f"note: {result.skipped_count} skipped and {result.shadowed_count} shadowed skill(s) not listed;"
+            f" `{command_name()} discover --all` shows them with the reason"
+        )
+    return result
 
 
 def why_operation(host: PluginHost, *, name: str, cwd: Path | None) -> Document | OperationResult:
@@ -77,48 +101,3 @@ def _close_names(name: str, result: DiscoveryResult) -> list[str]:
     """Names discovery knows that look like `name`, for the user who mistyped one."""
     known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
     return close_names(name, known)
-
-
-def _discover(
-    host: PluginHost,
-    *,
-    cwd: Path | None,
-    session: Path | None,
-    category: list[str],
-    scope: list[str],
-    show_all: bool,
-    refresh: bool,
-    resume: bool,
-    query: Query,
-) -> DiscoveryResult:
-    """The body of `discover`: scan (or read the session's cache), filter, and note what was set aside."""
-    from swarm_handoff.discovery import discover, make_context
-
-    check_cwd(cwd)
-    if resume and session is None:
-        raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
-    context = make_context(cwd, refresh=refresh)
-    if session is not None:
-        from swarm_handoff.session import discover_with_session
-
-        if resume:
-            from swarm_handoff.session_life import write_checkpoint
-
-            write_checkpoint(session)
-        result = discover_with_session(context, host, session, show_all=show_all)
-    else:
-        result = discover(context, host, show_all=show_all)
-    # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
-    known = [s.value for s in Scope]
-    bad = [s for s in scope if s not in known]
-    if bad:
-        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
-    result = result.filtered(tuple(category), tuple(scope)).queried(query)
-    if not show_all and (result.skipped_count or result.shadowed_count):
-        from swarm_handoff.command_name import command_name
-
-        echo_err(
-            f"note: {result.skipped_count} skipped and {result.shadowed_count} shadowed skill(s) not listed;"
-            f" `{command_name()} discover --all` shows them with the reason"
-        )
-    return result
