@@ -34,6 +34,7 @@ def _is_terminal() -> bool:
 
 def make_confirm(yes: bool) -> Callable[[str], bool]:
     """Ask at a terminal; without one, refuse unless `--yes` was given. Messages go to stderr."""
+
     def confirm(message: str) -> bool:
         # it names skills, which come from other people's folders: escaped, line by line (its own breaks stay)
         message = "\n".join(escape_controls(line) for line in message.split("\n"))
@@ -51,6 +52,7 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
 @attrs.frozen(kw_only=True)
 class AckReport:
     """The `ack` document: the hand-off as the history now has it."""
+
     kind: ClassVar[str] = "acknowledgment"
     handoff: Any
     problems: tuple[Problem, ...] = ()
