@@ -12,9 +12,9 @@ import attrs
 
 from swarm_handoff.agent_copies import AgentView, agent_view
 from swarm_handoff.eligibility import Excluded, Query, split
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import Problem, UsageError
 from swarm_handoff.payload.names import given
-from swarm_handoff.records import SkillRecord, category_key
+from swarm_handoff.records import Scope, SkillRecord, category_key
 
 NO_WORKFLOWS = "EC-01"
 # EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
@@ -141,7 +141,13 @@ class DiscoveryResult:
         """Keep the records in any of `categories` and `scopes` (empty means no filter).
 
         `names` spells the two filters as the caller's interface does, for the note on what they left out.
+        A scope no source declared is a USAGE error, checked here for every surface: the sources
+        have run by now, and a plugin's source declares its own scopes only when it is built.
         """
+        known = [s.value for s in Scope]
+        bad = [s for s in scopes if s not in known]
+        if bad:
+            raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
         wanted = {category_key(c) for c in categories}  # case ignored, as ranking and `rank --category` do
 
         def keep(record: SkillRecord) -> bool:
