@@ -325,15 +325,20 @@ class HandoffContextBuilder(SimpleRequestContextBuilder):
         return await super().build(context, params, task_id, context_id, task)
 
 
+# A task in these states was never accepted (refused, or cut off by a crash): the same payload sent
+# again is checked again, so a refusal that has passed (a busy history) does not stick to it.
+_CHECKED_AGAIN = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_REJECTED)
+
+
 class HandoffRequestHandler(DefaultRequestHandler):
-    """The SDK's request handler, except that a payload already delivered answers with its task."""
+    """The SDK's request handler, except that a payload already accepted answers with its task."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
-        """Send, unless this payload's task exists: then that task, never a second one."""
+        """Send, unless this payload's task was accepted: then that task, never a second one."""
         carried = carried_payload(params.message)
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
@@ -344,7 +349,9 @@ class HandoffRequestHandler(DefaultRequestHandler):
             async with lock:
                 existing = await self.task_store.get(task_id, context)
                 if existing is not None:
-                    return existing
+                    if existing.status.state not in _CHECKED_AGAIN:
+                        return existing
+                    await self.task_store.delete(task_id, context)  # the SDK never reopens a final task
                 return await super().on_message_send(params, context)
         finally:
             lock, users = self._locks[task_id]
