@@ -198,24 +198,25 @@ def test_the_receiving_agents_ack_completes_or_fails_the_task(hosts, receiver, p
 def test_a_history_that_cannot_record_rejects_and_the_same_payload_sent_again_is_taken_in(
     hosts, receiver, payload, monkeypatch
 ):
-    """Accepted means recorded: a busy history rejects with HISTORY_BUSY, and a retry is checked again, not answered with the refusal."""
-    from swarm_handoff import history
-    from swarm_handoff.history_db import busy_error
+    """Accepted means recorded: a busy history rejects (HISTORY_BUSY); a retry is checked again, not refused again."""
+    import sqlite3
 
+    with open_history(hosts["receiver_context"].config_dir) as history:
+        database = history.path
     url = receiver().url
     text = payload().read_text(encoding="utf-8")
-    working = history.open_history
-
-    def busy(config_dir: Path, *args: Any, **kwargs: Any) -> Any:
-        raise busy_error(Path(config_dir) / "history.sqlite3", 1)
-
-    monkeypatch.setattr(history, "open_history", busy)
-    task = stock_send(url, message_for(text))
+    monkeypatch.setenv("SWARM_HANDOFF_HISTORY_TIMEOUT", "0.05")
+    holder = sqlite3.connect(str(database), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the receiver's history
+    try:
+        task = stock_send(url, message_for(text))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
     assert task.status.state == TaskState.TASK_STATE_REJECTED
     errors = [MessageToDict(p.data) for p in task.status.message.parts if p.HasField("data")]
     assert errors[0]["code"] == "HISTORY_BUSY"
     assert files_under(hosts["inbox"]) == []
-    monkeypatch.setattr(history, "open_history", working)
     again = stock_send(url, message_for(text))
     assert again.id == task.id
     assert again.status.state == TaskState.TASK_STATE_WORKING
