@@ -22,6 +22,7 @@ from google.protobuf.struct_pb2 import Value
 
 EXTENSION_URI = "urn:swarm-handoff:a2a:handoff-payload:v1"
 PAYLOAD_MEDIA_TYPE = "application/vnd.swarm-handoff.payload+json"
+ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"  # a refusal's code, message and hint
 TRACEPARENT = "traceparent"
 
 

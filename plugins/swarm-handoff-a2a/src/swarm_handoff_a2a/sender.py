@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -38,43 +37,15 @@ from swarm_handoff.api import (
     read_text,
 )
 from swarm_handoff_a2a import tracing
-from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message, task_id_for
+from swarm_handoff_a2a.auth import Credentials
+from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, EXTENSION_URI, payload_message, task_id_for
 
 A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
 A2A_NO_EXTENSION = "A2A_NO_EXTENSION"  # the remote host does not declare the swarm-handoff extension
 A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is not a task
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
-ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"
 _RETRYABLE_STATUS = {429, 502, 503, 504}
-
-
-@attrs.frozen(kw_only=True)
-class Credentials:
-    """What the sender presents: a bearer token or an API key, read from an environment variable or a file."""
-
-    scheme: str = "bearer"
-    secret: str = attrs.field(repr=False, default="")
-    header: str = "X-API-Key"
-
-    @classmethod
-    def from_env(cls, variable: str, *, scheme: str = "bearer", header: str = "X-API-Key") -> Credentials:
-        """The secret from environment variable `variable` (empty: no credentials)."""
-        return cls(scheme=scheme, secret=os.environ.get(variable, "").strip(), header=header)
-
-    @classmethod
-    def from_file(cls, path: Path, *, scheme: str = "bearer", header: str = "X-API-Key") -> Credentials:
-        """The secret from the first line of a file."""
-        lines = read_text(path).strip().splitlines()
-        return cls(scheme=scheme, secret=lines[0].strip() if lines else "", header=header)
-
-    def headers(self) -> dict[str, str]:
-        """The HTTP headers that carry the secret."""
-        if not self.secret:
-            return {}
-        if self.scheme == "bearer":
-            return {"Authorization": f"Bearer {self.secret}"}
-        return {self.header: self.secret}
 
 
 @attrs.frozen(kw_only=True)
