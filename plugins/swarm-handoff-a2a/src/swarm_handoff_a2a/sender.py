@@ -227,6 +227,19 @@ async def _deliver(
     attempts = 0
     message = payload_message(text, stated, target, traceparent=tracing.current_traceparent())
     last: BaseException | None = None
+
+    def outcome(task_id: str | None, state: str, error: dict[str, Any] | None) -> SendResult:
+        return SendResult(
+            url=url,
+            target=target,
+            payload_hash=stated,
+            task_id=task_id,
+            state=state,
+            delivered=state != "undelivered",
+            attempts=attempts,
+            error=error,
+        )
+
     async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
         card: AgentCard | None = None
         while True:
@@ -236,79 +249,34 @@ async def _deliver(
                     card, _headers = await _card(http, url)
                     problem = _check_card(card, url, target)
                     if problem is not None:
-                        return SendResult(
-                            url=url,
-                            target=target,
-                            payload_hash=stated,
-                            task_id=None,
-                            state="undelivered",
-                            delivered=False,
-                            attempts=attempts,
-                            error=problem,
-                        )
+                        return outcome(None, "undelivered", problem)
                 client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
-                request = SendMessageRequest(message=message)
-                async for response in client.send_message(request):
+                async for response in client.send_message(SendMessageRequest(message=message)):
                     if response.HasField("task"):
                         task = response.task
-                        state = _state(task.status.state)
-                        error = _error_of(task) if task.status.state == TaskState.TASK_STATE_REJECTED else None
-                        return SendResult(
-                            url=url,
-                            target=target,
-                            payload_hash=stated,
-                            task_id=task.id,
-                            state=state,
-                            delivered=True,
-                            attempts=attempts,
-                            error=error,
-                        )
-                return SendResult(
-                    url=url,
-                    target=target,
-                    payload_hash=stated,
-                    task_id=None,
-                    state="undelivered",
-                    delivered=False,
-                    attempts=attempts,
-                    error={"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""},
-                )
+                        rejected = task.status.state == TaskState.TASK_STATE_REJECTED
+                        return outcome(task.id, _state(task.status.state), _error_of(task) if rejected else None)
+                no_task = {"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""}
+                return outcome(None, "undelivered", no_task)
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, asyncio.TimeoutError) as exc:
                 last = exc
                 if not _retryable(exc):
-                    return SendResult(
-                        url=url,
-                        target=target,
-                        payload_hash=stated,
-                        task_id=None,
-                        state="undelivered",
-                        delivered=False,
-                        attempts=attempts,
-                        error={
-                            "code": A2A_REMOTE_ERROR,
-                            "message": f"{type(exc).__name__}: {exc}"[:500],
-                            "hint": "check the URL and the credentials",
-                        },
-                    )
+                    refused = {
+                        "code": A2A_REMOTE_ERROR,
+                        "message": f"{type(exc).__name__}: {exc}"[:500],
+                        "hint": "check the URL and the credentials",
+                    }
+                    return outcome(None, "undelivered", refused)
             wait = next(waits, None)
             if wait is None:
                 break
             await asyncio.sleep(wait)
-    return SendResult(
-        url=url,
-        target=target,
-        payload_hash=stated,
-        task_id=task_id_for(text),
-        state="undelivered",
-        delivered=False,
-        attempts=attempts,
-        error={
-            "code": A2A_UNREACHABLE,
-            "message": f"{url} could not be reached in {attempts} attempt(s): {type(last).__name__}: {last}"[:500],
-            "hint": "start the receiving host (or check the network) and send again: "
-            "a payload sent twice is one hand-off",
-        },
-    )
+    unreachable = {
+        "code": A2A_UNREACHABLE,
+        "message": f"{url} could not be reached in {attempts} attempt(s): {type(last).__name__}: {last}"[:500],
+        "hint": "start the receiving host (or check the network) and send again: a payload sent twice is one hand-off",
+    }
+    return outcome(task_id_for(text), "undelivered", unreachable)
 
 
 def _check_card(card: AgentCard, url: str, target: str) -> dict[str, Any] | None:
