@@ -319,7 +319,8 @@ def build_receiver(
     url = public_url or f"http://{shown}:{bound}/"
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
-    store = task_store(store_url or default_store_url(context.config_dir))
+    store_url = store_url or default_store_url(context.config_dir)
+    store = task_store(store_url)
     executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
     handler = HandoffRequestHandler(
         agent_executor=executor,
@@ -347,9 +348,7 @@ def build_receiver(
     guarded = Guard(
         app, max_bytes=max_request_bytes, auth=auth, rate=rate, burst=burst, public=(AGENT_CARD_WELL_KNOWN_PATH,)
     )
-    return Receiver(
-        host, bound, Path(session_root), store_url or default_store_url(context.config_dir), card, guarded, sock
-    )
+    return Receiver(host, bound, Path(session_root), store_url, card, guarded, sock)
 
 
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, session_root: Path | None = None, **options: Any) -> None:
