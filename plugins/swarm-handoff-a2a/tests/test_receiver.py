@@ -222,3 +222,14 @@ def test_a_history_that_cannot_record_rejects_and_the_same_payload_sent_again_is
     assert again.status.state == TaskState.TASK_STATE_WORKING
     assert len(files_under(hosts["inbox"])) == 1
     assert [r.status for r in received_rows(hosts)] == ["received"]
+
+
+def test_the_messages_own_target_and_hash_are_bounded_before_they_label_a_span():
+    """They are the sender's say-so (the checked payload decides); a huge one must not reach a trace exporter."""
+    from swarm_handoff_a2a.extension import MAX_LABEL_CHARS, carried_payload
+
+    carried = carried_payload(payload_message("{}", "sha256:" + "f" * 10_000, "t" * 10_000))
+    assert carried is not None
+    assert len(carried.target) <= MAX_LABEL_CHARS
+    assert len(carried.payload_hash) <= MAX_LABEL_CHARS
+    assert carried.text == "{}"
