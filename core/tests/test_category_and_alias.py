@@ -96,3 +96,19 @@ def test_a_v3_handoff_by_frontmatter_name_keeps_the_note_beside_the_builders(wor
     data = hand_off(options, confirm=lambda _m: True).to_data()
     assert load_payload_file(Path(data["payload_path"]))["handoff"]["target"]["skill"] == "v3-folder"
     assert data["notes"][0] == "'Deep Reader' is the frontmatter name of folder 'v3-folder'; handed off to v3-folder"
+
+
+def test_a_scope_no_source_declares_is_refused_by_the_filter_itself():
+    from swarm_handoff.discovery_result import DiscoveryResult
+
+    with pytest.raises(SwarmError) as caught:
+        DiscoveryResult(workflows=RECORDS).filtered((), ("nowhere",))
+    assert caught.value.code == "USAGE"
+    assert caught.value.message == "unknown scope 'nowhere'"
+    assert "project" in str(caught.value.hint)
+
+
+def test_discover_refuses_a_scope_no_source_declares(swarm_cli, world):
+    result = swarm_cli("discover", "--scope", "nowhere", "--format", "json")
+    assert result.exit_code != 0
+    assert "unknown scope 'nowhere'" in result.stdout + result.stderr

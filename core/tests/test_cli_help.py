@@ -10,8 +10,15 @@ import typer
 
 from swarm_handoff.cli import help_text
 from swarm_handoff.cli.app import build_app
+from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[2]
+# Every help page's examples and docs page: the core's from the operations table, then help_text's.
+EXAMPLES = {
+    **{group.name: (group.examples, group.docs) for group in CORE_GROUPS},
+    **{op.name: (op.examples, op.docs) for op in CORE_OPERATIONS},
+    **help_text.EXAMPLES,
+}
 
 
 def _core_commands():
@@ -44,10 +51,10 @@ def test_usage_lines_name_arguments_in_capitals(swarm_cli):
     assert "{" not in swarm_cli("handoff", "--help").stdout.splitlines()[0]
 
 
-@pytest.mark.parametrize("path", list(help_text.EXAMPLES))
+@pytest.mark.parametrize("path", list(EXAMPLES))
 def test_every_example_names_a_real_command_and_parses(path):
     group = typer.main.get_command(build_app())
-    for line in help_text.EXAMPLES[path][0]:
+    for line in EXAMPLES[path][0]:
         words = shlex.split(line.split(" > ")[0].split(" | ")[0])[1:]  # the command, without the shell's redirection
         # resilient parsing: options and argument counts are checked, nothing runs
         ctx = group.make_context("swarm-handoff", list(words), resilient_parsing=True)
@@ -58,7 +65,7 @@ def test_every_example_names_a_real_command_and_parses(path):
             assert found is not None, f"{line!r}: no command {rest[0]!r}"
             sub = found.make_context(rest[0], rest[1:], parent=sub)
             command = found
-        assert (ROOT / help_text.EXAMPLES[path][1]).is_file(), f"{path}: docs page missing"
+        assert (ROOT / EXAMPLES[path][1]).is_file(), f"{path}: docs page missing"
 
 
 def _rest(ctx):
@@ -73,7 +80,7 @@ def test_every_core_command_has_examples_and_a_docs_pointer(swarm_cli):
     # Issue 26: `mcp -h` and `registry ... -h` used to be left out ("their distributions write their own
     # help") and had no examples; every command's -h promises them. graph and adopt give theirs in the docstring.
     own_examples = {"graph", "adopt"}
-    missing = [p for p in _core_commands() if p not in own_examples and p not in help_text.EXAMPLES]
+    missing = [p for p in _core_commands() if p not in own_examples and p not in EXAMPLES]
     assert missing == []
     page = swarm_cli("rank", "--help").stdout
     assert "Examples:\n    swarm-handoff rank --synthesis synthesis.yaml\n" in page
@@ -100,6 +107,6 @@ def test_shell_completion_completes_commands_and_subcommands():
 def test_the_ack_examples_use_statuses_ack_accepts():
     from swarm_handoff.history import ACK_STATUSES
 
-    for line in help_text.EXAMPLES["ack"][0]:
+    for line in EXAMPLES["ack"][0]:
         words = shlex.split(line)
         assert words[words.index("--status") + 1] in ACK_STATUSES, line

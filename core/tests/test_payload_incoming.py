@@ -163,3 +163,28 @@ def test_a_traceparent_that_is_not_w3c_is_left_out_with_a_note(world, monkeypatc
     data = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))
     assert "traceparent" not in data["handoff"]["tracing"].get("tags", {})
     assert any("TRACEPARENT" in note for note in result.notes)
+
+
+def test_a_history_that_cannot_record_refuses_with_its_code_and_a_redelivery_records_it(world, monkeypatch):
+    """The record is part of acceptance: refused with the history's code, nothing written; sent again, taken in."""
+    from swarm_handoff import history
+    from swarm_handoff.history_db import busy_error
+
+    text = sent(world)
+    working = history.open_history
+
+    def busy(config_dir, *args, **kwargs):
+        raise busy_error(Path(config_dir) / "history.sqlite3", 1)
+
+    monkeypatch.setattr(history, "open_history", busy)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "HISTORY_BUSY"
+    assert caught.value.recoverable
+    assert files_under(world["inbox"]) == []
+    monkeypatch.setattr(history, "open_history", working)
+    again = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert not again.already
+    assert again.history_id is not None
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(again.payload_hash, "received")]
+    assert files_under(world["inbox"]) == [again.path]

@@ -295,3 +295,18 @@ def test_discover_and_demo_lists_cut_a_long_description_to_one_line():
     assert len(line) <= 160, line
     assert line.endswith("...")
     assert result.to_data()["workflows"][0]["description"] == long
+
+
+def test_the_session_layouts_do_not_load_the_demo():
+    # `session`, `session close` and `session gc` print through textviews.commands; the demo's layout
+    # lives there too, and the demo module pulls in the whole hand-off and ranking stack.
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json; import swarm_handoff.textviews.commands;"
+        " print(json.dumps([m for m in ('swarm_handoff.demo', 'swarm_handoff.payload.lifecycle') if m in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []

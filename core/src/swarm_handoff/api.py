@@ -81,6 +81,8 @@ if TYPE_CHECKING:
     from swarm_handoff.operation_table import CORE_GROUPS as CORE_GROUPS
     from swarm_handoff.operation_table import CORE_OPERATIONS as CORE_OPERATIONS
     from swarm_handoff.operation_table import DISCOVER_PAGE as DISCOVER_PAGE
+    from swarm_handoff.operation_table import MAX_TOP as MAX_TOP
+    from swarm_handoff.operation_table import RANKING_RULE as RANKING_RULE
     from swarm_handoff.operations import CLI as CLI
     from swarm_handoff.operations import MCP as MCP
     from swarm_handoff.operations import Group as Group
@@ -311,6 +313,8 @@ _EXPORTS: dict[str, str] = {
     "CORE_OPERATIONS": "swarm_handoff.operation_table",
     "CORE_GROUPS": "swarm_handoff.operation_table",
     "DISCOVER_PAGE": "swarm_handoff.operation_table",
+    "MAX_TOP": "swarm_handoff.operation_table",
+    "RANKING_RULE": "swarm_handoff.operation_table",
     # operations: the Python API that the CLI and the MCP server share
     "discover": "swarm_handoff.discovery",
     "make_context": "swarm_handoff.discovery",

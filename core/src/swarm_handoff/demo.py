@@ -43,7 +43,6 @@ from swarm_handoff.workflow.registry import get_registry
 SYNTHESIS_FILE = "synthesis.yaml"
 # The folders the demo must not touch, redirected for its run (see `demo_sandbox`).
 SANDBOXED = {"CLAUDE_CONFIG_DIR": "config", "XDG_CACHE_HOME": "cache"}
-MENU_NOTE = "(the menu starts at C: A) accept and B) refine are the swarm's own choices at the same prompt)"
 # What a perspective swarm leaves in its session: one file per completed perspective. The v2.0
 # payload's `perspectives_completed` is checked against this folder, so the demo writes them.
 PERSPECTIVES = {

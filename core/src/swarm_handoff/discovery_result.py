@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff.agent_copies import AgentView, agent_view
-from swarm_handoff.eligibility import split
-from swarm_handoff.errors import Problem
+from swarm_handoff.eligibility import Excluded, Query, split
+from swarm_handoff.errors import Problem, UsageError
 from swarm_handoff.payload.names import given
-from swarm_handoff.records import SkillRecord, category_key
+from swarm_handoff.records import Scope, SkillRecord, category_key
 
 NO_WORKFLOWS = "EC-01"
 # EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
@@ -63,6 +63,7 @@ class DiscoveryResult:
     filtered_out: int = 0
     # (offset, limit, total) when `workflows` is one page of a longer list (`paged`), else None
     page_of: tuple[int, int, int] | None = None
+    excluded: tuple[Excluded, ...] = ()  # left out by a query (--accepts-from, ...), with the reason
 
     @property
     def skipped_count(self) -> int:
@@ -73,8 +74,6 @@ class DiscoveryResult:
     def shadowed_count(self) -> int:
         """How many skills lost their name to a more local one (listed by `discover --all`)."""
         return self.set_aside_counts[1] if self.set_aside_counts is not None else len(self.shadowed)
-
-    excluded: tuple[Any, ...] = ()  # `eligibility.Excluded`: left out by a query (--accepts-from, ...)
 
     @property
     def message(self) -> str | None:
@@ -142,8 +141,13 @@ class DiscoveryResult:
         """Keep the records in any of `categories` and `scopes` (empty means no filter).
 
         `names` spells the two filters as the caller's interface does, for the note on what they left out.
+        A scope no source declared is a USAGE error, checked here for every surface: the sources
+        have run by now, and a plugin's source declares its own scopes only when it is built.
         """
-
+        known = [s.value for s in Scope]
+        bad = [s for s in scopes if s not in known]
+        if bad:
+            raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
         wanted = {category_key(c) for c in categories}  # case ignored, as ranking and `rank --category` do
 
         def keep(record: SkillRecord) -> bool:
@@ -178,7 +182,7 @@ class DiscoveryResult:
         page = self.workflows[offset : offset + limit]
         return attrs.evolve(self, workflows=page, page_of=(offset, limit, len(self.workflows)))
 
-    def queried(self, query: Any) -> DiscoveryResult:
+    def queried(self, query: Query) -> DiscoveryResult:
         """Keep the workflows matching an `eligibility.Query`; the rest go to `excluded` with reasons."""
         kept, left = split(self.workflows, query)
         return attrs.evolve(self, workflows=kept, excluded=(*self.excluded, *left))

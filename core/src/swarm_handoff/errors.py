@@ -99,7 +99,7 @@ def cwd_unavailable(cause: OSError | None = None) -> SwarmError:
     )
 
 
-def folder_busy(busy: Any) -> SwarmError:
+def folder_busy(busy: FolderBusy) -> SwarmError:
     """FOLDER_BUSY for a `safefs.FolderBusy`: a folder another writer kept locked past the wait, never a bug."""
     return SwarmError(
         ErrorCode.FOLDER_BUSY,

@@ -173,7 +173,7 @@ def _switch_to_wal(connection: sqlite3.Connection, timeout_ms: int) -> None:
             connection.execute("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
+            if not is_busy(exc) or time.monotonic() >= deadline:
                 raise
             time.sleep(0.005)
 

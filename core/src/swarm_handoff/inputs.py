@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from swarm_handoff.errors import Problem, SwarmError
+from swarm_handoff.operation_table import CORE_OPERATIONS
 from swarm_handoff.operations import CLI, Operation, spelling_table
 from swarm_handoff.payload.names import entry as spelled_entry
 from swarm_handoff.payload.names import given as spelled_given
@@ -127,8 +128,6 @@ def spelling_of(operations: Sequence[Operation], surface: str, first: Operation 
 
 def surface_spelling(surface: str, operation: str | None = None) -> Spelling:
     """How `surface` spells the core's inputs; the parameters of `operation` (its name) first."""
-    from swarm_handoff.operation_table import CORE_OPERATIONS
-
     first = next((op for op in CORE_OPERATIONS if op.name == operation), None)
     return spelling_of(CORE_OPERATIONS, surface, first)
 

@@ -4,7 +4,7 @@ An `Operation` names a command (`discover`, `workflow step`), says what it is fo
 parameters (`Param`) and names the function that runs it and returns a `Document`. The command line
 (`cli/operations_cli.py`), the MCP tools' input schemas and argument checks (swarm-handoff-mcp),
 the `-h` pages with their examples and shell completion are all derived from these records, so
-adding an option to a command on every surface is an edit to the one table (`operation_table.py`).
+adding an option to a command on every surface is an edit to the one table (`operation_table/`).
 
 A parameter has one neutral name (`accepts_from`); each surface spells it its own way
 (`--accepts-from` on the command line, `accepts_from` over MCP), and `spelling` says how.
@@ -35,6 +35,8 @@ __all__ = [
 CLI = "cli"
 MCP = "mcp"
 BOTH = frozenset({CLI, MCP})
+CLI_ONLY = frozenset({CLI})
+MCP_ONLY = frozenset({MCP})
 
 
 @attrs.frozen

@@ -198,9 +198,6 @@ class PackSource:
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env  # the loader's controls: those of the host that built this source
 
-    def _env(self) -> Mapping[str, str]:
-        return self.env
-
     def discover(self, context: DiscoveryContext) -> SourceResult:
         """Load every skill entry point on its own and build its record."""
         records: list[SkillRecord] = []
@@ -210,7 +207,7 @@ class PackSource:
         # of the cache key, so a new path entry is noticed too.
         for entry in path_folders():
             watch(entry)
-        for candidate in select(PACKS, self._env())[0]:
+        for candidate in select(PACKS, self.env)[0]:
             record, found = load_pack(candidate)
             problems.extend(found)
             if record is not None:
@@ -222,8 +219,8 @@ class PackSource:
 
     def cache_key(self, context: DiscoveryContext) -> str:  # CachedSource
         """The allow and block lists change the answer without touching any file."""
-        return policy_key(PACKS, self._env())
+        return policy_key(PACKS, self.env)
 
-    def locations(self, context: DiscoveryContext, name: str) -> list[Any]:
+    def locations(self, context: DiscoveryContext, name: str) -> list[Location]:
         """The one place a pack skill called `name` would be: an entry point of that name (for `why`)."""
         return [Location(Scope.INSTALLED, f"entry point {name!r} in group {SKILLS_ENTRY_POINT_GROUP}")]

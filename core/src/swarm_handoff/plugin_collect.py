@@ -141,20 +141,27 @@ def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[
                 return
             found[name] = ComponentRef(kind, name, _plugin, _dist, summary, factory)
 
-        kwargs = {arg: (register if arg == keyword else _ignore) for arg in impl.argnames}
-        try:
-            with quiet():
-                impl.function(**kwargs)
-        except Exception as exc:
-            host.fail(
-                impl.plugin_name,
-                dist,
-                version,
-                ErrorCode.PLUGIN_HOOK_FAILED,
-                f"{hook_name}: {short_error(exc)}",
-                f"fix or uninstall {dist}",
-            )
+        call_hook(host, impl, hook_name, {arg: (register if arg == keyword else _ignore) for arg in impl.argnames})
     return found
+
+
+def call_hook(host: PluginHost, impl: Any, hook_name: str, kwargs: Mapping[str, Any]) -> bool:
+    """Call one plugin's hook quietly; one that raises is reported (PLUGIN_HOOK_FAILED) so the rest still load."""
+    try:
+        with quiet():
+            impl.function(**kwargs)
+    except Exception as exc:
+        dist, version = host.meta(impl.plugin_name)
+        host.fail(
+            impl.plugin_name,
+            dist,
+            version,
+            ErrorCode.PLUGIN_HOOK_FAILED,
+            f"{hook_name}: {short_error(exc)}",
+            f"fix or uninstall {dist}",
+        )
+        return False
+    return True
 
 
 def _ignore(*_args: Any, **_kwargs: Any) -> None:

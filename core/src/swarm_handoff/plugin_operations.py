@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from swarm_handoff.errors import ErrorCode
-from swarm_handoff.loader import short_error
 from swarm_handoff.operations import Group, Operation
-from swarm_handoff.plugin_checks import not_run, quiet
+from swarm_handoff.plugin_checks import not_run
+from swarm_handoff.plugin_collect import call_hook
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
@@ -53,18 +53,7 @@ def collect_operations(
                 raise TypeError(f"register() takes an Operation or a Group, got {type(item).__name__}")
             _mine.append(item)
 
-        try:
-            with quiet():
-                impl.function(**{arg: register if arg == "register" else None for arg in impl.argnames})
-        except Exception as exc:
-            host.fail(
-                impl.plugin_name,
-                dist,
-                version,
-                ErrorCode.PLUGIN_HOOK_FAILED,
-                f"{HOOK}: {short_error(exc)}",
-                f"fix or uninstall {dist}",
-            )
+        if not call_hook(host, impl, HOOK, {arg: register if arg == "register" else None for arg in impl.argnames}):
             continue
         for item in mine:
             conflict = _conflict(item, names, tools)

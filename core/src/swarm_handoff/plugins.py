@@ -118,7 +118,7 @@ class PluginHost:
         """Register one imported plugin, reporting (not raising) a hook mismatch or name clash."""
         if self.pm.has_plugin(name):
             other = self._meta.get(name, ("unknown", "unknown"))
-            self._fail(
+            self.fail(
                 name,
                 distribution,
                 version,
@@ -130,7 +130,7 @@ class PluginHost:
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
-            self._fail(
+            self.fail(
                 name,
                 distribution,
                 version,
@@ -140,7 +140,7 @@ class PluginHost:
             )
             return False
         except ValueError as exc:  # the same object under another name
-            self._fail(name, distribution, version, ErrorCode.PLUGIN_NAME_CONFLICT, str(exc), "")
+            self.fail(name, distribution, version, ErrorCode.PLUGIN_NAME_CONFLICT, str(exc), "")
             return False
         unknown = sorted(c.name for c in self.pm.get_hookcallers(plugin) or () if c.spec is None)
         if unknown:
@@ -152,7 +152,7 @@ class PluginHost:
 
                 close = difflib.get_close_matches(bad, known, n=1)
                 hints.append(f"{bad} -> {close[0]}" if close else f"{bad} -> (no such hook)")
-            self._fail(
+            self.fail(
                 name,
                 distribution,
                 version,
@@ -166,7 +166,7 @@ class PluginHost:
                 options = unhonoured(impl) if impl.plugin is plugin else ()
                 if options:
                     message, hint = option_problem(caller.name, options)
-                    self._fail(name, distribution, version, PLUGIN_HOOK_OPTION_UNSUPPORTED, message, hint)
+                    self.fail(name, distribution, version, PLUGIN_HOOK_OPTION_UNSUPPORTED, message, hint)
         hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(plugin) or ()))
         module = getattr(plugin, "__name__", type(plugin).__name__)
         self.plugins.append(PluginInfo(name, distribution, version, module, builtin, hooks))
@@ -208,7 +208,9 @@ class PluginHost:
 
     def fail(self, name: str, dist: str, version: str, code: ErrorCode | str, error: str, hint: str) -> None:
         """Record one plugin problem once (collections run again each time an app is built)."""
-        self._fail(name, dist, version, code, error, hint)
+        failure = LoadFailure(name, dist, version, str(getattr(code, "value", code)), error, hint)
+        if failure not in self.failures:  # the CLI hook runs again each time an app is built (tests)
+            self.failures.append(failure)
 
     def meta(self, plugin: str) -> tuple[str, str]:
         """The distribution and version of a loaded plugin."""
@@ -218,11 +220,6 @@ class PluginHost:
         """The hook's implementations in plugin load order (built-ins first, then entry points by name)."""
         impls = getattr(self.pm.hook, hook_name).get_hookimpls()
         return iter(sorted(impls, key=lambda i: self._order.get(i.plugin_name, 1 << 30)))
-
-    def _fail(self, name: str, dist: str, version: str, code: ErrorCode | str, error: str, hint: str) -> None:
-        failure = LoadFailure(name, dist, version, str(getattr(code, "value", code)), error, hint)
-        if failure not in self.failures:  # the CLI hook runs again each time an app is built (tests)
-            self.failures.append(failure)
 
     # -- components ----------------------------------------------------------------------------
 
@@ -283,10 +280,10 @@ class PluginHost:
         try:
             specs = specs_of(source)
         except TypeError as exc:
-            self._fail(ref.plugin, dist, version, SCOPE_INVALID, f"source {ref.name!r}: {exc}", "see docs/plugins.md")
+            self.fail(ref.plugin, dist, version, SCOPE_INVALID, f"source {ref.name!r}: {exc}", "see docs/plugins.md")
             specs = None
         for refusal in declare(self._scope_owners, ref.name, specs or ()):
-            self._fail(ref.plugin, dist, version, refusal.code, refusal.message, refusal.hint)
+            self.fail(ref.plugin, dist, version, refusal.code, refusal.message, refusal.hint)
         if self.strict:
             self.raise_if_failed()
 
@@ -305,7 +302,7 @@ class PluginHost:
             f"fix or uninstall {dist}, or block it with {ENV_DISABLE}={plugin}; "
             f"docs/hooks.md says what a {kind.value} returns"
         )
-        self._fail(plugin, dist, version, PLUGIN_BAD_RESULT, f"{kind.value} {name!r} {what}", hint)
+        self.fail(plugin, dist, version, PLUGIN_BAD_RESULT, f"{kind.value} {name!r} {what}", hint)
         if self.strict:
             self.raise_if_failed()
         message = f"{kind.value} {name!r} from plugin {plugin!r} ({dist} {version}) {what}; {outcome}"

@@ -77,7 +77,8 @@ class SkillRecord:
         """Give the JSON-ready form (output, session file), in the seed's cache field order first, then the rest.
 
         Written out field by field, in `RECORD_FIELDS` order (a test checks both stay in step): it runs
-        once per record on every printed or stored answer, and a loop over the table costs twice as much.
+        once per record on every printed or stored answer, where a loop over the table is the slower
+        form (docs/performance.md gives the cost).
         """
         data: dict[str, Any] = {
             "skill": self.name,

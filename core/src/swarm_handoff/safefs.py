@@ -12,19 +12,20 @@ never lose each other's work and a reader never sees half a file:
   gone (`clean_stale_temps`). Nothing that does not match that pattern is ever removed.
 
 Like `filecache`, this module is on the start-up path of every command that writes a cache, so it
-imports only `errno`, `os`, `stat`, `sys` and `typing` (already loaded by then) at import time.
+imports only `errno`, `itertools`, `os`, `stat`, `sys` and `typing` (already loaded by then) at import time.
 """
 
 from __future__ import annotations
 
 import errno  # built into the interpreter: free to import
+import itertools  # built in too
 import os
 import stat  # already imported by `os` itself
 import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from contextlib import AbstractContextManager
 
 TEMP_SUFFIX = ".tmp"
@@ -180,18 +181,12 @@ def create_first(
     folder = folder or "."
     tmp = write_temp(folder, name, data, mode=mode, durable=durable)
     try:
-        created = _link_first(tmp, _then(first, targets), data, mode=mode, durable=durable)
+        created = _link_first(tmp, itertools.chain((first,), targets), data, mode=mode, durable=durable)
     finally:
         _discard(tmp)
     if created is not None and durable:
         _sync_folder(folder)
     return created
-
-
-def _then(first: str | os.PathLike[str], rest: Iterator[str | os.PathLike[str]]) -> Iterator[str | os.PathLike[str]]:
-    """`first`, then what `rest` yields, made only as far as it is read."""
-    yield first
-    yield from rest
 
 
 def create_next(

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from swarm_handoff_a2a.ack import ack_task
+from swarm_handoff_a2a.auth import Auth
 from swarm_handoff_a2a.commands import TOKEN_ENV
-from swarm_handoff_a2a.receiver import Auth
 
 TOKEN = "a-token-long-enough-for-the-test-0123456789"
 

@@ -193,3 +193,43 @@ def test_the_receiving_agents_ack_completes_or_fails_the_task(hosts, receiver, p
     with pytest.raises(Exception) as caught:
         ack_task(other, task_id=task.id, store_url=running.store_url)
     assert getattr(caught.value, "code", None) == A2A_TASK_FINAL
+
+
+def test_a_history_that_cannot_record_rejects_and_the_same_payload_sent_again_is_taken_in(
+    hosts, receiver, payload, monkeypatch
+):
+    """Accepted means recorded: a busy history rejects (HISTORY_BUSY); a retry is checked again, not refused again."""
+    import sqlite3
+
+    with open_history(hosts["receiver_context"].config_dir) as history:
+        database = history.path
+    url = receiver().url
+    text = payload().read_text(encoding="utf-8")
+    monkeypatch.setenv("SWARM_HANDOFF_HISTORY_TIMEOUT", "0.05")
+    holder = sqlite3.connect(str(database), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the receiver's history
+    try:
+        task = stock_send(url, message_for(text))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    errors = [MessageToDict(p.data) for p in task.status.message.parts if p.HasField("data")]
+    assert errors[0]["code"] == "HISTORY_BUSY"
+    assert files_under(hosts["inbox"]) == []
+    again = stock_send(url, message_for(text))
+    assert again.id == task.id
+    assert again.status.state == TaskState.TASK_STATE_WORKING
+    assert len(files_under(hosts["inbox"])) == 1
+    assert [r.status for r in received_rows(hosts)] == ["received"]
+
+
+def test_the_messages_own_target_and_hash_are_bounded_before_they_label_a_span():
+    """They are the sender's say-so (the checked payload decides); a huge one must not reach a trace exporter."""
+    from swarm_handoff_a2a.extension import MAX_LABEL_CHARS, carried_payload
+
+    carried = carried_payload(payload_message("{}", "sha256:" + "f" * 10_000, "t" * 10_000))
+    assert carried is not None
+    assert len(carried.target) <= MAX_LABEL_CHARS
+    assert len(carried.payload_hash) <= MAX_LABEL_CHARS
+    assert carried.text == "{}"

@@ -17,7 +17,8 @@ from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Task, TaskState, TaskStatus
 
 from swarm_handoff.api import open_history
-from swarm_handoff_a2a.receiver import A2A_AUTH_REQUIRED, Auth, build_receiver
+from swarm_handoff_a2a.auth import Auth
+from swarm_handoff_a2a.receiver import A2A_AUTH_REQUIRED, build_receiver
 from swarm_handoff_a2a.sender import Credentials, Retry, remote_skills, remote_status, send
 
 
@@ -221,3 +222,29 @@ def test_the_same_payload_sent_by_five_senders_at_once_is_one_task_one_file_one_
     assert len(list(hosts["inbox"].rglob("*.json"))) == 1
     with open_history(hosts["root"] / "receiver-config") as history:
         assert len(history.list()) == 1
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda path: path.write_text("x" * 5000, encoding="utf-8"), "larger"),
+        (lambda path: path.mkdir(), "token file"),
+        (lambda path: path.write_bytes(b"\xff\xfe\x00t"), "UTF-"),
+        (lambda path: path.write_text("\n\n", encoding="utf-8"), "empty"),
+    ],
+    ids=["oversized", "a-folder", "not-utf8", "empty"],
+)
+def test_a_token_file_that_is_not_a_small_text_file_is_refused_by_both_ends(tmp_path, make, says):
+    """The receiver's and the sender's token files go through the core's checked reader: coded, naming the file."""
+    from swarm_handoff.api import SwarmError
+
+    path = tmp_path / "a2a.token"
+    make(path)
+    if path.is_file():
+        path.chmod(0o600)
+    for read in (lambda: Auth.from_file("bearer", path), lambda: Credentials.from_file(path)):
+        with pytest.raises(SwarmError) as caught:
+            read()
+        assert caught.value.code == "A2A_AUTH_SECRET"
+        assert str(path) in caught.value.message
+        assert says in caught.value.message

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from swarm_handoff_mcp.tools import tool_specs
+from swarm_handoff_mcp.tools import MAX_TOP, tool_specs
 
 STORED = json.loads((Path(__file__).with_name("tool_schemas.json")).read_text(encoding="utf-8"))
 SCOPES = ["project", "git-root", "global", "installed"]
@@ -55,3 +55,7 @@ def test_descriptions_are_unchanged() -> None:
             assert now[name]["schema"]["properties"][prop].get("description") == shape.get("description"), (
                 f"{name}.{prop}"
             )
+
+
+def test_the_menu_bound_callers_read_is_the_one_the_rank_schema_states() -> None:
+    assert _now()["rank"]["schema"]["properties"]["top"]["maximum"] == MAX_TOP

@@ -6,11 +6,11 @@ from typing import Any
 
 from swarm_handoff.components import Register
 from swarm_handoff.hookspecs import hookimpl
+from swarm_handoff.plugins import building_host, get_host
 
 
 def _source() -> Any:
     from swarm_handoff.packs import PackSource
-    from swarm_handoff.plugins import building_host, get_host
 
     host = building_host() or get_host()  # the host that loaded the plugins: its controls admit the packs too
     return PackSource(host.env)

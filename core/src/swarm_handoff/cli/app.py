@@ -14,6 +14,9 @@ from typer.core import TyperGroup
 
 from swarm_handoff._version import __version__
 from swarm_handoff.cli import help_text
+from swarm_handoff.cli.output import format_from, report
+from swarm_handoff.errors import UsageError
+from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugins import get_host
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -82,9 +85,6 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
     try:
         yield
     except _USAGE_ERRORS as exc:
-        from swarm_handoff.cli.output import format_from, report
-        from swarm_handoff.errors import UsageError
-
         fmt = format_from(args)
         if fmt == DEFAULT_FORMAT:
             raise
@@ -118,7 +118,6 @@ def build_app() -> typer.Typer:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
     from swarm_handoff.cli.operations_cli import add_operations
-    from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 
     host = get_host()
     declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped

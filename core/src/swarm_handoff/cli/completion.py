@@ -9,22 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from swarm_handoff.components import Kind
 from swarm_handoff.operations import Param
+from swarm_handoff.plugins import get_host
+from swarm_handoff.records import Scope
 
 __all__ = ["NAMES", "completer", "names_of"]
 
 
 def _skills() -> Iterable[str]:
     from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.plugins import get_host
 
     result = discover(make_context(None), get_host(), show_all=True)
     return [r.name for r in (*result.workflows, *result.ineligible)]
 
 
 def _scorers() -> Iterable[str]:
-    from swarm_handoff.components import Kind
-    from swarm_handoff.plugins import get_host
 
     return list(get_host().components(Kind.SCORER))
 
@@ -36,15 +36,12 @@ def _workflows() -> Iterable[str]:
 
 
 def _formats() -> Iterable[str]:
-    from swarm_handoff.plugins import get_host
     from swarm_handoff.render import available_formats
 
     return list(available_formats(get_host()))
 
 
 def _scopes() -> Iterable[str]:
-    from swarm_handoff.records import Scope
-
     return [s.value for s in Scope]
 
 

@@ -1,4 +1,4 @@
-"""The body of `plugins` (declared in `operation_table.py`), the one command about the core itself."""
+"""The body of `plugins` (declared in `operation_table/discovery.py`), the one command about the core itself."""
 
 from __future__ import annotations
 

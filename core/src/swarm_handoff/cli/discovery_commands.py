@@ -1,4 +1,4 @@
-"""The bodies of `discover`, `why` and `lint` (declared in `operation_table.py`).
+"""The bodies of `discover`, `why` and `lint` (declared in `operation_table/discovery.py`).
 
 Thin layers over discovery.py, explain.py and lint.py.
 """
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from swarm_handoff.cli.output import check_cwd, echo_err
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
+from swarm_handoff.errors import UsageError, close_names
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.records import Scope
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
@@ -32,19 +32,38 @@ def discover_operation(
     accepts_from: str | None,
     schema_version: str | None,
     inputs: list[str],
-) -> Document:
-    """`discover`: list the skills that accept a hand-off (the operations table names this body)."""
-    return _discover(
-        host,
-        cwd=cwd,
-        session=session,
-        category=category,
-        scope=scope,
-        show_all=show_all,
-        refresh=refresh,
-        resume=resume,
-        query=Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs)),
+) -> DiscoveryResult:
+    """`discover`: list the skills that accept a hand-off (the operations table names this body).
+
+    Scans (or reads the session's cache), filters, and notes on stderr what was set aside.
+    """
+    from swarm_handoff.discovery import discover, make_context
+
+    check_cwd(cwd)
+    if resume and session is None:
+        raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
+    context = make_context(cwd, refresh=refresh)
+    if session is not None:
+        from swarm_handoff.session import discover_with_session
+
+        if resume:
+            from swarm_handoff.session_life import write_checkpoint
+
+            write_checkpoint(session)
+        result = discover_with_session(context, host, session, show_all=show_all)
+    else:
+        result = discover(context, host, show_all=show_all)
+    result = result.filtered(tuple(category), tuple(scope)).queried(
+        Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs))
     )
+    if not show_all and (result.skipped_count or result.shadowed_count):
+        from swarm_handoff.command_name import command_name
+
+        echo_err(
+            f"note: {result.skipped_count} skipped and {result.shadowed_count} shadowed skill(s) not listed;"
+            f" `{command_name()} discover --all` shows them with the reason"
+        )
+    return result
 
 
 def why_operation(host: PluginHost, *, name: str, cwd: Path | None) -> Document | OperationResult:
@@ -74,53 +93,5 @@ def lint_operation(host: PluginHost, *, paths: list[Path], strict_spec: bool) ->
 
 def _close_names(name: str, result: DiscoveryResult) -> list[str]:
     """Names discovery knows that look like `name`, for the user who mistyped one."""
-    from swarm_handoff.errors import close_names
-
     known = {r.name for r in (*result.workflows, *result.ineligible)} | {s.record.name for s in result.shadowed}
     return close_names(name, known)
-
-
-def _discover(
-    host: PluginHost,
-    *,
-    cwd: Path | None,
-    session: Path | None,
-    category: list[str],
-    scope: list[str],
-    show_all: bool,
-    refresh: bool,
-    resume: bool,
-    query: Query,
-) -> DiscoveryResult:
-    """The body of `discover`: scan (or read the session's cache), filter, and note what was set aside."""
-    from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.errors import UsageError
-
-    check_cwd(cwd)
-    if resume and session is None:
-        raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")
-    context = make_context(cwd, refresh=refresh)
-    if session is not None:
-        from swarm_handoff.session import discover_with_session
-
-        if resume:
-            from swarm_handoff.session_life import write_checkpoint
-
-            write_checkpoint(session)
-        result = discover_with_session(context, host, session, show_all=show_all)
-    else:
-        result = discover(context, host, show_all=show_all)
-    # Checked once the sources ran: a plugin's source declares its own scopes when it is built.
-    known = [s.value for s in Scope]
-    bad = [s for s in scope if s not in known]
-    if bad:
-        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(known)}")
-    result = result.filtered(tuple(category), tuple(scope)).queried(query)
-    if not show_all and (result.skipped_count or result.shadowed_count):
-        from swarm_handoff.command_name import command_name
-
-        echo_err(
-            f"note: {result.skipped_count} skipped and {result.shadowed_count} shadowed skill(s) not listed;"
-            f" `{command_name()} discover --all` shows them with the reason"
-        )
-    return result

@@ -17,9 +17,10 @@ import typer
 
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError
+from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, folder_busy
 from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
 
 if TYPE_CHECKING:
@@ -173,12 +174,10 @@ def convert_operation(
     """`convert`: a payload between 2.0 and 3.0, every dropped field listed; `output` also written."""
     import errno
 
-    from swarm_handoff.errors import folder_busy
     from swarm_handoff.payload.convert import convert_payload
     from swarm_handoff.payload.io import dump_payload
     from swarm_handoff.payload.output import write_output
     from swarm_handoff.payload.validate import load_payload
-    from swarm_handoff.safefs import FolderBusy, create_new
 
     result = convert_payload(load_payload(payload), to, host)
     try:

@@ -1,7 +1,7 @@
-"""Examples and a docs pointer for every core command's `--help`, and readable usage lines.
+"""Examples and a docs pointer for the `--help` of commands not declared as operations, and readable usage lines.
 
-The examples come from the operations table (`operation_table.py`); a test checks that every
-command has an entry whose examples parse. Plugins' commands keep their own epilog.
+An operation's examples come from its row in the operations table (`operation_table/`); a test
+checks that every command has examples that parse. Plugins' commands keep their own epilog.
 """
 
 from __future__ import annotations
@@ -9,35 +9,19 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-# command path -> (example command lines, docs page): the core's from the operations table, then
-# the plugins' commands not yet declared as operations.
-EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {}
-
-
-def _from_table() -> None:
-    """Fill EXAMPLES with every core operation's and group's examples (the table is the one source)."""
-    from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
-
-    for group in CORE_GROUPS:
-        EXAMPLES[group.name] = (group.examples, group.docs)
-    for operation in CORE_OPERATIONS:
-        EXAMPLES[operation.name] = (operation.examples, operation.docs)
-
-
-_from_table()
-EXAMPLES.update(
-    {
-        # swarm-handoff-mcp's `mcp` stays on the swarm_handoff_cli hook: listed here so its -h has examples.
-        "mcp": (
-            (
-                "swarm-handoff mcp",
-                "swarm-handoff mcp --print-config claude > .mcp.json",
-                "swarm-handoff mcp --http 127.0.0.1:8765",
-            ),
-            "docs/mcp.md",
+# command path -> (example command lines, docs page), for the commands not declared as operations
+# (an operation's examples come from its row: `cli/operations_cli.py` gives its page their block).
+EXAMPLES: dict[str, tuple[tuple[str, ...], str]] = {
+    # swarm-handoff-mcp's `mcp` stays on the swarm_handoff_cli hook: listed here so its -h has examples.
+    "mcp": (
+        (
+            "swarm-handoff mcp",
+            "swarm-handoff mcp --print-config claude > .mcp.json",
+            "swarm-handoff mcp --http 127.0.0.1:8765",
         ),
-    }
-)
+        "docs/mcp.md",
+    ),
+}
 
 
 def epilog(path: str) -> str | None:

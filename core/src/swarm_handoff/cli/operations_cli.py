@@ -18,6 +18,7 @@ from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.operation_table import CORE_OPERATIONS
 from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Param, resolve
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
@@ -99,7 +100,6 @@ def invoke(operation: Operation, values: dict[str, Any]) -> None:
             result = runner(host, **values)
         except SwarmError as error:  # a refusal names inputs by neutral name: say them as options
             from swarm_handoff.inputs import spell_error, spelling_of
-            from swarm_handoff.operation_table import CORE_OPERATIONS
 
             raise spell_error(error, spelling_of(CORE_OPERATIONS, CLI, operation)) from None
         if isinstance(result, OperationResult):

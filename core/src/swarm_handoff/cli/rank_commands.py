@@ -1,4 +1,4 @@
-"""The body of `rank` (declared in `operation_table.py`): the Stage 4 menu, ranked by a named scorer."""
+"""The body of `rank` (declared in `operation_table/ranking.py`): the Stage 4 menu, ranked by a named scorer."""
 
 from __future__ import annotations
 

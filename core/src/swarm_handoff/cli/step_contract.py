@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.workflow.model import Workflow
+from swarm_handoff.workflow.types import AgentRole, Dispatch
 
 WORKFLOW_TOTAL_MISMATCH = "WORKFLOW_TOTAL_MISMATCH"
 QR_STATUSES = ("pass", "fail")
@@ -50,8 +51,6 @@ def contract_step(workflow: Workflow, step_id: str | None, position: int | None,
 
 def qr_prefix(workflow: Workflow) -> str:
     """The state prefix the QR flags stand for: the quality reviewer's, when the workflow has one."""
-    from swarm_handoff.workflow.types import AgentRole, Dispatch
-
     prefixes = {
         step.handler.state_prefix
         for step in workflow.steps

@@ -1,4 +1,4 @@
-"""The bodies of the `workflow` group (declared in `operation_table.py`): list, show, check, graph, step.
+"""The bodies of the `workflow` group (declared in `operation_table/workflow.py`): list, show, check, graph, step.
 
 Each is a few lines around the Python API in `swarm_handoff.workflow`; typer stays in this module
 so that importing the workflow engine never pays for the CLI.
@@ -14,7 +14,7 @@ import typer
 
 from swarm_handoff.cli.output import fail, warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.errors import ErrorCode, Problem, SwarmError, UsageError
 from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.render import DEFAULT_FORMAT, check_format
@@ -165,7 +165,6 @@ def check_operation(host: PluginHost, *, name: str | None, cases: bool, project:
 def graph_operation(host: PluginHost, *, name: str, syntax: str) -> WorkflowGraphDocument:
     """`workflow graph`: the transition graph in mermaid or dot."""
     from swarm_handoff.cli.workflow_documents import WorkflowGraphDocument
-    from swarm_handoff.errors import UsageError
     from swarm_handoff.workflow.graph import FORMATS, export
     from swarm_handoff.workflow.registry import get_registry
 

@@ -10,12 +10,14 @@ written payload's record shares), where a history that cannot be written warns a
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
+from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
 from swarm_handoff.payload.handoff_checks import preserve
 from swarm_handoff.payload.io import dump_payload
 from swarm_handoff.ranking_options import chain_entries
@@ -107,10 +109,6 @@ def fail_safely(run: HandoffRun, error: SwarmError) -> SwarmError:
 
 def record_handoff(run: HandoffRun, path: Path, *, status: str = "written") -> tuple[int | None, tuple[Problem, ...]]:
     """Record the hand-off; a history that cannot be written warns but never undoes the hand-off."""
-    import sqlite3
-
-    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
-
     try:
         with open_history(run.config) as history:
             return history.record(path, run.payload, status=status), history.problems

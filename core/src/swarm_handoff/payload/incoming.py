@@ -13,7 +13,8 @@ arrives late was not delivered in time and the sender can send a fresh one.
 
 Accepted, the payload is written under the session root in a folder and file the receiver names
 (the payload never names a path here) and recorded in the history once: the same payload (the same
-`payload_hash`) delivered again writes nothing new and is reported as `already`. Refused, nothing
+`payload_hash`) delivered again writes nothing new and is reported as `already`. A history that
+cannot record it refuses it with the history's own code (HISTORY_BUSY, ...). Refused, nothing
 is written: the text waits in a private `.incoming` folder while it is checked, and is removed.
 """
 
@@ -48,7 +49,7 @@ class Incoming:
     source: str
     target: str
     trace_id: str | None
-    history_id: int | None
+    history_id: int
     already: bool  # the same payload was taken in before: nothing new was written or recorded
     warnings: tuple[Problem, ...] = ()
     payload: dict[str, Any] = attrs.field(factory=dict, repr=False)
@@ -224,10 +225,12 @@ def _take_in(
     own_folder(session)
     own_folder(session / "handoffs")
     path = session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+    # Recorded first: a history that cannot record refuses the hand-off (nothing written) with its
+    # own code, and the sender's retry takes it in; accepted always means written and recorded.
+    history_id, fresh, problems = _record_once(context, path, payload)
     # One name per payload_hash, created exclusively: the same payload again (even re-serialised,
     # the hash being over its canonical form) finds its first copy and writes nothing.
     already = not safefs.create_new(path, data)
-    history_id, fresh, problems = _record_once(context, path, payload)
     return Incoming(
         path=path,
         session=session,
@@ -244,19 +247,20 @@ def _take_in(
 
 def _record_once(
     context: DiscoveryContext, path: Path, payload: dict[str, Any]
-) -> tuple[int | None, bool, tuple[Problem, ...]]:
-    """Record the hand-off as received unless its hash is already there; a history that fails only warns."""
+) -> tuple[int, bool, tuple[Problem, ...]]:
+    """Record the hand-off as received unless its hash is already there; a history that fails refuses it."""
     import sqlite3
 
-    from swarm_handoff.errors import Severity
     from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
 
     try:
         with open_history(context.config_dir) as history:
             found, fresh = history.record_once(path, payload, status="received")
             return found, fresh, history.problems
-    except (SwarmError, sqlite3.Error, OSError) as exc:
-        message = exc.message if isinstance(exc, SwarmError) else f"{type(exc).__name__}: {exc}"
-        code = exc.code if isinstance(exc, SwarmError) else HISTORY_UNAVAILABLE
-        warning = Problem(code, f"hand-off not recorded in the history: {message}", severity=Severity.WARNING)
-        return None, False, (warning,)
+    except (sqlite3.Error, OSError) as exc:
+        raise SwarmError(
+            HISTORY_UNAVAILABLE,
+            f"the hand-off could not be recorded in the history: {type(exc).__name__}: {exc}",
+            hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
+            recoverable=True,
+        ) from None

@@ -24,6 +24,7 @@ from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.inputs import Spelling, given, handoff_spelling, ref, spell_error, spell_problem, switched_on
 from swarm_handoff.operations import CLI
 from swarm_handoff.payload import continuation, targeting
+from swarm_handoff.payload.adapters import Downgrade
 from swarm_handoff.payload.build3 import PayloadTooLarge, build_v3, too_large_hint
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.handoff_checks import SAFE_NAME as SAFE_NAME
@@ -42,6 +43,7 @@ from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpecte
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
+from swarm_handoff.payload.signing import sign
 from swarm_handoff.payload.unsigned import carried_over, signature_required
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
@@ -288,8 +290,6 @@ def _hand_off(
         else:
             notes.append(f"{TRACEPARENT_ENV} is not a W3C traceparent; not recorded in the payload")
     if options.sign:
-        from swarm_handoff.payload.signing import sign
-
         try:
             run.payload = sign(run.payload, context.config_dir)
         except SwarmError as exc:
@@ -342,7 +342,5 @@ def _hand_off(
 
 def _downconvert(payload: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[str, ...]]:
     """Turn the built v3.0 payload into v2.0 with the adapter (which marks it converted): payload, dropped, notes."""
-    from swarm_handoff.payload.adapters import Downgrade
-
     result = Downgrade().convert(payload)
     return carried_over(payload, seal(result.payload)), result.dropped, result.notes

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from swarm_handoff.demo import MENU_NOTE
 from swarm_handoff.textviews import one_line
 
 if TYPE_CHECKING:
@@ -17,6 +16,9 @@ if TYPE_CHECKING:
     from swarm_handoff.demo import DemoReport
     from swarm_handoff.session_gc import GcReport
     from swarm_handoff.session_life import CloseReport
+
+# Said under the demo's menu: the menu a target shows the user is lettered from C on.
+MENU_NOTE = "(the menu starts at C: A) accept and B) refine are the swarm's own choices at the same prompt)"
 
 
 def session_text(document: SessionDocument) -> str:

@@ -11,7 +11,6 @@ and sending over the network from an agent's tool call is what `handoff` will do
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -30,15 +29,13 @@ from swarm_handoff.api import (
     UsageError,
     escape_controls,
 )
+from swarm_handoff_a2a.auth import SCHEMES, TOKEN_ENV, receiver_auth, sender_credentials
 
 if TYPE_CHECKING:
-    from swarm_handoff_a2a.receiver import Auth
-    from swarm_handoff_a2a.sender import Credentials
+    from swarm_handoff_a2a.auth import Credentials
 
-TOKEN_ENV = "SWARM_HANDOFF_A2A_TOKEN"
 A2A_BIND_FAILED = "A2A_BIND_FAILED"  # `a2a serve` cannot listen on the address and port asked for
 DOCS = "docs/a2a.md"
-SCHEMES = ("bearer", "api-key")
 
 GROUP = Group(
     "a2a",
@@ -146,42 +143,6 @@ OPERATIONS = (
         docs=DOCS,
     ),
 )
-
-
-def _checked_scheme(auth_scheme: str) -> str:
-    if auth_scheme not in SCHEMES:
-        raise UsageError(
-            f"--auth-scheme {auth_scheme!r} is not one of {', '.join(SCHEMES)}", hint="--auth-scheme bearer"
-        )
-    return auth_scheme
-
-
-def receiver_auth(token_file: Path | None, auth_scheme: str) -> Auth | None:
-    """The receiver's scheme: the token file's secret, else the environment variable's, else none (loopback only)."""
-    from swarm_handoff_a2a.receiver import Auth
-
-    scheme = _checked_scheme(auth_scheme)
-    if token_file is not None:
-        return Auth.from_file(scheme, token_file)
-    if os.environ.get(TOKEN_ENV, "").strip():
-        return Auth.from_env(scheme, TOKEN_ENV)
-    return None
-
-
-def sender_credentials(token_file: Path | None, auth_scheme: str) -> Credentials:
-    """What the sender presents: the token file's secret, else the environment variable's (possibly none)."""
-    from swarm_handoff_a2a.receiver import A2A_AUTH_SECRET
-    from swarm_handoff_a2a.sender import Credentials
-
-    scheme = _checked_scheme(auth_scheme)
-    if token_file is None:
-        return Credentials.from_env(TOKEN_ENV, scheme=scheme)
-    credentials = Credentials.from_file(token_file, scheme=scheme)
-    if not credentials.secret:
-        raise SwarmError(
-            A2A_AUTH_SECRET, f"the token file {token_file} is empty", hint="write the token on its first line"
-        )
-    return credentials
 
 
 @attrs.frozen

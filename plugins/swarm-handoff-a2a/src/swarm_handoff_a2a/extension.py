@@ -22,7 +22,11 @@ from google.protobuf.struct_pb2 import Value
 
 EXTENSION_URI = "urn:swarm-handoff:a2a:handoff-payload:v1"
 PAYLOAD_MEDIA_TYPE = "application/vnd.swarm-handoff.payload+json"
+ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"  # a refusal's code, message and hint
 TRACEPARENT = "traceparent"
+# The message's own target and hash only label spans (the checked payload decides); a sender's
+# say-so is cut to this length before it reaches a trace exporter.
+MAX_LABEL_CHARS = 200
 
 
 @attrs.frozen
@@ -78,8 +82,8 @@ def carried_payload(message: Message | None) -> CarriedPayload | None:
             parent = meta.get(TRACEPARENT) if isinstance(meta, Mapping) else None
             return CarriedPayload(
                 text=text,
-                payload_hash=stated if isinstance(stated, str) else "",
-                target=target if isinstance(target, str) else "",
+                payload_hash=stated[:MAX_LABEL_CHARS] if isinstance(stated, str) else "",
+                target=target[:MAX_LABEL_CHARS] if isinstance(target, str) else "",
                 traceparent=parent if isinstance(parent, str) else None,
             )
     return None

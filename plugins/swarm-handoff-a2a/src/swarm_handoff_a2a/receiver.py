@@ -1,7 +1,8 @@
 """The receiving host: an A2A server (the SDK's JSON-RPC binding and SQL task store) that takes in hand-offs.
 
-Its agent card lists one `AgentSkill` per skill that accepts a hand-off here and declares the
-swarm-handoff extension (`extension.py`). A message carrying a payload becomes a task whose id is
+Its agent card (`card.py`) lists one `AgentSkill` per skill that accepts a hand-off here and
+declares the swarm-handoff extension (`extension.py`); every request passes the guard (`guard.py`:
+rate, the token of `auth.py`, size) before the SDK reads it. A message carrying a payload becomes a task whose id is
 derived from the payload's text, so the same payload delivered again is the same task. The payload
 is checked by the core's `accept_incoming` (every check of `handoff --from`): accepted, it is
 written under the session root and recorded, and the task is WORKING until `ack_task` completes or
@@ -12,13 +13,9 @@ status message, and nothing is written. See docs/a2a.md and the threat model in 
 from __future__ import annotations
 
 import asyncio
-import hmac
-import ipaddress
-import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -29,31 +26,12 @@ from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import DatabaseTaskStore, TaskUpdater
-from a2a.types import (
-    AgentCapabilities,
-    AgentCard,
-    AgentExtension,
-    AgentInterface,
-    AgentSkill,
-    APIKeySecurityScheme,
-    HTTPAuthSecurityScheme,
-    Message,
-    Part,
-    Role,
-    SecurityRequirement,
-    SecurityScheme,
-    SendMessageRequest,
-    StringList,
-    Task,
-    TaskState,
-    TaskStatus,
-)
+from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, Task, TaskState, TaskStatus
 from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
     DiscoveryContext,
     PluginHost,
-    SkillRecord,
     SwarmError,
     accept_incoming,
     discover,
@@ -61,147 +39,24 @@ from swarm_handoff.api import (
     make_context,
 )
 from swarm_handoff_a2a import tracing
-from swarm_handoff_a2a.extension import EXTENSION_URI, PAYLOAD_MEDIA_TYPE, carried_payload, data_value, task_id_for
+from swarm_handoff_a2a.auth import Auth
+from swarm_handoff_a2a.card import agent_card, is_loopback
+from swarm_handoff_a2a.extension import (
+    ERROR_MEDIA_TYPE,
+    EXTENSION_URI,
+    PAYLOAD_MEDIA_TYPE,
+    carried_payload,
+    data_value,
+    task_id_for,
+)
+from swarm_handoff_a2a.guard import Guard
 
-ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"
 ACCEPTED_MEDIA_TYPE = "application/vnd.swarm-handoff.accepted+json"
 NOT_A_HANDOFF = "A2A_NOT_A_HANDOFF"  # a message without a payload under the extension
 A2A_AUTH_REQUIRED = "A2A_AUTH_REQUIRED"  # binding beyond loopback without an authentication scheme
-A2A_AUTH_SECRET = "A2A_AUTH_SECRET"  # the token's variable or file is missing, empty or unreadable
 DEFAULT_PORT = 8470
 MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus the JSON-RPC envelope
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
-
-
-@attrs.frozen
-class Auth:
-    """How clients authenticate: a bearer token or an API key (in `header`); the secret never comes from an argument."""
-
-    scheme: str  # "bearer" or "api-key"
-    secret: str = attrs.field(repr=False)
-    header: str = "X-API-Key"
-
-    @classmethod
-    def from_env(cls, scheme: str, variable: str, *, header: str = "X-API-Key") -> Auth:
-        """The secret from environment variable `variable`."""
-        value = os.environ.get(variable, "").strip()
-        if not value:
-            raise SwarmError(
-                A2A_AUTH_SECRET,
-                f"the environment variable {variable} holds no token",
-                hint=f"export {variable} with the token clients must present, or give a token file",
-            )
-        return cls(_scheme(scheme), value, header)
-
-    @classmethod
-    def from_file(cls, scheme: str, path: Path, *, header: str = "X-API-Key") -> Auth:
-        """The secret from the first line of a file only its owner can read."""
-        try:
-            info = path.stat()
-            value = path.read_text(encoding="utf-8").strip().splitlines()[0].strip() if info.st_size < 4096 else ""
-        except (OSError, UnicodeDecodeError, IndexError) as exc:
-            raise SwarmError(
-                A2A_AUTH_SECRET, f"cannot read the token file {path}: {exc}", hint="check the path"
-            ) from None
-        if info.st_mode & 0o077:
-            raise SwarmError(
-                A2A_AUTH_SECRET,
-                f"the token file {path} can be read by others (mode {info.st_mode & 0o777:o})",
-                hint=f"chmod 600 {path}",
-            )
-        if not value:
-            raise SwarmError(
-                A2A_AUTH_SECRET, f"the token file {path} is empty", hint="write the token on its first line"
-            )
-        return cls(_scheme(scheme), value, header)
-
-    def allows(self, headers: Mapping[str, str]) -> bool:
-        """Whether a request's headers (lower-case names) carry the secret, compared in constant time."""
-        if self.scheme == "bearer":
-            given = headers.get("authorization", "")
-            token = given[7:].strip() if given[:7].lower() == "bearer " else ""
-        else:
-            token = headers.get(self.header.lower(), "").strip()
-        return bool(token) and hmac.compare_digest(token.encode("utf-8"), self.secret.encode("utf-8"))
-
-    def card_scheme(self) -> tuple[str, SecurityScheme]:
-        """The scheme as the agent card declares it."""
-        if self.scheme == "bearer":
-            return "bearer", SecurityScheme(
-                http_auth_security_scheme=HTTPAuthSecurityScheme(scheme="Bearer", description="swarm-handoff token")
-            )
-        return "apiKey", SecurityScheme(
-            api_key_security_scheme=APIKeySecurityScheme(location="header", name=self.header, description="API key")
-        )
-
-
-def _scheme(scheme: str) -> str:
-    if scheme not in ("bearer", "api-key"):
-        raise SwarmError("USAGE", f"unknown authentication scheme {scheme!r}", hint="use bearer or api-key")
-    return scheme
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` names this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def skill_of(record: SkillRecord) -> AgentSkill:
-    """One skill as the card lists it: id and name, description, categories as tags, examples when it has some."""
-    examples = record.meta.get("examples")
-    listed = [e for e in examples if isinstance(e, str)][:10] if isinstance(examples, (list, tuple)) else []
-    return AgentSkill(
-        id=record.name,
-        name=record.declared_name or record.name,
-        description=record.description or f"Takes a swarm-handoff payload for {record.name}.",
-        tags=list(record.categories),
-        examples=listed,
-        input_modes=[PAYLOAD_MEDIA_TYPE],
-        output_modes=["application/json"],
-    )
-
-
-def agent_card(
-    url: str,
-    records: tuple[SkillRecord, ...] | list[SkillRecord],
-    *,
-    name: str = "swarm-handoff receiver",
-    description: str = "Takes swarm-handoff payloads for the skills listed, verified before anything is written.",
-    auth: Auth | None = None,
-) -> AgentCard:
-    """The agent card of a receiving host: its skills, its JSON-RPC interface, the extension, its auth scheme."""
-    card = AgentCard(
-        name=name,
-        description=description,
-        version="1.0",
-        supported_interfaces=[AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version="1.0")],
-        capabilities=AgentCapabilities(
-            streaming=False,
-            push_notifications=False,
-            extensions=[
-                AgentExtension(
-                    uri=EXTENSION_URI,
-                    description="A message may carry a swarm-handoff payload (a data part of media type "
-                    f"{PAYLOAD_MEDIA_TYPE}); it is verified here before anything is written.",
-                    required=False,
-                    params={"payload_versions": ["3.0"], "max_payload_bytes": 4 * 1024 * 1024},
-                )
-            ],
-        ),
-        default_input_modes=[PAYLOAD_MEDIA_TYPE, "text/plain"],
-        default_output_modes=["application/json", "text/plain"],
-        skills=[skill_of(r) for r in records if r.eligible],
-    )
-    if auth is not None:
-        key, scheme = auth.card_scheme()
-        card.security_schemes[key].CopyFrom(scheme)
-        card.security_requirements.append(SecurityRequirement(schemes={key: StringList(list=[])}))
-    return card
 
 
 def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
@@ -325,15 +180,20 @@ class HandoffContextBuilder(SimpleRequestContextBuilder):
         return await super().build(context, params, task_id, context_id, task)
 
 
+# A task in these states was never accepted (refused, or cut off by a crash): the same payload sent
+# again is checked again, so a refusal that has passed (a busy history) does not stick to it.
+_CHECKED_AGAIN = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_REJECTED)
+
+
 class HandoffRequestHandler(DefaultRequestHandler):
-    """The SDK's request handler, except that a payload already delivered answers with its task."""
+    """The SDK's request handler, except that a payload already accepted answers with its task."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
-        """Send, unless this payload's task exists: then that task, never a second one."""
+        """Send, unless this payload's task was accepted: then that task, never a second one."""
         carried = carried_payload(params.message)
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
@@ -343,8 +203,10 @@ class HandoffRequestHandler(DefaultRequestHandler):
         try:
             async with lock:
                 existing = await self.task_store.get(task_id, context)
-                if existing is not None:
-                    return existing
+                if isinstance(existing, Task):  # this store is a plain one: never the versioned StoredTask
+                    if existing.status.state not in _CHECKED_AGAIN:
+                        return existing
+                    await self.task_store.delete(task_id, context)  # the SDK never reopens a final task
                 return await super().on_message_send(params, context)
         finally:
             lock, users = self._locks[task_id]
@@ -367,102 +229,6 @@ def default_store_url(config_dir: Path) -> str:
     path = Path(config_dir) / "swarm-handoff" / "a2a-tasks.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite+aiosqlite:///{path}"
-
-
-class _Buckets:
-    """A token bucket per client address: `rate` requests a second, bursts of `burst`."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.state: dict[str, tuple[float, float]] = {}
-
-    def take(self, client: str) -> bool:
-        now = time.monotonic()
-        tokens, then = self.state.get(client, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-        if len(self.state) > 10_000:  # bounded: forget the idlest half
-            for key in sorted(self.state, key=lambda k: self.state[k][1])[:5_000]:
-                del self.state[key]
-        if tokens < 1:
-            self.state[client] = (tokens, now)
-            return False
-        self.state[client] = (tokens - 1, now)
-        return True
-
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-class Guard:
-    """ASGI guard in front of the SDK's routes: rate limit, authentication, request size before parsing."""
-
-    def __init__(
-        self,
-        app: Callable[[Scope, Receive, Send], Awaitable[None]],
-        *,
-        max_bytes: int,
-        auth: Auth | None,
-        rate: float,
-        burst: int,
-        public: tuple[str, ...],
-    ) -> None:
-        self.app, self.max_bytes, self.auth, self.public = app, max_bytes, auth, public
-        self.buckets = _Buckets(rate, burst)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse with 429, 401 or 413 before the SDK reads a byte; else pass the buffered body on."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        client = (scope.get("client") or ("?", 0))[0]
-        if not self.buckets.take(str(client)):
-            await _reply(send, 429, "A2A_RATE_LIMITED", "too many requests from this client", {"retry-after": "1"})
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if self.auth is not None and scope.get("path") not in self.public and not self.auth.allows(headers):
-            challenge = "Bearer" if self.auth.scheme == "bearer" else f'ApiKey header="{self.auth.header}"'
-            await _reply(
-                send, 401, "A2A_UNAUTHENTICATED", "missing or wrong credentials", {"www-authenticate": challenge}
-            )
-            return
-        declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            await _reply(send, 413, "A2A_REQUEST_TOO_LARGE", f"requests are limited to {self.max_bytes} bytes")
-            return
-        body = bytearray()
-        more = True
-        while more:
-            event = await receive()
-            if event["type"] != "http.request":
-                await self.app(scope, receive, send)
-                return
-            body += event.get("body", b"")
-            more = bool(event.get("more_body"))
-            if len(body) > self.max_bytes:
-                await _reply(send, 413, "A2A_REQUEST_TOO_LARGE", f"requests are limited to {self.max_bytes} bytes")
-                return
-        replayed = False
-
-        async def replay() -> MutableMapping[str, Any]:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-
-async def _reply(send: Send, status: int, code: str, message: str, extra: Mapping[str, str] | None = None) -> None:
-    import json
-
-    body = json.dumps({"error": {"code": code, "message": message}}).encode("utf-8")
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    headers += [(k.encode(), v.encode()) for k, v in (extra or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 @attrs.define
@@ -553,7 +319,8 @@ def build_receiver(
     url = public_url or f"http://{shown}:{bound}/"
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
-    store = task_store(store_url or default_store_url(context.config_dir))
+    store_url = store_url or default_store_url(context.config_dir)
+    store = task_store(store_url)
     executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
     handler = HandoffRequestHandler(
         agent_executor=executor,
@@ -581,9 +348,7 @@ def build_receiver(
     guarded = Guard(
         app, max_bytes=max_request_bytes, auth=auth, rate=rate, burst=burst, public=(AGENT_CARD_WELL_KNOWN_PATH,)
     )
-    return Receiver(
-        host, bound, Path(session_root), store_url or default_store_url(context.config_dir), card, guarded, sock
-    )
+    return Receiver(host, bound, Path(session_root), store_url, card, guarded, sock)
 
 
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, session_root: Path | None = None, **options: Any) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -38,43 +37,15 @@ from swarm_handoff.api import (
     read_text,
 )
 from swarm_handoff_a2a import tracing
-from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message, task_id_for
+from swarm_handoff_a2a.auth import Credentials
+from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, EXTENSION_URI, payload_message, task_id_for
 
 A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
 A2A_NO_EXTENSION = "A2A_NO_EXTENSION"  # the remote host does not declare the swarm-handoff extension
 A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is not a task
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
-ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"
 _RETRYABLE_STATUS = {429, 502, 503, 504}
-
-
-@attrs.frozen(kw_only=True)
-class Credentials:
-    """What the sender presents: a bearer token or an API key, read from an environment variable or a file."""
-
-    scheme: str = "bearer"
-    secret: str = attrs.field(repr=False, default="")
-    header: str = "X-API-Key"
-
-    @classmethod
-    def from_env(cls, variable: str, *, scheme: str = "bearer", header: str = "X-API-Key") -> Credentials:
-        """The secret from environment variable `variable` (empty: no credentials)."""
-        return cls(scheme=scheme, secret=os.environ.get(variable, "").strip(), header=header)
-
-    @classmethod
-    def from_file(cls, path: Path, *, scheme: str = "bearer", header: str = "X-API-Key") -> Credentials:
-        """The secret from the first line of a file."""
-        lines = read_text(path).strip().splitlines()
-        return cls(scheme=scheme, secret=lines[0].strip() if lines else "", header=header)
-
-    def headers(self) -> dict[str, str]:
-        """The HTTP headers that carry the secret."""
-        if not self.secret:
-            return {}
-        if self.scheme == "bearer":
-            return {"Authorization": f"Bearer {self.secret}"}
-        return {self.header: self.secret}
 
 
 @attrs.frozen(kw_only=True)
@@ -256,6 +227,19 @@ async def _deliver(
     attempts = 0
     message = payload_message(text, stated, target, traceparent=tracing.current_traceparent())
     last: BaseException | None = None
+
+    def outcome(task_id: str | None, state: str, error: dict[str, Any] | None) -> SendResult:
+        return SendResult(
+            url=url,
+            target=target,
+            payload_hash=stated,
+            task_id=task_id,
+            state=state,
+            delivered=state != "undelivered",
+            attempts=attempts,
+            error=error,
+        )
+
     async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
         card: AgentCard | None = None
         while True:
@@ -265,79 +249,34 @@ async def _deliver(
                     card, _headers = await _card(http, url)
                     problem = _check_card(card, url, target)
                     if problem is not None:
-                        return SendResult(
-                            url=url,
-                            target=target,
-                            payload_hash=stated,
-                            task_id=None,
-                            state="undelivered",
-                            delivered=False,
-                            attempts=attempts,
-                            error=problem,
-                        )
+                        return outcome(None, "undelivered", problem)
                 client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
-                request = SendMessageRequest(message=message)
-                async for response in client.send_message(request):
+                async for response in client.send_message(SendMessageRequest(message=message)):
                     if response.HasField("task"):
                         task = response.task
-                        state = _state(task.status.state)
-                        error = _error_of(task) if task.status.state == TaskState.TASK_STATE_REJECTED else None
-                        return SendResult(
-                            url=url,
-                            target=target,
-                            payload_hash=stated,
-                            task_id=task.id,
-                            state=state,
-                            delivered=True,
-                            attempts=attempts,
-                            error=error,
-                        )
-                return SendResult(
-                    url=url,
-                    target=target,
-                    payload_hash=stated,
-                    task_id=None,
-                    state="undelivered",
-                    delivered=False,
-                    attempts=attempts,
-                    error={"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""},
-                )
+                        rejected = task.status.state == TaskState.TASK_STATE_REJECTED
+                        return outcome(task.id, _state(task.status.state), _error_of(task) if rejected else None)
+                no_task = {"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""}
+                return outcome(None, "undelivered", no_task)
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, asyncio.TimeoutError) as exc:
                 last = exc
                 if not _retryable(exc):
-                    return SendResult(
-                        url=url,
-                        target=target,
-                        payload_hash=stated,
-                        task_id=None,
-                        state="undelivered",
-                        delivered=False,
-                        attempts=attempts,
-                        error={
-                            "code": A2A_REMOTE_ERROR,
-                            "message": f"{type(exc).__name__}: {exc}"[:500],
-                            "hint": "check the URL and the credentials",
-                        },
-                    )
+                    refused = {
+                        "code": A2A_REMOTE_ERROR,
+                        "message": f"{type(exc).__name__}: {exc}"[:500],
+                        "hint": "check the URL and the credentials",
+                    }
+                    return outcome(None, "undelivered", refused)
             wait = next(waits, None)
             if wait is None:
                 break
             await asyncio.sleep(wait)
-    return SendResult(
-        url=url,
-        target=target,
-        payload_hash=stated,
-        task_id=task_id_for(text),
-        state="undelivered",
-        delivered=False,
-        attempts=attempts,
-        error={
-            "code": A2A_UNREACHABLE,
-            "message": f"{url} could not be reached in {attempts} attempt(s): {type(last).__name__}: {last}"[:500],
-            "hint": "start the receiving host (or check the network) and send again: "
-            "a payload sent twice is one hand-off",
-        },
-    )
+    unreachable = {
+        "code": A2A_UNREACHABLE,
+        "message": f"{url} could not be reached in {attempts} attempt(s): {type(last).__name__}: {last}"[:500],
+        "hint": "start the receiving host (or check the network) and send again: a payload sent twice is one hand-off",
+    }
+    return outcome(task_id_for(text), "undelivered", unreachable)
 
 
 def _check_card(card: AgentCard, url: str, target: str) -> dict[str, Any] | None:

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 MAX_TEXT = 4096
 MAX_LIST = 256
 MAX_SYNTHESIS_BYTES = 1 << 20
-MAX_TOP = 100  # the operations table's `rank` bound (operation_table.MAX_TOP), restated for callers
 # How deep an object argument may nest (a synthesis reads at most 32 levels); checked before any work.
 MAX_ARGUMENT_DEPTH = 32
 

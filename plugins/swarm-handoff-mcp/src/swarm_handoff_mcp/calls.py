@@ -45,16 +45,11 @@ FILTER_ARGUMENTS = {"category": "category", "scope": "scope"}
 
 
 def discover_tool(call: Call) -> Document:
-    """Discover as `discover --format json` does; a scope is checked once the sources declared theirs."""
-    from swarm_handoff.api import DiscoveryQuery, Scope, discover, make_context
+    """Discover as `discover --format json` does; the filter checks the scopes once the sources declared theirs."""
+    from swarm_handoff.api import DiscoveryQuery, discover, make_context
 
     call.progress("scanning the skill folders")
     result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
-    # Checked once the sources ran, as the CLI does: a plugin's source declares its scopes when it is built.
-    scopes = [s.value for s in Scope]
-    bad = [s for s in call.args.get("scope", []) if s not in scopes]
-    if bad:
-        raise UsageError(f"unknown scope {bad[0]!r}", hint=f"use one of: {', '.join(scopes)}")
     query = DiscoveryQuery(
         accepts_from=call.args.get("accepts_from"),
         schema_version=call.args.get("schema_version"),
@@ -147,7 +142,7 @@ def rank_tool(call: Call) -> Document:
 
 def handoff_tool(call: Call) -> Document:
     """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees."""
-    from swarm_handoff.api import HandoffOptions, UsageError, chain_names, check_session, hand_off, make_context
+    from swarm_handoff.api import HandoffOptions, chain_names, check_session, hand_off, make_context
 
     session = call.args["session"]
     check_session(session, "session")
@@ -236,7 +231,7 @@ def ack_tool(call: Call) -> Document:
 
 def history_tool(call: Call) -> Document:
     """List or trace hand-offs as `history`; `trace` and `skill` together are refused, not one ignored."""
-    from swarm_handoff.api import HistoryReport, TraceReport, UsageError, config_dir, open_history
+    from swarm_handoff.api import HistoryReport, TraceReport, config_dir, open_history
 
     skill = call.args.get("skill")
     trace = call.args.get("trace")

@@ -16,12 +16,12 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.api import MAX_TOP as MAX_TOP
 from swarm_handoff.api import Document, Operation, PluginHost
 from swarm_handoff_mcp import calls
 from swarm_handoff_mcp.arguments import MAX_LIST as MAX_LIST
 from swarm_handoff_mcp.arguments import MAX_SYNTHESIS_BYTES as MAX_SYNTHESIS_BYTES
 from swarm_handoff_mcp.arguments import MAX_TEXT as MAX_TEXT
-from swarm_handoff_mcp.arguments import MAX_TOP as MAX_TOP
 from swarm_handoff_mcp.arguments import check_arguments as check_arguments
 from swarm_handoff_mcp.arguments import operation_schema, path_arguments
 from swarm_handoff_mcp.calls import installed_scopes as installed_scopes

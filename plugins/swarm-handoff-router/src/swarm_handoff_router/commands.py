@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from swarm_handoff.api import RANKING_RULE as RULE
 from swarm_handoff.api import Operation, Param, PluginHost, UsageError
 from swarm_handoff_router.answer import MAX_REQUEST_CHARS, RouteDocument, route
 
@@ -20,11 +21,6 @@ __all__ = ["OPERATIONS", "ROUTE", "read_request", "route_cli", "route_operation"
 DEFAULT_ROUTE_TOP = 5
 MAX_ROUTE_TOP = 100
 STDIN = "-"
-
-RULE = (
-    "Ranking rule: the router by default for undeclared candidates or a request in words; "
-    "swarm-v2 for synthesis-based ranking of declared targets."
-)
 
 ROUTE = Operation(
     "route",
