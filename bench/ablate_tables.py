@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_routing
 
-from swarm_handoff_router import index, phrases, router, text
+from swarm_handoff_router import document, index, phrases, rerank, scoring, text
 from swarm_handoff_router.request import Request
 
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"ablate_tables: skipped: no corpus at {bench_routing.CORPUS}")
         return
     records = bench_routing.load_skills(bench_routing.CORPUS)
-    built = index.Index.of(router.analyse(records))
+    built = index.Index.of(document.analyse(records))
     names = list(built.names)
     known = set(names)
     labelled = [
@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> None:
 
     def run(q: str) -> list[float]:
         request = Request.of(bench_routing.Query(q))
-        contributions, matches = router.score_index(built, request)
-        ranked = router.rerank(names, contributions, matches, priorities=[r.priority for r in records])
+        contributions, matches = scoring.score_index(built, request)
+        ranked = rerank.rerank(names, contributions, matches, priorities=[r.priority for r in records])
         return [sum(c.points for c in found) for found in ranked]
 
     baseline = {id(r): reciprocal(run, names, r) for _, r in labelled}
@@ -80,12 +80,12 @@ def main(argv: list[str] | None = None) -> None:
         stems = {text.stem(w) for w in group}
         affected = [(s, r) for s, r in labelled if stems & set(text.tokenize(r["q"]))]
         without = text._synonym_table(groups[:number] + groups[number + 1 :])
-        saved = (router.SYNONYMS, index.SYNONYMS)
-        router.SYNONYMS = index.SYNONYMS = without  # type: ignore[misc]
+        saved = (scoring.SYNONYMS, document.SYNONYMS, index.SYNONYMS)
+        scoring.SYNONYMS = document.SYNONYMS = index.SYNONYMS = without  # type: ignore[misc]
         try:
             results.append(_effect(f"synonyms {number}: {' '.join(group)}", affected, baseline, run, names))
         finally:
-            router.SYNONYMS, index.SYNONYMS = saved  # type: ignore[misc]
+            scoring.SYNONYMS, document.SYNONYMS, index.SYNONYMS = saved  # type: ignore[misc]
     for row in results:
         print(
             f"{row['entry'][:70]:70} tuned {row['tuned']:+.3f} held-out {row['held_out']:+.3f} "

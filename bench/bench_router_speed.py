@@ -2,7 +2,7 @@
 
 Two measurements, each the minimum of `--rounds` runs (the least disturbed one on a shared machine):
 
-* **analysis**: `router.analyse` of the routing benchmark's skills (every SKILL.md under
+* **analysis**: `document.analyse` of the routing benchmark's skills (every SKILL.md under
   ../shared/corpus plus bench/routing/fixtures, as bench_routing.py loads them) in this process,
   with the stem memo cleared before each run; once with the analysis memo off
   (`SWARM_HANDOFF_NO_CACHE=1`) and once with it warm. Skipped without ../shared/corpus.
@@ -174,7 +174,7 @@ def analysis_times(rounds: int) -> dict[str, Any] | None:
     """Minimum CPU time of analysing the routing benchmark's skills: memo off, and memo warm."""
     import bench_routing
 
-    from swarm_handoff_router import router, text
+    from swarm_handoff_router import document, text
 
     if not bench_routing.CORPUS.is_dir():
         print(f"bench_router_speed: analysis skipped: no corpus at {bench_routing.CORPUS}")
@@ -187,12 +187,12 @@ def analysis_times(rounds: int) -> dict[str, Any] | None:
             os.environ.pop("SWARM_HANDOFF_NO_CACHE", None)
             os.environ.update(env)
             try:
-                router.analyse(records)  # fills the memo (when it is on)
+                document.analyse(records)  # fills the memo (when it is on)
                 best = float("inf")
                 for _ in range(rounds):
                     text.stem.cache_clear()
                     start = time.process_time()
-                    router.analyse(records)
+                    document.analyse(records)
                     best = min(best, time.process_time() - start)
                 result[label] = best
             finally:

@@ -8,7 +8,7 @@ file is its own set of rows, named NAME, so a new held-out set is measured by dr
 A request with `skills: []` is one no candidate can take (issue 28: calibrating when to abstain);
 it is kept out of top-1, top-3 and MRR (see bench/routing/README.md) and measures abstention: the
 table gives, per set, how many such requests it has and the precision and recall of "no skill fits"
-for the router (`router.evidence`, calibrated by bench/calibrate_abstain.py on CALIBRATION) and for
+for the router (`evidence.evidence`, calibrated by bench/calibrate_abstain.py on CALIBRATION) and for
 plain BM25 (a threshold on its best score, calibrated here on the same sets). `--check-index`
 instead compares the router's index with whole documents on every request (0 must differ).
 `dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
 from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
 from swarm_handoff.records import SkillRecord  # noqa: E402
 from swarm_handoff.skillmd import load_skill_md  # noqa: E402
-from swarm_handoff_router import index, router  # noqa: E402
+from swarm_handoff_router import document, evidence, index, rerank, router, scoring  # noqa: E402
 from swarm_handoff_router.request import Request  # noqa: E402
 from swarm_handoff_router.text import STOPWORDS  # noqa: E402
 
@@ -143,16 +143,16 @@ class RouterRun:
 
     def __init__(self, records: Sequence[SkillRecord]) -> None:
         self.records = records
-        self.built = index.Index.of(router.analyse(records))
+        self.built = index.Index.of(document.analyse(records))
         self.names = list(self.built.names)
         self.last: tuple[str, bool] = ("", False)
 
     def __call__(self, text: str) -> list[float]:
         """Every skill's total for `text` (the index, the second look), remembering the abstention."""
         request = Request.of(Query(text))
-        contributions, matches = router.score_index(self.built, request)
-        ranked = router.rerank(self.names, contributions, matches, priorities=[r.priority for r in self.records])
-        self.last = (text, router.evidence(matches, request, self.names).abstain)
+        contributions, matches = scoring.score_index(self.built, request)
+        ranked = rerank.rerank(self.names, contributions, matches, priorities=[r.priority for r in self.records])
+        self.last = (text, evidence.evidence(matches, request, self.names).abstain)
         return [sum(c.points for c in contribs) for contribs in ranked]
 
     def abstains(self, text: str) -> bool:
@@ -195,15 +195,15 @@ class BM25Run:
 
 def check_index(records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]]) -> int:
     """How many requests the index ranks differently from whole documents (points and reasons): 0 expected."""
-    documents = router.analyse(records)
+    documents = document.analyse(records)
     built = index.Index.of(documents)
     names = list(built.names)
     differ = 0
     for request in requests:
         query = Query(request["q"])
         whole = router.route(records, query, documents)
-        contributions, matches = router.score_index(built, query)
-        differ += whole != router.rerank(names, contributions, matches, priorities=[r.priority for r in records])
+        contributions, matches = scoring.score_index(built, query)
+        differ += whole != rerank.rerank(names, contributions, matches, priorities=[r.priority for r in records])
     return differ
 
 

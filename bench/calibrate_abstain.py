@@ -1,12 +1,12 @@
 """Fit the router's "no skill fits" evidence (issue 28, point 4) on some request sets, report it on the others.
 
 Every labelled request of the calibration sets (bench_routing.CALIBRATION) is ranked by the router
-over the benchmark's skills; the three features of its best match (`router.evidence_features`) are
+over the benchmark's skills; the three features of its best match (`evidence.evidence_features`) are
 the inputs of a logistic regression that tells the `skills: []` requests (no skill fits) from the
 rest. The threshold on the fitted linear score is the one with the best F0.5 on the calibration
 sets (abstaining on a request a skill can take is the costlier mistake). The weights and threshold
-are printed in the units of the raw features, ready for router.EVIDENCE_WEIGHTS and
-router.ABSTAIN_THRESHOLD, with precision and recall on the calibration and on the held-out sets.
+are printed in the units of the raw features, ready for evidence.EVIDENCE_WEIGHTS and
+evidence.ABSTAIN_THRESHOLD, with precision and recall on the calibration and on the held-out sets.
 
 Run: `python bench/calibrate_abstain.py`; never a unit test. Without ../shared/corpus it says so.
 """
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import bench_routing
 
-from swarm_handoff_router import index, router
+from swarm_handoff_router import document, evidence, index, scoring
 from swarm_handoff_router.request import Request
 
 NAMES = ("points", "claimed", "coverage")
@@ -30,13 +30,13 @@ NAMES = ("points", "claimed", "coverage")
 def rows() -> list[tuple[str, bool, list[float]]]:
     """(set, no skill fits, features) for every request of every set."""
     records = bench_routing.load_skills(bench_routing.CORPUS)
-    built = index.Index.of(router.analyse(records))
+    built = index.Index.of(document.analyse(records))
     out = []
     for name, path in bench_routing.request_files().items():
         for entry in bench_routing.load_requests(path):
             request = Request.of(bench_routing.Query(entry["q"]))
-            _, matches = router.score_index(built, request)
-            features, _ = router.evidence_features(matches, request, built.size)
+            _, matches = scoring.score_index(built, request)
+            features, _ = evidence.evidence_features(matches, request, built.size)
             out.append((name, not entry["skills"], [features[k] for k in NAMES]))
     return out
 

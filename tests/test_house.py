@@ -33,17 +33,6 @@ KNOWN_CIRCLES = {
     frozenset(
         {"swarm_handoff.cli", "swarm_handoff.cli.app", "swarm_handoff.cli.operations_cli"}
     ): "the command surface",
-    frozenset(
-        {
-            "swarm_handoff_router",
-            "swarm_handoff_router.answer",
-            "swarm_handoff_router.index",
-            "swarm_handoff_router.phrases",
-            "swarm_handoff_router.request",
-            "swarm_handoff_router.router",
-            "swarm_handoff_router.text",
-        }
-    ): "the router plugin (issue 28)",
 }
 
 
@@ -226,7 +215,7 @@ def test_no_import_circle_outside_the_known_ones(house):
     assert unknown == [], "modules that import each other; move what they share into a module below both"
 
 
-@pytest.mark.xfail(strict=True, reason="the command surface and the router plugin each keep one circle (KNOWN_CIRCLES)")
+@pytest.mark.xfail(strict=True, reason="the command surface keeps one circle (KNOWN_CIRCLES)")
 def test_no_import_circle_at_all(house):
     modules, edges, _ = house
     assert circles(modules, edges) == []

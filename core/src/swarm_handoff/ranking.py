@@ -18,7 +18,7 @@ import attrs
 from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.eligibility import estimated_duration as read
-from swarm_handoff.errors import Problem, SwarmError, UsageError
+from swarm_handoff.errors import Problem, Severity, SwarmError, UsageError
 from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions, quiet
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
@@ -27,6 +27,7 @@ from swarm_handoff.ranking_options import Autonomy as Autonomy
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import Synthesis
+from swarm_handoff.undeclared import is_undeclared
 
 # The seed's Stage 4 menu keeps A and B for the swarm's own options; hand-off targets start at C.
 FIRST_LABEL = "C"
@@ -304,8 +305,6 @@ INDISTINCT = "RANKING_INDISTINCT"
 
 def choose_scorer(records: Sequence[SkillRecord], host: PluginHost) -> str:
     """The scorer when none is named: the router for undeclared candidates (when installed), else `swarm-v2`."""
-    from swarm_handoff.undeclared import is_undeclared
-
     if any(is_undeclared(r) for r in records) and WORDS_SCORER in host.components(Kind.SCORER):
         return WORDS_SCORER
     return DEFAULT_SCORER
@@ -313,8 +312,6 @@ def choose_scorer(records: Sequence[SkillRecord], host: PluginHost) -> str:
 
 def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) -> Problem | None:
     """A warning when a scorer gave every one of several candidates the same total: the order is the names'."""
-    from swarm_handoff.errors import Severity
-
     if len(scored) < 2 or len({total for _, total, _ in scored}) > 1:
         return None
     return Problem(

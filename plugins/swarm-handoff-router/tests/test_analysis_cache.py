@@ -14,7 +14,8 @@ import pytest
 from swarm_handoff.api import FileMemo, SkillRecord, parse_synthesis
 from swarm_handoff_router import analysis_cache
 from swarm_handoff_router.analysis_cache import MEMO_NAME, decode, encode, from_state, memo_version, to_state
-from swarm_handoff_router.router import Document, analyse, route
+from swarm_handoff_router.document import Document, analyse
+from swarm_handoff_router.router import route
 
 HOUR_AGO = time.time() - 3600
 COUNT = analysis_cache.MIN_RECORDS + 10

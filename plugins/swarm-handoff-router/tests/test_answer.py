@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -13,33 +11,6 @@ import swarm_handoff_router
 from swarm_handoff.api import SkillRecord, UsageError
 from swarm_handoff_router import answer
 from swarm_handoff_router.answer import RouteDocument, route
-
-HOUR_AGO = time.time() - 3600
-HANDOFF = """handoff:
-  accepts_handoff: true
-  handoff_categories: [analysis]
-  handoff_description: "Structured reasoning to a decision"
-  handoff_trigger: "--handoff {payload_path}"
-  requires:
-    - context.original_prompt
-"""
-
-
-def skill(root: Path, name: str, description: str, extra: str = "") -> None:
-    path = root / ".claude" / "skills" / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n", encoding="utf-8")
-    os.utime(path, (HOUR_AGO, HOUR_AGO))
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    root = tmp_path / "project"
-    skill(root, "pdf-filler", "Fill in PDF forms from a spreadsheet of answers")
-    skill(root, "regex-helper", "Write and test a regular expression for log lines")
-    skill(root, "decision-helper", "Weigh the options of a hard decision step by step", HANDOFF)
-    return root
 
 
 def test_a_request_in_words_ranks_every_discovered_skill_declared_or_not(project: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import marshal
 import os
 import time
@@ -12,13 +11,13 @@ from types import ModuleType
 import pytest
 
 from swarm_handoff.api import FileMemo, SkillRecord
-from swarm_handoff_router import analysis_cache, index, router
+from swarm_handoff_router import analysis_cache, evidence, index, router, scoring
 from swarm_handoff_router.analysis_cache import memo_version
+from swarm_handoff_router.document import FIELD_WEIGHTS, Document, analyse
 from swarm_handoff_router.index import FIELDS, Index, build
-from swarm_handoff_router.router import FIELD_WEIGHTS, Document, analyse, route
+from swarm_handoff_router.router import route
 
 HOUR_AGO = time.time() - 3600
-BENCH = Path(__file__).resolve().parents[3] / "bench" / "bench_routing.py"
 
 
 class Query:
@@ -67,7 +66,7 @@ REQUESTS = (
     "tax filings for the year",
     "use skill-7 to draft it",
     "nothing here matches zebra",
-    " ".join(f"word{n}" for n in range(router.LONG_REQUEST)) + " regex pattern for log lines, vendor quotes",
+    " ".join(f"word{n}" for n in range(scoring.LONG_REQUEST)) + " regex pattern for log lines, vendor quotes",
 )
 
 
@@ -93,7 +92,7 @@ def test_a_second_ranking_reads_the_stored_index_and_analyses_nothing(
     def no_analysis(*args: object, **kwargs: object) -> list[Document]:
         raise AssertionError("the stored index should have been used")
 
-    monkeypatch.setattr(router, "analyse", no_analysis)
+    monkeypatch.setattr(index, "analyse", no_analysis)
     assert route(skills, Query("compare vendor quotes")) == first
 
 
@@ -169,13 +168,13 @@ def test_only_skills_sharing_a_word_with_the_request_are_scored(
     skills: list[SkillRecord], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scored: list[str] = []
-    original = router._RequestScorer.score
+    original = scoring._RequestScorer.score
 
-    def counting(self: router._RequestScorer, name: str, *args: object) -> object:
+    def counting(self: scoring._RequestScorer, name: str, *args: object) -> object:
         scored.append(name)
         return original(self, name, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(router._RequestScorer, "score", counting)
+    monkeypatch.setattr(scoring._RequestScorer, "score", counting)
     ranked = route(skills, Query("a regex for log lines"))
     regex = {s.name for s in skills if s.description.startswith("regex")}
     assert set(scored) == regex  # one skill in five talks of regexes; the others are not looked at
@@ -205,16 +204,6 @@ def test_build_stores_one_index_per_skill_set(skills: list[SkillRecord]) -> None
     build(skills[:-1])
     memo = FileMemo(index.MEMO_NAME, memo_version())
     assert len(memo.entries) == 2
-
-
-@pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_routing", BENCH)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_labelled_set_ranks_as_with_whole_documents(bench: ModuleType) -> None:
@@ -248,7 +237,7 @@ def test_a_request_a_skill_answers_in_its_own_words_does_not_abstain(skills: lis
 
 def test_the_evidence_is_the_weighted_sum_of_its_features(skills: list[SkillRecord]) -> None:
     _, found = router.route_with_evidence(skills, Query("compare vendor quotes"))
-    expected = sum(router.EVIDENCE_WEIGHTS[k] * v for k, v in found.features.items())
+    expected = sum(evidence.EVIDENCE_WEIGHTS[k] * v for k, v in found.features.items())
     assert found.score == pytest.approx(expected, abs=1e-3)
-    assert found.threshold == router.ABSTAIN_THRESHOLD
-    assert set(found.features) == set(router.EVIDENCE_WEIGHTS)
+    assert found.threshold == evidence.ABSTAIN_THRESHOLD
+    assert set(found.features) == set(evidence.EVIDENCE_WEIGHTS)

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swarm_handoff_router import text
-from swarm_handoff_router.router import read_body
+from swarm_handoff_router.document import read_body
 from swarm_handoff_router.text import split_negative, split_negative_sections, tokenize
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,8 +9,8 @@ import pytest
 
 from swarm_handoff.api import SkillRecord
 from swarm_handoff_router import progress as progress_module
+from swarm_handoff_router.document import analyse
 from swarm_handoff_router.progress import MIN_ITEMS, progress
-from swarm_handoff_router.router import analyse
 
 
 class Terminal(io.StringIO):

@@ -288,7 +288,7 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Matching a pasted log word by word costs skills x request words; reach keeps the points identical."""
-    from swarm_handoff_router import router
+    from swarm_handoff_router import document, scoring
 
     skills = (
         skill("log-reader", "Read server logs and find the failing request (not for metrics dashboards)."),
@@ -297,38 +297,39 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     )
     noise = " ".join(f"word{i} token{i}" for i in range(300))
     prompt = f"the server logs show a bug in the failing request; {noise}; no metrics dashboards please, root cause"
-    monkeypatch.setattr(router, "LONG_REQUEST", 10**9)
-    looked_whole = route(skills, synthesis(prompt))
-    monkeypatch.setattr(router, "LONG_REQUEST", 0)
+    documents = document.analyse(skills)  # whole documents: `route` without them goes through the index
+    monkeypatch.setattr(scoring, "LONG_REQUEST", 10**9)
+    looked_whole = route(skills, synthesis(prompt), documents)
+    monkeypatch.setattr(scoring, "LONG_REQUEST", 0)
     strengths: list[str] = []
-    original = router._strength
+    original = scoring._strength
 
     def counting(doc: object, term: str, corpus: object) -> object:
         strengths.append(term)
         return original(doc, term, corpus)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(router, "_strength", counting)
-    looked_within_reach = route(skills, synthesis(prompt))
+    monkeypatch.setattr(scoring, "_strength", counting)
+    looked_within_reach = route(skills, synthesis(prompt), documents)
     assert looked_within_reach == looked_whole
     assert any(c.factor.startswith("not-for:") for c in looked_whole[0])  # negative words are in reach
     assert any("as synonym" in c.reason for c in looked_whole[1])  # so are synonyms of the skill's words
-    assert len(strengths) < 3 * 40  # not 3 skills x 600+ request words
+    assert 0 < len(strengths) < 3 * 40  # not 3 skills x 600+ request words
 
 
 def test_a_skills_reach_is_built_once_for_every_long_request(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bench of many long requests over the same analysed skills builds each skill's reach once."""
-    from swarm_handoff_router import analysis_cache, router
+    from swarm_handoff_router import analysis_cache, document
 
     built: list[str] = []
-    original = router.reach_of
+    original = document.reach_of
 
-    def counting(doc: router.Document) -> frozenset[str]:
+    def counting(doc: document.Document) -> frozenset[str]:
         built.append(doc.name)
         return original(doc)
 
-    monkeypatch.setattr(router, "reach_of", counting)
+    monkeypatch.setattr(document, "reach_of", counting)
     skills = tuple(skill(f"kind-{i}", f"Kind {i} of work, with logs and charts.") for i in range(3))
-    documents = router.analyse(skills)
+    documents = document.analyse(skills)
     for n in range(3):
         noise = " ".join(f"word{n}x{i}" for i in range(200))
         route(skills, synthesis(f"read the logs {noise}"), documents)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -14,8 +12,6 @@ from hypothesis import strategies as st
 from swarm_handoff.api import Contribution, SkillRecord, parse_synthesis
 from swarm_handoff_router.rerank import RERANK_DEPTH, WEIGHTS, Match, features, rerank, top
 from swarm_handoff_router.router import route
-
-TRAINER = Path(__file__).resolve().parents[3] / "bench" / "train_rerank.py"
 
 
 def words(points: float) -> list[Contribution]:
@@ -170,16 +166,6 @@ def test_route_adds_the_second_look_and_can_leave_it_out() -> None:
     assert any(c.factor == "rerank" for cs in looked for c in cs)
     assert not any(c.factor == "rerank" for cs in plain for c in cs)
     assert [c for c in looked[0] if c.factor != "rerank"] == plain[0]
-
-
-@pytest.fixture(scope="module")
-def trainer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("train_rerank", TRAINER)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_trainer_learns_which_feature_tells_right_from_wrong(trainer: ModuleType) -> None:

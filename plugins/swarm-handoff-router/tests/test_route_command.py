@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -12,23 +10,7 @@ import pytest
 
 from swarm_handoff_router.answer import MAX_REQUEST_CHARS
 
-HOUR_AGO = time.time() - 3600
-HANDOFF = """handoff:
-  accepts_handoff: true
-  handoff_categories: [analysis]
-  handoff_description: "Structured reasoning to a decision"
-  handoff_trigger: "--handoff {payload_path}"
-  requires:
-    - context.original_prompt
-"""
 NO_FIT = "book a table for two at an italian restaurant"
-
-
-def skill(root: Path, name: str, description: str, extra: str = "") -> None:
-    path = root / ".claude" / "skills" / name / "SKILL.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n", encoding="utf-8")
-    os.utime(path, (HOUR_AGO, HOUR_AGO))
 
 
 @pytest.fixture
@@ -38,14 +20,10 @@ def host(make_swarm_host: Any) -> Any:
 
 
 @pytest.fixture
-def project(host: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+def project(host: Any, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The conftest's three-skill project, seen through `host`, with Claude's config folder kept out of reach."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
-    root = tmp_path / "project"
-    skill(root, "pdf-filler", "Fill in PDF forms from a spreadsheet of answers")
-    skill(root, "regex-helper", "Write and test a regular expression for log lines")
-    skill(root, "decision-helper", "Weigh the options of a hard decision step by step", HANDOFF)
-    return root
+    return project
 
 
 def test_route_prints_a_ranked_list_marking_handoff_targets(project: Path, swarm_cli: Any) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from swarm_handoff.api import BatchScorer, RankingRequest, SkillRecord, parse_synthesis, rank
-from swarm_handoff_router.router import Document, RouterScorer, read_body, route
+from swarm_handoff_router.document import Document, read_body
+from swarm_handoff_router.router import RouterScorer, route
 from swarm_handoff_router.text import split_negative, split_negative_sections, stem, tokenize
 
 
@@ -338,7 +339,7 @@ def test_a_ruled_out_word_earns_nothing() -> None:
 
 
 def test_idf_counts_the_skills_about_a_word_not_every_body_that_mentions_it() -> None:
-    from swarm_handoff_router.router import Corpus
+    from swarm_handoff_router.document import Corpus
 
     late = " ".join(f"step{i}" for i in range(200)) + " a pattern in passing"
     docs = [Document.of(skill("regex", "Text patterns."), body="")]

@@ -145,7 +145,8 @@ def route(
     recorded in the answer (the router reads words, not the type), `show_all` lists the ranking
     even when no skill fits.
     """
-    from swarm_handoff_router.router import ABSTAIN_THRESHOLD, route_with_evidence
+    from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
+    from swarm_handoff_router.router import route_with_evidence
 
     text = _checked_request(request)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from swarm_handoff.api import RANKING_RULE as RULE
 from swarm_handoff.api import Operation, Param, PluginHost, UsageError
-from swarm_handoff_router.answer import MAX_REQUEST_CHARS, RouteDocument
+from swarm_handoff_router.answer import MAX_REQUEST_CHARS, RouteDocument, route
 
 __all__ = ["OPERATIONS", "ROUTE", "read_request", "route_cli", "route_operation"]
 
@@ -99,8 +99,6 @@ def route_operation(
     explain: bool = False,
 ) -> RouteDocument:
     """`route`: rank every discovered skill for the request, or say that none fits (abstain)."""
-    from swarm_handoff_router.answer import route
-
     found = route(request, cwd=cwd, top=top, scope=scope or None, problem_type=problem_type, show_all=show_all)
     return found.explained(explain)
 

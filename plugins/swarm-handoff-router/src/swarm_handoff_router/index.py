@@ -10,11 +10,11 @@ what a ranking needs, once per skill set:
 * the stems of each skill's negative clauses (all of them, and the description's), its phrases
   (two words side by side in its name or description), its field lengths and its clauses' text.
 
-A request then unpacks the postings of its own words (and their synonyms) only, rebuilds the
-touched skills as documents holding just those words, and scores them with the very code that
-scores a whole document (`router._score`): the points and reasons are the same, and a skill that
-shares no word with the request (nor a synonym, nor a negative word, nor is named) gets the
-"no request word" line without being looked at.
+A request then unpacks the postings of its own words (and their synonyms) only (`touched`), and
+`scoring.score_index` scores the skills it touched: the points and reasons are those of scoring
+each whole document (`scoring.score_all`; a test and `bench_routing.py --check-index` compare the
+two), and a skill that shares no word with the request (nor a synonym, nor a negative word, nor is
+named) gets the "no request word" line without being looked at.
 
 The index is kept in the core's `FileMemo` (`memo/router-index.bin`), under a key made of the
 router's code version and what each record's analysis rests on (name, declared name, description,
@@ -37,11 +37,11 @@ import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
 from swarm_handoff_router.analysis_cache import MIN_RECORDS, memo_bounds, memo_version
+from swarm_handoff_router.document import DF_FIELDS, Document, analyse
 from swarm_handoff_router.text import SYNONYMS
 
 if TYPE_CHECKING:
     from swarm_handoff_router.request import Request
-    from swarm_handoff_router.router import Document
 
 FIELDS = ("name", "description", "opening", "body")
 MEMO_NAME = "router-index"
@@ -95,8 +95,6 @@ class Index:
     @classmethod
     def of(cls, documents: Sequence[Document]) -> Index:
         """Index analysed documents (their order is the skills' numbers)."""
-        from swarm_handoff_router.router import DF_FIELDS
-
         rows: dict[str, tuple[list[int], list[int]]] = {}
         frequency: Counter[str] = Counter()
         mentions: Counter[str] = Counter()
@@ -248,16 +246,14 @@ def build(records: Sequence[SkillRecord], *, fresh: bool = False) -> Index:
 
     `fresh` builds it again even when one is stored (the stored one turned out damaged).
     """
-    from swarm_handoff_router import router
-
     records = list(records)
     version = memo_version() if len(records) >= MIN_RECORDS else ""
     if not version:
-        return Index.of(router.analyse(records))
+        return Index.of(analyse(records))
     _, size = memo_bounds(len(records))
     memo = FileMemo(MEMO_NAME, version, max_entries=MAX_INDEXES, max_bytes=size)
     if not memo.enabled:
-        return Index.of(router.analyse(records))
+        return Index.of(analyse(records))
     key = index_key(records, version)
     stored = None if fresh else memo.recall(key)
     if stored is not None:
@@ -266,7 +262,7 @@ def build(records: Sequence[SkillRecord], *, fresh: bool = False) -> Index:
         except DamagedIndex:
             pass  # damaged or forged: build it again and overwrite it
     observed: list[tuple[str, int, int, int, int, int]] = []
-    documents = router.analyse(records, observed=observed)
+    documents = analyse(records, observed=observed)
     index = Index.of(documents)
     if len(observed) == sum(1 for r in records if r.path and r.path.endswith("SKILL.md")):
         memo.keep(key, index.to_state(), observed)  # every file it rests on observed before it was read

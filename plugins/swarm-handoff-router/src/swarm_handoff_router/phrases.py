@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from swarm_handoff_router import tables
+from swarm_handoff_router.tables import phrases
 
 # Everyday phrasings of common kinds of work, and the words a skill would use for that work: "poke
 # holes in" is a critique, "figure out why" a diagnosis, "ballpark" an estimate, "NXDOMAIN" a DNS
@@ -14,7 +14,7 @@ from swarm_handoff_router import tables
 # "spring" or "rust", only beside a technical word), written as a list of idioms for tasks, not for any
 # particular skill. The table is data: `tables.json` in this package, each entry with the labelled
 # request that justifies it (see `tables`).
-IDIOMS: tuple[tuple[str, str], ...] = tables.phrases()
+IDIOMS: tuple[tuple[str, str], ...] = phrases()
 IDIOM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.I), words) for p, words in IDIOMS)
 
 

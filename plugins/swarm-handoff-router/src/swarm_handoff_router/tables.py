@@ -50,20 +50,25 @@ def _broken(table: str, number: int, why: str) -> BrokenTables:
     return BrokenTables(f"swarm_handoff_router/{FILE}: {table} entry {number}: {why}; reinstall swarm-handoff-router")
 
 
-def phrases() -> tuple[tuple[str, str], ...]:
-    """Each phrase entry as (regular expression, the words it stands for), in file order."""
-    entries = _data()["phrases"]
+def _entries(table: str) -> list[object]:
+    """The entries of one table, bounded in number."""
+    entries = _data()[table]
     assert isinstance(entries, list)
     if len(entries) > MAX_ENTRIES:
-        raise _broken("phrases", len(entries), f"more than {MAX_ENTRIES} entries")
+        raise _broken(table, len(entries), f"more than {MAX_ENTRIES} entries")
+    return entries
+
+
+def phrases() -> tuple[tuple[str, str], ...]:
+    """Each phrase entry as (regular expression, the words it stands for), in file order."""
     out = []
-    for number, entry in enumerate(entries, start=1):
+    for number, entry in enumerate(_entries("phrases"), start=1):
         pattern = entry.get("pattern") if isinstance(entry, dict) else None
         words = entry.get("stands_for") if isinstance(entry, dict) else None
         if not (isinstance(pattern, str) and isinstance(words, str) and 0 < len(pattern) <= MAX_PATTERN_CHARS):
             raise _broken("phrases", number, "needs a 'pattern' and a 'stands_for' text")
         try:
-            re.compile(pattern)
+            re.compile(pattern, re.I)  # the flags `phrases` uses: its compile is then a hit in `re`'s cache
         except re.error as exc:
             raise _broken("phrases", number, f"pattern does not compile ({exc})") from exc
         out.append((pattern, words))
@@ -72,12 +77,8 @@ def phrases() -> tuple[tuple[str, str], ...]:
 
 def synonym_groups() -> tuple[tuple[str, ...], ...]:
     """Each synonym group's words, in file order."""
-    entries = _data()["synonyms"]
-    assert isinstance(entries, list)
-    if len(entries) > MAX_ENTRIES:
-        raise _broken("synonyms", len(entries), f"more than {MAX_ENTRIES} entries")
     out = []
-    for number, entry in enumerate(entries, start=1):
+    for number, entry in enumerate(_entries("synonyms"), start=1):
         words = entry.get("words") if isinstance(entry, dict) else None
         if not (
             isinstance(words, list)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 
-from swarm_handoff_router import tables
+from swarm_handoff_router.tables import synonym_groups
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
 
@@ -149,7 +149,7 @@ def _stopword(word: str) -> bool:
 
 # General-language synonym groups (any thesaurus has them). A query word also matches the other
 # members of its group, at SYNONYM_WEIGHT of an exact match, so "defect" finds a skill about bugs.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = tables.synonym_groups()  # data: tables.json
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = synonym_groups()  # data: tables.json
 SYNONYM_WEIGHT = 0.5
 
 
