@@ -190,3 +190,51 @@ def test_a_transport_that_fails_on_ack_is_a_warning_and_the_ack_stays_recorded(
 
 def test_the_in_memory_transport_meets_the_protocol() -> None:
     assert isinstance(MemoryTransport(), Transport)
+
+
+def test_discover_remote_lists_the_hosts_skills_from_its_transport(
+    swarm_cli: Any, world: Any, memory: MemoryTransport
+) -> None:
+    memory.remote = (
+        RemoteSkill(id="far-review", name="Far review", description="Reviews from afar.", tags=("review",)),
+        RemoteSkill(id="deep", description="The deep skill, there."),
+    )
+    found = swarm_cli("discover", "--remote", "memory://far-away", "-f", "json")
+    assert found.exit_code == 0, found.stderr
+    data = found.json()
+    assert data["url"] == "memory://far-away"
+    assert [s["id"] for s in data["skills"]] == ["far-review", "deep"]
+    assert data["skills"][0]["tags"] == ["review"]
+    text = swarm_cli("discover", "--remote", "memory://far-away")
+    assert text.stdout.splitlines()[0] == "2 skill(s) accept a hand-off at memory://far-away"
+    assert "  far-review  Reviews from afar. [review]" in text.stdout
+
+
+def test_discover_remote_without_a_transport_is_refused(swarm_cli: Any, world: Any) -> None:
+    found = swarm_cli("discover", "--remote", "http://127.0.0.1:1/", "-f", "json")
+    assert found.exit_code == 1
+    assert found.json()["error"]["code"] == "TRANSPORT_MISSING"
+
+
+def test_discover_remote_with_a_local_filter_is_a_usage_error(
+    swarm_cli: Any, world: Any, memory: MemoryTransport
+) -> None:
+    found = swarm_cli("discover", "--remote", "memory://far-away", "--category", "review", "-f", "json")
+    assert found.exit_code == 2
+    assert "--remote" in found.json()["error"]["message"]
+
+
+def test_rank_remote_ranks_the_hosts_skills_beside_the_local_ones_marked_with_their_url(
+    swarm_cli: Any, world: Any, memory: MemoryTransport
+) -> None:
+    memory.remote = (RemoteSkill(id="far-analysis", description="Analysis from afar.", tags=("analysis",)),)
+    local = swarm_cli("rank", "--synthesis", str(world["synthesis"]), "-f", "json")
+    ranked = swarm_cli("rank", "--synthesis", str(world["synthesis"]), "--remote", "memory://far-away", "-f", "json")
+    assert ranked.exit_code == 0, ranked.stderr
+    entries = {e["skill"]: e for e in ranked.json()["workflows"]}
+    assert set(entries) == {"deep", "far-analysis"}
+    assert entries["far-analysis"]["remote"] == "memory://far-away"
+    assert "remote" not in entries["deep"]
+    assert [sorted(e) for e in local.json()["workflows"]] == [sorted(entries["deep"])]  # as it was without --remote
+    text = swarm_cli("rank", "--synthesis", str(world["synthesis"]), "--remote", "memory://far-away")
+    assert "remote: memory://far-away" in text.stdout

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import attrs
@@ -22,6 +22,8 @@ from swarm_handoff.components import Kind, Transport
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, close_names, did_you_mean
 from swarm_handoff.inputs import ref
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.scopes import Scope
 
 TRANSPORT_MISSING = "TRANSPORT_MISSING"  # `--to URL` and no plugin takes the URL's scheme
 TRANSPORT_FAILED = "TRANSPORT_FAILED"  # a transport raised after an ack was recorded (a warning)
@@ -72,6 +74,41 @@ class RemoteDelivery:
             return head
         hint = self.error.get("hint")
         return f"{head}; {self.error.get('code')}: {self.error.get('message')}" + (f" (hint: {hint})" if hint else "")
+
+
+@attrs.frozen
+class RemoteDiscovery:
+    """The `discover --remote URL` document: the skills a remote host takes hand-offs for."""
+
+    kind: ClassVar[str] = "remote-discovery"
+    url: str
+    skills: tuple[RemoteSkill, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"url": self.url, "count": len(self.skills), "skills": [s.to_data() for s in self.skills]}
+
+
+def remote_records(skills: Sequence[RemoteSkill], url: str) -> tuple[SkillRecord, ...]:
+    """The remote skills as ranking candidates: v3.0 targets of scope `registry`, marked `remote` with the URL.
+
+    A host lists only skills that take hand-offs, and checks `accepts_from` itself when the payload
+    arrives, so a candidate here accepts from anyone; its id is its name.
+    """
+    return tuple(
+        SkillRecord(
+            name=skill.id,
+            scope=Scope.REGISTRY,
+            source=f"remote {url}",
+            declared_name=skill.name or None,
+            description=skill.description,
+            categories=skill.tags,
+            protocol_version="3.0",
+            accepts_from=("*",),
+            meta={"remote": url},
+        )
+        for skill in skills
+    )
 
 
 def scheme_of(url: str, option: str = "to") -> str:

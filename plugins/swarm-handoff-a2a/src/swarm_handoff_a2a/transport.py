@@ -88,19 +88,20 @@ class A2ATransport:
         )
 
     def card(self, url: str) -> RemoteSkills:
-        """The host's `RemoteSkills` (its card), with the connection retried up to the bound; coded errors otherwise."""
+        """The host's card (cached as its headers say, `cardcache.py`), connections retried up to the bound."""
         import httpx
         from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
+        from swarm_handoff_a2a.cardcache import cached_card
         from swarm_handoff_a2a.commands import _remote_failure
-        from swarm_handoff_a2a.sender import _retryable, remote_skills
+        from swarm_handoff_a2a.sender import _retryable
 
         bound = retry()
         waits = iter(bound.waits())
         creds = credentials()
         while True:
             try:
-                return remote_skills(url, credentials=creds)
+                return cached_card(url, credentials=creds)
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
                 wait = next(waits, None) if _retryable(exc) else None
                 if wait is None:
