@@ -121,6 +121,10 @@ def test_to_writes_the_payload_locally_then_sends_it_and_reports_the_remote_task
         "error": None,
     }
     assert "sent to memory://far-away: working (task task-1)" in result.stderr
+    text = handoff(swarm_cli, world, "--to", "memory://far-away")
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.startswith("handed off to deep: ")
+    assert "sent to memory://far-away: working (task task-1)" in text.stderr
 
 
 def test_a_target_the_remote_host_lacks_is_refused_with_the_closest_names_before_anything_is_written(
