@@ -27,6 +27,7 @@ def _namespace() -> dict[str, object]:
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import Contribution, DiscoveryContext, Location, SkillRecord
     from swarm_handoff.scopes import ScopeSpec
+    from swarm_handoff.transport import RemoteDelivery, RemoteSkill
 
     return {
         **vars(components),
@@ -43,6 +44,8 @@ def _namespace() -> dict[str, object]:
         "Operation": Operation,
         "Group": Group,
         "Callable": Callable,
+        "RemoteSkill": RemoteSkill,
+        "RemoteDelivery": RemoteDelivery,
     }
 
 

@@ -259,6 +259,10 @@ def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_hos
         def swarm_handoff_qr_gates(self, register):
             register("gate", Gate)
 
+        @hookimpl
+        def swarm_handoff_transports(self, register):
+            register("pigeon", lambda: "transport")
+
     register_plugin(Everything(), "everything")
     found = {
         kind: sorted(n for n, r in swarm_host.components(kind).items() if r.plugin == "everything") for kind in Kind
@@ -270,6 +274,7 @@ def test_every_registering_hook_collects_its_own_kind(register_plugin, swarm_hos
         Kind.ADAPTER: ["9.0->9.1"],
         Kind.FORMATTER: [],
         Kind.QR_GATE: ["gate"],
+        Kind.TRANSPORT: ["pigeon"],
     }
     assert isinstance(swarm_host.get(Kind.QR_GATE, "gate"), Gate)
 

@@ -46,6 +46,7 @@ from swarm_handoff.session_gc import GcReport, Kept
 from swarm_handoff.session_life import CloseReport
 from swarm_handoff.synthesis import parse_synthesis
 from swarm_handoff.textviews import plain_text
+from swarm_handoff.transport import RemoteDiscovery, RemoteSkill
 from swarm_handoff.workflow import AgentRole, Dispatch, Outcome, StepDef, Workflow, render_step
 from swarm_handoff.workflow.dispatch_document import DispatchDocument
 
@@ -171,6 +172,9 @@ SAMPLES: dict[str, Callable[[], Any]] = {
     "discovery": lambda: DISCOVERY,
     "why": lambda: WhyReport("writer", "chosen", ({"scope": "project", "where": "skills", "status": "chosen"},)),
     "lint": lambda: LintReport((WRITER,)),
+    "remote-discovery": lambda: RemoteDiscovery(
+        "http://build-host:8470/", (RemoteSkill(id="writer", description="Writes.\nTwo lines.", tags=("docs",)),)
+    ),
     "ranking": lambda: RANKING,
     "synthesis": lambda: SYNTHESIS,
     "handoff": lambda: HANDOFF,

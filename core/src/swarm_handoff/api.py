@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from swarm_handoff.components import ScopedSource as ScopedSource
     from swarm_handoff.components import Scorer as Scorer
     from swarm_handoff.components import TextLayout as TextLayout
+    from swarm_handoff.components import Transport as Transport
     from swarm_handoff.configdir import config_dir as config_dir
     from swarm_handoff.discovery import SOURCE_FAILED as SOURCE_FAILED
     from swarm_handoff.discovery import discover as discover
@@ -163,6 +164,8 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
+    from swarm_handoff.transport import RemoteDelivery as RemoteDelivery
+    from swarm_handoff.transport import RemoteSkill as RemoteSkill
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
     from swarm_handoff.undeclared import with_undeclared as with_undeclared
     from swarm_handoff.workflow import AgentRole as AgentRole
@@ -214,6 +217,7 @@ _EXPORTS: dict[str, str] = {
     "TextLayout": "swarm_handoff.components",
     "GatePolicy": "swarm_handoff.components",
     "CliExtension": "swarm_handoff.components",
+    "Transport": "swarm_handoff.components",
     "PluginHost": "swarm_handoff.plugins",
     "get_host": "swarm_handoff.plugins",
     # optional capabilities, each checked with isinstance where the host uses it
@@ -231,6 +235,9 @@ _EXPORTS: dict[str, str] = {
     "SourceResult": "swarm_handoff.records",
     "Contribution": "swarm_handoff.records",
     "Location": "swarm_handoff.records",
+    # what a transport answers (`handoff --to URL`, docs/a2a.md)
+    "RemoteSkill": "swarm_handoff.transport",
+    "RemoteDelivery": "swarm_handoff.transport",
     # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
     "CachedSource": "swarm_handoff.components",
     "LocatingSource": "swarm_handoff.components",

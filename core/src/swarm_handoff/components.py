@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import Contribution, DiscoveryContext, Location, SkillRecord, SourceResult
     from swarm_handoff.scopes import ScopeSpec
+    from swarm_handoff.transport import RemoteDelivery, RemoteSkill
 
 DEFAULT_PRIORITY = 99
 """The priority of a source that declares none: after every built-in source."""
@@ -38,6 +40,7 @@ class Kind(str, enum.Enum):
     ADAPTER = "adapter"
     FORMATTER = "formatter"
     QR_GATE = "qr-gate"
+    TRANSPORT = "transport"
 
     def __str__(self) -> str:
         return self.value
@@ -115,6 +118,20 @@ class GatePolicy(Protocol):
 
 
 @runtime_checkable
+class Transport(Protocol):
+    """Carries hand-offs to another machine for the URL scheme it is registered under (`http`, ...)."""
+
+    def skills(self, url: str) -> Sequence[RemoteSkill]:
+        """Return the skills the host at `url` takes a hand-off for; raise a coded `SwarmError` when it cannot tell."""
+
+    def send(self, payload: Path, url: str, target: str) -> RemoteDelivery:
+        """Send the sealed payload file to `target` at `url`; a refusal or a failed delivery is a result."""
+
+    def acknowledged(self, payload: Path, status: str) -> str | None:
+        """Follow an `ack` recorded here: a line for the user when `payload` came through this transport, else None."""
+
+
+@runtime_checkable
 class CliExtension(Protocol):
     """A plugin that adds commands: what implementing the `swarm_handoff_cli` hook amounts to."""
 
@@ -129,6 +146,7 @@ PROTOCOLS: dict[Kind, type] = {
     Kind.ADAPTER: SchemaAdapter,
     Kind.FORMATTER: Formatter,
     Kind.QR_GATE: GatePolicy,
+    Kind.TRANSPORT: Transport,
 }
 
 

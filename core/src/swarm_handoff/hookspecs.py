@@ -92,6 +92,19 @@ def swarm_handoff_qr_gates(register: Register) -> None:
 
 
 @hookspec
+def swarm_handoff_transports(register: Register) -> None:
+    """Register transports (`Transport`: `skills(url)`, `send(payload, url, target)`, `acknowledged(payload, status)`).
+
+    The name is the URL scheme the transport takes (`http`, `https`; one transport may be
+    registered under several). Fires the first time `handoff --to URL` picks the transport for a
+    URL, and when `ack` records an acknowledgment: every transport is then told once, so the one
+    that carried the payload can move its remote task. Without a transport for the URL's scheme,
+    `--to` is refused (`TRANSPORT_MISSING`) before anything is written. A transport that raises
+    during `ack` is a warning (`TRANSPORT_FAILED`): the acknowledgment stays recorded.
+    """
+
+
+@hookspec
 def swarm_handoff_operations(register: Callable[[Operation | Group], None]) -> None:
     """Declare commands as operations (`Operation`, and `Group` for a command group), once each.
 

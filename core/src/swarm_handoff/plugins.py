@@ -68,6 +68,7 @@ _KIND_HOOKS: dict[Kind, tuple[str, str]] = {
     Kind.ADAPTER: ("swarm_handoff_payload_validators", "register_adapter"),
     Kind.FORMATTER: ("swarm_handoff_formatters", "register"),
     Kind.QR_GATE: ("swarm_handoff_qr_gates", "register"),
+    Kind.TRANSPORT: ("swarm_handoff_transports", "register"),
 }
 __all__ = [
     "ComponentRef",

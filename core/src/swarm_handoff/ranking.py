@@ -148,6 +148,7 @@ class RankedCandidate:
             "path": self.record.path,
             "breakdown": [c.to_data() for c in self.contributions],
             **({"undeclared": True} if self.record.meta.get("undeclared") is True else {}),
+            **({"remote": self.record.meta["remote"]} if isinstance(self.record.meta.get("remote"), str) else {}),
         }
 
 

@@ -12,8 +12,10 @@ from swarm_handoff.cli.output import check_cwd, echo_err
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
 from swarm_handoff.errors import UsageError, close_names
+from swarm_handoff.inputs import ref
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.transport import RemoteDiscovery, transport_for
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
@@ -32,13 +34,35 @@ def discover_operation(
     accepts_from: str | None,
     schema_version: str | None,
     inputs: list[str],
-) -> DiscoveryResult:
+    remote: str | None = None,
+) -> DiscoveryResult | RemoteDiscovery:
     """`discover`: list the skills that accept a hand-off (the operations table names this body).
 
-    Scans (or reads the session's cache), filters, and notes on stderr what was set aside.
+    Scans (or reads the session's cache), filters, and notes on stderr what was set aside. With
+    `remote`, lists what the host at that URL takes instead, through the transport for its scheme.
     """
     from swarm_handoff.discovery import discover, make_context
 
+    if remote is not None:
+        local = {
+            "session": session is not None,
+            "category": bool(category),
+            "scope": bool(scope),
+            "show_all": show_all,
+            "refresh": refresh,
+            "resume": resume,
+            "accepts_from": accepts_from is not None,
+            "schema_version": schema_version is not None,
+            "inputs": bool(inputs),
+        }
+        given = [name for name, on in local.items() if on]
+        if given:
+            raise UsageError(
+                f"{ref('remote')} lists a remote host's card: {ref(given[0])} applies to local discovery only",
+                hint="drop one of the two options",
+            )
+        skills = transport_for(host, remote, "remote").skills(remote)
+        return RemoteDiscovery(remote, tuple(skills))
     check_cwd(cwd)
     if resume and session is None:
         raise UsageError("--resume needs --session DIR", hint="name the session folder being resumed")

@@ -18,10 +18,11 @@ import typer
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, folder_busy
-from swarm_handoff.operations import Operation
+from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
+from swarm_handoff.transport import RemoteDelivery, acknowledged, check_remote_target, transport_for
 
 if TYPE_CHECKING:
     from swarm_handoff.synthesis import Synthesis
@@ -62,6 +63,19 @@ class AckReport:
         return {"handoff": self.handoff.to_data(), "problems": [p.to_data() for p in self.problems]}
 
 
+@attrs.frozen
+class SentHandoff:
+    """The `handoff --to` document: the local hand-off's, with what the remote host said under `remote`."""
+
+    kind: ClassVar[str] = "handoff"
+    local: Any
+    remote: RemoteDelivery
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form: the `handoff` document plus `remote`."""
+        return {**self.local.to_data(), "remote": self.remote.to_data()}
+
+
 def _warn(problems: Any) -> None:
     for problem in problems:
         if problem.severity != Severity.ERROR:
@@ -97,14 +111,19 @@ def handoff_operation(
     allow_undeclared: bool,
     expires_in: str | None,
     require_signature: bool | None,
-) -> Document:
-    """`handoff`: build, validate and write a hand-off payload, then say the command that hands it over."""
+    to: str | None = None,
+) -> Document | OperationResult:
+    """`handoff`: build, validate and write a hand-off payload; with `to`, then send it to that host."""
     from swarm_handoff.discovery import make_context
     from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
     from swarm_handoff.ranking_options import chain_names
     from swarm_handoff.session_life import parse_duration
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
+    transport = None
+    if to is not None:  # the remote host is asked first: a hand-off it cannot take is never written
+        transport = transport_for(host, to)
+        check_remote_target(transport.skills(to), target, to)
     options = HandoffOptions(
         target=target,
         synthesis=_synthesis_or_request(synthesis, request, received),
@@ -126,7 +145,10 @@ def handoff_operation(
     _warn(result.warnings)
     for dropped in result.dropped:
         typer.echo(f"warning: dropped {dropped} (down-converted to v{result.version})", err=True)
-    return result
+    if transport is None or to is None:
+        return result
+    sent = transport.send(Path(result.payload_path), to, result.target)
+    return OperationResult(SentHandoff(result, sent), status=0 if sent.ok else 1, notes=(sent.line(),))
 
 
 def _synthesis_or_request(
@@ -215,7 +237,9 @@ def convert_invoke(operation: Operation, values: dict[str, Any]) -> None:
         invoke(operation, {**values, "stdout": payload_out})
 
 
-def ack_operation(host: PluginHost, *, payload: Path, status: str, require_signature: bool | None) -> Document:
+def ack_operation(
+    host: PluginHost, *, payload: Path, status: str, require_signature: bool | None
+) -> Document | OperationResult:
     """`ack`: record the target's acknowledgment of a hand-off in the history, after the integrity check."""
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import ACK_STATUSES, open_history
@@ -231,7 +255,9 @@ def ack_operation(host: PluginHost, *, payload: Path, status: str, require_signa
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, status)
         _warn(history.problems)
-        return AckReport(handoff=row, problems=history.problems)
+        report = AckReport(handoff=row, problems=history.problems)
+    told = acknowledged(host, payload.resolve(), status)  # a transport that carried it moves its task
+    return OperationResult(report, notes=told) if told else report
 
 
 def history_operation(host: PluginHost, *, skill: str | None, trace: str | None) -> Document:

@@ -12,6 +12,7 @@ from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking_options import Autonomy, chain_names
+from swarm_handoff.transport import remote_records, transport_for
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts
@@ -80,6 +81,7 @@ def rank_operation(
     show_all: bool,
     include_undeclared: bool,
     format: str = "text",
+    remote: str | None = None,
 ) -> OperationResult:
     """`rank`: the Stage 4 menu of hand-off targets for a synthesis or a request in words.
 
@@ -116,6 +118,8 @@ def rank_operation(
             from swarm_handoff.undeclared import with_undeclared
 
             records = tuple(with_undeclared(found))
+    if remote is not None:  # the remote host's skills join the local candidates, marked with its URL
+        records = (*records, *remote_records(transport_for(host, remote, "remote").skills(remote), remote))
     records = by_category(records, category or [])
     result = rank(
         records,

@@ -92,6 +92,12 @@ DISCOVER = Operation(
             tool_name="input",
             tool_help="Only workflows that take all these inputs (--input).",
         ),
+        Param(
+            "remote",
+            help="List the skills the host at this URL takes a hand-off for, from its card, instead "
+            "(needs a transport plugin: swarm-handoff-a2a for http(s)).",
+            surfaces=CLI_ONLY,
+        ),
         # Over MCP `discover` answers in pages (docs/mcp.md); the command line prints the whole list.
         Param(
             "limit",
@@ -111,7 +117,12 @@ DISCOVER = Operation(
         ),
     ),
     "swarm_handoff.cli.discovery_commands:discover_operation",
-    examples=("swarm-handoff discover", "swarm-handoff discover --all", "swarm-handoff discover --category research"),
+    examples=(
+        "swarm-handoff discover",
+        "swarm-handoff discover --all",
+        "swarm-handoff discover --category research",
+        "swarm-handoff discover --remote http://build-host:8470/",
+    ),
     docs="docs/discovery.md",
     tool="discover",
     tool_summary=(

@@ -121,11 +121,18 @@ HANDOFF = Operation(
             "unsigned hop. Default: true when the user has a signing key; false continues, recorded "
             "in the new payload (as --require-signature/--no-require-signature).",
         ),
+        Param(
+            "to",
+            help="Also send the payload to the host at this URL (written here first; "
+            "needs a transport plugin: swarm-handoff-a2a for http(s); see docs/a2a.md).",
+            surfaces=CLI_ONLY,
+        ),
     ),
     "swarm_handoff.cli.handoff_commands:handoff_operation",
     examples=(
         "swarm-handoff handoff code-review --synthesis synthesis.yaml --source planner --session DIR",
         'swarm-handoff handoff code-review --request "review my change for security holes" --session DIR',
+        "swarm-handoff handoff code-review --synthesis synthesis.yaml --session DIR --to http://build-host:8470/",
     ),
     docs="docs/payloads.md",
     tool="handoff",

@@ -134,12 +134,18 @@ RANK = Operation(
             default=False,
             tool_help="Also rank skills that declare no hand-off metadata (marked undeclared).",
         ),
+        Param(
+            "remote",
+            help="Also rank the skills the host at this URL takes a hand-off for (marked remote, with the URL).",
+            surfaces=CLI_ONLY,
+        ),
     ),
     "swarm_handoff.cli.rank_commands:rank_operation",
     examples=(
         "swarm-handoff rank --synthesis synthesis.yaml",
         "swarm-handoff rank --synthesis synthesis.yaml --explain",
         'swarm-handoff rank --request "review my pull request for security holes"',
+        "swarm-handoff rank --synthesis synthesis.yaml --remote http://build-host:8470/",
     ),
     docs="docs/rank.md",
     takes_format=True,

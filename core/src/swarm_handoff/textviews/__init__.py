@@ -50,6 +50,7 @@ LAYOUTS: dict[str, tuple[str, str, str]] = {
     "discovery": ("discovery", "discovery_text", DOCUMENT),
     "why": ("discovery", "why_text", DATA),
     "lint": ("discovery", "lint_text", DATA),
+    "remote-discovery": ("discovery", "remote_discovery_text", DATA),
     "ranking": ("ranking", "ranking_text", DATA),
     "synthesis": ("payloads", "synthesis_text", DATA),
     "handoff": ("payloads", "handoff_text", DOCUMENT),

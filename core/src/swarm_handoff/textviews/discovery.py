@@ -111,3 +111,12 @@ def lint_text(data: dict[str, Any]) -> str:
                 lines.append(f"    fix: {p['hint']}")
     lines.append(f"{data['errors']} error(s), {data['warnings']} warning(s)")
     return "\n".join(lines) + "\n"
+
+
+def remote_discovery_text(data: dict[str, Any]) -> str:
+    """`discover --remote URL`: one line per skill the remote host takes a hand-off for."""
+    lines = [f"{data['count']} skill(s) accept a hand-off at {data['url']}"]
+    for skill in data["skills"]:
+        tags = f" [{', '.join(skill['tags'])}]" if skill["tags"] else ""
+        lines.append(f"  {skill['id']}  {one_line(skill['description'])}{tags}")
+    return "\n".join(lines) + "\n"

@@ -47,6 +47,8 @@ def ranking_text(data: dict[str, Any]) -> str:
             details.append(f"schema {compatibility['target_version']}: {compatibility['status']}")
         if entry.get("undeclared"):
             details.append("undeclared: hand off with --allow-undeclared")
+        if entry.get("remote"):
+            details.append(f"remote: {entry['remote']}")
         lines.append("    " + " | ".join(details))
         if data.get("explain"):
             factor_width = max((len(c["factor"]) for c in entry["breakdown"]), default=0)

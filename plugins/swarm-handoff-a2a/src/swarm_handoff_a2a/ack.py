@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 from a2a.server.context import ServerCallContext
@@ -22,6 +23,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from swarm_handoff.api import SwarmError, make_context, read_text
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.extension import task_id_for
+from swarm_handoff_a2a.ids import TASK_STORE_ENV
 from swarm_handoff_a2a.receiver import default_store_url, task_store
 
 A2A_TASK_NOT_FOUND = "A2A_TASK_NOT_FOUND"
@@ -108,5 +110,5 @@ def ack_task(
             parent = None if tracing.current_traceparent() else tracing.chain_traceparent(json.loads(text))
     if task_id is None:
         raise SwarmError("USAGE", "give the payload file or the task id", hint="ack the payload the receiver wrote")
-    url = store_url or default_store_url(make_context().config_dir)
+    url = store_url or os.environ.get(TASK_STORE_ENV, "").strip() or default_store_url(make_context().config_dir)
     return asyncio.run(ack_task_async(task_id, status, url, note, traceparent=parent))

@@ -6,7 +6,8 @@ environment variable or a file (never from an argument: other users see argument
 turns the outcome into a document. Nothing here imports the A2A SDK at import time: the plugin's
 hook imports this module on every run, and only a command that talks A2A pays for the SDK.
 None of these commands is offered as an MCP tool (`tool` is unset): `serve` runs until interrupted,
-and sending over the network from an agent's tool call is what `handoff` will do.
+and a hand-off built and sent in one command is the core's `handoff TARGET --to URL`, which reaches
+this plugin through its transport (`transport.py`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
-EXTENSION_URI = "urn:swarm-handoff:a2a:handoff-payload:v1"
+from swarm_handoff_a2a.ids import EXTENSION_URI as EXTENSION_URI
+from swarm_handoff_a2a.ids import task_id_for as task_id_for
+
 PAYLOAD_MEDIA_TYPE = "application/vnd.swarm-handoff.payload+json"
 ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"  # a refusal's code, message and hint
 TRACEPARENT = "traceparent"
@@ -87,11 +89,3 @@ def carried_payload(message: Message | None) -> CarriedPayload | None:
                 traceparent=parent if isinstance(parent, str) else None,
             )
     return None
-
-
-def task_id_for(text: str) -> str:
-    """The task id of a payload: the same text always names the same task (a retry is never a second one)."""
-    import hashlib
-
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{EXTENSION_URI}#{digest}"))

@@ -13,6 +13,7 @@ status message, and nothing is written. See docs/a2a.md and the threat model in 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 import time
@@ -50,6 +51,7 @@ from swarm_handoff_a2a.extension import (
     task_id_for,
 )
 from swarm_handoff_a2a.guard import Guard
+from swarm_handoff_a2a.ids import TASK_STORE_ENV, store_file
 
 ACCEPTED_MEDIA_TYPE = "application/vnd.swarm-handoff.accepted+json"
 NOT_A_HANDOFF = "A2A_NOT_A_HANDOFF"  # a message without a payload under the extension
@@ -226,7 +228,7 @@ def task_store(store_url: str) -> DatabaseTaskStore:
 
 def default_store_url(config_dir: Path) -> str:
     """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`."""
-    path = Path(config_dir) / "swarm-handoff" / "a2a-tasks.sqlite3"
+    path = store_file(config_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite+aiosqlite:///{path}"
 
@@ -319,7 +321,7 @@ def build_receiver(
     url = public_url or f"http://{shown}:{bound}/"
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
-    store_url = store_url or default_store_url(context.config_dir)
+    store_url = store_url or os.environ.get(TASK_STORE_ENV, "").strip() or default_store_url(context.config_dir)
     store = task_store(store_url)
     executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
     handler = HandoffRequestHandler(

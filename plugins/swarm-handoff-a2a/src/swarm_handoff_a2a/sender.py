@@ -342,6 +342,11 @@ async def remote_skills_async(
     """A remote host's accepting skills from its card, with the card's caching headers."""
     async with httpx.AsyncClient(timeout=timeout, headers=(credentials or Credentials()).headers()) as http:
         card, headers = await _card(http, url)
+    return skills_of(url, card, headers)
+
+
+def skills_of(url: str, card: AgentCard, headers: Mapping[str, str]) -> RemoteSkills:
+    """A card as `RemoteSkills`: its skills, whether it declares our extension, its caching headers."""
     skills = tuple(
         {"id": s.id, "name": s.name, "description": s.description, "tags": list(s.tags), "examples": list(s.examples)}
         for s in card.skills

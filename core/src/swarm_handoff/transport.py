@@ -1,0 +1,170 @@
+"""Hand-offs to other machines, as far as the core knows them: a URL, a transport, what came back.
+
+The core carries nothing over a network. A transport plugin (`swarm-handoff-a2a` for `http` and
+`https`) registers a `Transport` under each URL scheme it takes, through the
+`swarm_handoff_transports` hook; `handoff TARGET --to URL` asks the one registered for the URL's
+scheme for the remote host's skills (the target must be one of them), writes the payload here as
+it always does, then has the transport send it. `ack` tells every transport after the
+acknowledgment is recorded, so the one that carried the payload can move its remote task. See
+docs/hooks.md and docs/a2a.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import attrs
+
+from swarm_handoff.components import Kind, Transport
+from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, close_names, did_you_mean
+from swarm_handoff.inputs import ref
+from swarm_handoff.plugins import PluginHost
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.scopes import Scope
+
+TRANSPORT_MISSING = "TRANSPORT_MISSING"  # `--to URL` and no plugin takes the URL's scheme
+TRANSPORT_FAILED = "TRANSPORT_FAILED"  # a transport raised after an ack was recorded (a warning)
+A2A_PLUGIN = "swarm-handoff-a2a"
+_MAX_URL_CHARS = 2048
+
+
+@attrs.frozen(kw_only=True)
+class RemoteSkill:
+    """A skill a remote host takes hand-offs for, as its transport read it (an A2A agent card's skill)."""
+
+    id: str
+    name: str = ""
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {**attrs.asdict(self), "tags": list(self.tags), "examples": list(self.examples)}
+
+
+@attrs.frozen(kw_only=True)
+class RemoteDelivery:
+    """One payload sent to another host: its remote task and state, or why it was not delivered."""
+
+    url: str
+    target: str
+    task_id: str | None
+    state: str  # the remote task's state (working, completed, rejected, ...), or "undelivered"
+    delivered: bool
+    attempts: int = 1
+    error: dict[str, object] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the host took the payload in (delivered and not refused)."""
+        return self.delivered and self.state not in ("rejected", "failed", "canceled", "undelivered")
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return attrs.asdict(self)
+
+    def line(self) -> str:
+        """One line for the user: where it went and the task's state, or the refusal's code and hint."""
+        head = f"sent to {self.url}: {self.state}" + (f" (task {self.task_id})" if self.task_id else "")
+        if not self.error:
+            return head
+        hint = self.error.get("hint")
+        return f"{head}; {self.error.get('code')}: {self.error.get('message')}" + (f" (hint: {hint})" if hint else "")
+
+
+@attrs.frozen
+class RemoteDiscovery:
+    """The `discover --remote URL` document: the skills a remote host takes hand-offs for."""
+
+    kind: ClassVar[str] = "remote-discovery"
+    url: str
+    skills: tuple[RemoteSkill, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return {"url": self.url, "count": len(self.skills), "skills": [s.to_data() for s in self.skills]}
+
+
+def remote_records(skills: Sequence[RemoteSkill], url: str) -> tuple[SkillRecord, ...]:
+    """The remote skills as ranking candidates: v3.0 targets of scope `registry`, marked `remote` with the URL.
+
+    A host lists only skills that take hand-offs, and checks `accepts_from` itself when the payload
+    arrives, so a candidate here accepts from anyone; its id is its name.
+    """
+    return tuple(
+        SkillRecord(
+            name=skill.id,
+            scope=Scope.REGISTRY,
+            source=f"remote {url}",
+            declared_name=skill.name or None,
+            description=skill.description,
+            categories=skill.tags,
+            protocol_version="3.0",
+            accepts_from=("*",),
+            meta={"remote": url},
+        )
+        for skill in skills
+    )
+
+
+def scheme_of(url: str, option: str = "to") -> str:
+    """The URL's scheme, lower-case; a value that is not a URL with a host is a usage error naming the option."""
+    parts = urlsplit(url) if len(url) <= _MAX_URL_CHARS and url.isprintable() else None
+    if parts is None or not parts.scheme or not parts.netloc:
+        raise UsageError(
+            f"{ref(option)} {url[:200]!r} is not the URL of a host",
+            hint="give the receiving host's URL, for example http://127.0.0.1:8470/",
+        )
+    return parts.scheme.lower()
+
+
+def transport_for(host: PluginHost, url: str, option: str = "to") -> Transport:
+    """The transport registered for the URL's scheme, or TRANSPORT_MISSING naming the plugin to install."""
+    scheme = scheme_of(url, option)
+    if scheme not in host.components(Kind.TRANSPORT):
+        raise SwarmError(
+            TRANSPORT_MISSING,
+            f"no installed plugin sends hand-offs to {scheme}:// URLs",
+            details={"url": url, "scheme": scheme, "schemes": sorted(host.components(Kind.TRANSPORT))},
+            hint=f"install {A2A_PLUGIN} (it sends over A2A to http:// and https:// hosts), "
+            "or hand off locally without --to",
+        )
+    transport: Transport = host.get(Kind.TRANSPORT, scheme)
+    return transport
+
+
+def check_remote_target(skills: Sequence[RemoteSkill], target: str, url: str) -> None:
+    """Refuse a target the remote host does not list (TARGET_NOT_FOUND, with the closest names)."""
+    known = [skill.id for skill in skills]
+    if target in known:
+        return
+    raise SwarmError(
+        ErrorCode.TARGET_NOT_FOUND,
+        f"no skill named {target!r} accepts a hand-off at {url}",
+        details={"target_skill": target, "closest": close_names(target, known), "remote": url},
+        hint=did_you_mean(target, known) or f"its skills: {', '.join(known) or '(none)'}",
+    )
+
+
+def acknowledged(host: PluginHost, payload: Path, status: str) -> tuple[str, ...]:
+    """Tell every transport an ack was recorded; the lines they answer, and a warning for one that raised."""
+    lines: list[str] = []
+    seen: set[int] = set()
+    for name in host.components(Kind.TRANSPORT):
+        try:
+            transport = host.get(Kind.TRANSPORT, name)
+            if id(transport) in seen:  # one transport registered under several schemes is told once
+                continue
+            seen.add(id(transport))
+            line = transport.acknowledged(payload, status)
+        except Exception as exc:  # the ack is recorded: a transport's trouble is a warning, never a failure
+            ref = host.components(Kind.TRANSPORT)[name]
+            lines.append(f"warning: {TRANSPORT_FAILED}: transport {name!r} from {ref.distribution}: {exc}")
+            continue
+        if line:
+            lines.append(line)
+    return tuple(lines)

@@ -1,0 +1,88 @@
+"""`discover --remote URL` and `rank --remote URL` through the A2A transport, its card cached as its headers say."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from swarm_handoff_a2a.cardcache import fresh_for
+
+
+def test_discover_remote_lists_the_hosts_accepting_skills(hosts, receiver, swarm_cli):
+    url = receiver().url
+    found = swarm_cli("discover", "--remote", url, "-f", "json")
+    assert found.exit_code == 0, found.stderr
+    data = found.json()
+    assert data["url"] == url
+    assert {s["id"] for s in data["skills"]} == {"alpha", "beta", "picky"}
+    beta = next(s for s in data["skills"] if s["id"] == "beta")
+    assert beta["examples"] == ["Review the market entry plan"]
+    assert beta["tags"] == ["research"]
+    text = swarm_cli("discover", "--remote", url)
+    assert text.stdout.startswith(f"3 skill(s) accept a hand-off at {url}\n")
+
+
+def test_the_card_is_reused_while_its_max_age_lasts(hosts, receiver, swarm_cli):
+    running = receiver()  # max-age 300
+    assert swarm_cli("discover", "--remote", running.url).exit_code == 0
+    running.stop()
+    again = swarm_cli("discover", "--remote", running.url, "-f", "json")
+    assert again.exit_code == 0, again.stdout
+    assert len(again.json()["skills"]) == 3
+
+
+def test_a_card_without_a_max_age_is_asked_for_again(hosts, receiver, swarm_cli, monkeypatch):
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    running = receiver(card_max_age=0)
+    assert swarm_cli("discover", "--remote", running.url).exit_code == 0
+    running.stop()
+    again = swarm_cli("discover", "--remote", running.url, "-f", "json")
+    assert again.exit_code == 1
+    assert again.json()["error"]["code"] == "A2A_UNREACHABLE"
+
+
+def test_a_stale_card_is_revalidated_with_its_etag(hosts, receiver, monkeypatch):
+    import httpx
+
+    from swarm_handoff_a2a.cardcache import cached_card
+
+    url = receiver(card_max_age=0).url
+    first = cached_card(url)
+    seen: list[Any] = []
+    real_get = httpx.Client.get
+
+    def spy(self: httpx.Client, target: str, **kwargs: Any) -> httpx.Response:
+        response = real_get(self, target, **kwargs)
+        seen.append((self.headers.get("if-none-match"), response.status_code))
+        return response
+
+    monkeypatch.setattr(httpx.Client, "get", spy)
+    second = cached_card(url)
+    assert seen == [(first.etag, 304)]
+    assert second.skills == first.skills
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("public, max-age=300", 300),
+        ("max-age=999999999", 86_400),
+        ("no-cache", 0),
+        ("private, no-store", None),
+        (None, 0),
+    ],
+)
+def test_how_long_a_card_is_kept_follows_its_cache_control(header, seconds):
+    assert fresh_for(header) == seconds
+
+
+def test_rank_remote_ranks_the_hosts_skills_beside_local_ones(hosts, receiver, swarm_cli):
+    url = receiver().url
+    ranked = swarm_cli("rank", "--synthesis", str(hosts["synthesis"]), "--remote", url, "--top", "10", "-f", "json")
+    assert ranked.exit_code == 0, ranked.stderr
+    entries = ranked.json()["workflows"]
+    remote = [e for e in entries if e.get("remote") == url]
+    local = [e for e in entries if "remote" not in e]
+    assert {e["skill"] for e in remote} == {"alpha", "beta", "picky"}
+    assert {e["skill"] for e in local} == {"alpha", "beta", "picky"}  # the two hosts share a skills folder here
