@@ -17,6 +17,8 @@ from swarm_handoff_a2a.ack import ack_task
 from swarm_handoff_a2a.sender import send
 
 EXPORTER = InMemorySpanExporter()
+# The A2A plugin's own spans; the core's (discover, rank, hand-off) are there too, from building the payloads.
+A2A_SPANS = {"swarm_handoff.send", "swarm_handoff.receive", "swarm_handoff.verify", "swarm_handoff.ack"}
 
 
 @pytest.fixture
@@ -40,8 +42,8 @@ def test_send_receive_verify_and_ack_are_one_trace_the_chains(hosts, receiver, p
     assert result.state == "working"
     (written,) = list(hosts["inbox"].rglob("*.json"))
     assert ack_task("success", payload_path=written, store_url=running.store_url) == "completed"
-    ours = {s.name: s for s in spans.get_finished_spans() if s.name.startswith("swarm_handoff.")}
-    assert set(ours) == {"swarm_handoff.send", "swarm_handoff.receive", "swarm_handoff.verify", "swarm_handoff.ack"}
+    ours = {s.name: s for s in spans.get_finished_spans() if s.name in A2A_SPANS}
+    assert set(ours) == A2A_SPANS
     assert {n: format(s.context.trace_id, "032x") for n, s in ours.items()} == dict.fromkeys(ours, chain)
     # the receiver's span continues the sender's, through the traceparent in the A2A message metadata
     assert ours["swarm_handoff.receive"].parent.is_remote
@@ -71,8 +73,10 @@ def test_a_payload_built_under_a_span_carries_its_traceparent_and_the_hosts_cont
         cli.get_span_context().trace_id, "032x"
     )
     assert send(path, running.url).state == "working"  # later, in another process for all it knows
-    ours = [s for s in spans.get_finished_spans() if s.name.startswith("swarm_handoff.")]
+    ours = [s for s in spans.get_finished_spans() if s.name in A2A_SPANS]
     assert {s.name for s in ours} == {"swarm_handoff.send", "swarm_handoff.receive", "swarm_handoff.verify"}
     assert {s.context.trace_id for s in ours} == {cli.get_span_context().trace_id}
+    built = next(s for s in spans.get_finished_spans() if s.name == "swarm_handoff.handoff")
+    assert built.parent.span_id == cli.get_span_context().span_id  # the core's hand-off span, in the same trace
     send_span = next(s for s in ours if s.name == "swarm_handoff.send")
     assert send_span.parent.span_id == cli.get_span_context().span_id
