@@ -22,7 +22,6 @@ from typing import Any
 from swarm_handoff.api import trace_context, trace_span
 
 _TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}\Z")
-TRACER_NAME = "swarm_handoff_a2a"
 
 
 def _otel() -> Any:
