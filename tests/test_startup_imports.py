@@ -92,6 +92,12 @@ def test_discover_imports_the_packs_but_not_their_workflows(tmp_path, project):
         pytest.skip("no example skill pack is installed in this environment")
     assert installed <= modules  # discovery did import each installed pack's entry-point module
     assert modules & NEVER_ON_DISCOVER == set()
+    assert not _opentelemetry(modules)  # its spans start only where OpenTelemetry is already in use
+
+
+def _opentelemetry(modules: set[str]) -> list[str]:
+    """The OpenTelemetry modules loaded: none on the cold path (the core's spans never import it)."""
+    return sorted(m for m in modules if m == "opentelemetry" or m.startswith("opentelemetry."))
 
 
 def test_a_discover_after_a_change_parses_no_unchanged_skill_again(tmp_path, project):
@@ -130,6 +136,7 @@ def test_version_imports_no_plugin_stack(tmp_path: Path) -> None:
     modules, out = imported(tmp_path, "--version")
     assert out == f"swarm-handoff {swarm_version()}\n"
     assert not modules & PLUGIN_STACK, sorted(modules & PLUGIN_STACK)
+    assert not _opentelemetry(modules)
 
 
 def test_version_verbose_says_which_yaml_parser_runs(tmp_path: Path) -> None:

@@ -164,6 +164,8 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
+    from swarm_handoff.tracing import trace_context as trace_context
+    from swarm_handoff.tracing import trace_span as trace_span
     from swarm_handoff.transport import RemoteDelivery as RemoteDelivery
     from swarm_handoff.transport import RemoteSkill as RemoteSkill
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
@@ -265,6 +267,9 @@ _EXPORTS: dict[str, str] = {
     "folder_busy": "swarm_handoff.errors",
     "situation_error": "swarm_handoff.errors",
     "working_directory": "swarm_handoff.errors",
+    # spans (OpenTelemetry's, when the process uses it) and the trace context a hand-off carries on
+    "trace_span": "swarm_handoff.tracing",
+    "trace_context": "swarm_handoff.tracing",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
     "SKILL_SYMLINK_LOOP": "swarm_handoff.skillmd",

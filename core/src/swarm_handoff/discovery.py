@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff import cache as caches
+from swarm_handoff import tracing
 from swarm_handoff.components import Kind
 from swarm_handoff.configdir import config_dir as config_dir  # where callers have always found it
 from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult  # its answer, where callers look
@@ -196,7 +197,10 @@ def discover_detailed(
     def compute(recorder: caches.Recorder) -> DiscoveryResult:
         return merge(run_sources(context, host, recorder), show_all=show_all)
 
-    return caches.discover_cached(context, host, compute, show_all=show_all, cache=cache)
+    with tracing.span("swarm_handoff.discover", {"swarm_handoff.show_all": show_all}, env=context.env):
+        found = caches.discover_cached(context, host, compute, show_all=show_all, cache=cache)
+        tracing.annotate({"swarm_handoff.skills": len(found[0].workflows)})
+    return found
 
 
 def discover(

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import attrs
 
+from swarm_handoff import tracing
 from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.eligibility import estimated_duration as read
@@ -324,6 +325,7 @@ def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) ->
     )
 
 
+@tracing.span("swarm_handoff.rank")  # one span per call, made afresh each time
 def rank(
     records: Sequence[SkillRecord],
     request: RankingRequest,
@@ -353,6 +355,9 @@ def rank(
     if top < 1:
         raise UsageError(f"--top must be at least 1, not {top}", hint="use --top 5 for the usual menu")
     scorer = scorer or choose_scorer(records, host)
+    tracing.annotate(
+        {"swarm_handoff.scorer": scorer, "swarm_handoff.candidates": len(records), "swarm_handoff.top": top}
+    )
     scored = sorted(score_all(records, request, scorer, host, scorer_option), key=sort_key)
     flat = indistinct(scorer, scored)
     if flat is not None:

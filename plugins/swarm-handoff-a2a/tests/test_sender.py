@@ -18,6 +18,7 @@ from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, 
 
 from swarm_handoff.api import open_history
 from swarm_handoff_a2a.auth import Auth
+from swarm_handoff_a2a.extension import task_id_for
 from swarm_handoff_a2a.receiver import A2A_AUTH_REQUIRED, build_receiver
 from swarm_handoff_a2a.sender import Credentials, Retry, remote_skills, remote_status, send
 
@@ -248,3 +249,37 @@ def test_a_token_file_that_is_not_a_small_text_file_is_refused_by_both_ends(tmp_
         assert caught.value.code == "A2A_AUTH_SECRET"
         assert str(path) in caught.value.message
         assert says in caught.value.message
+
+
+def test_a_send_over_plain_http_loads_no_certificate_bundle(hosts, receiver, payload, monkeypatch):
+    """Loading the CA bundle cost ~100 ms of every send on loopback, for a connection with no TLS."""
+    import ssl
+
+    loaded: list[str] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loaded.append(str(args or kwargs))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    running = receiver()
+    path = payload()
+    assert send(path, running.url).state == "working"
+    assert remote_status(running.url, task_id_for(path.read_text(encoding="utf-8"))) == "working"
+    assert remote_skills(running.url).skills
+    assert loaded == []
+
+
+def test_an_https_url_is_verified_against_the_system_bundle():
+    """Only a plain-http URL skips the bundle; TLS is checked as before, and a plain-http client trusts no TLS."""
+    import ssl
+
+    from swarm_handoff_a2a.sender import tls_verification
+
+    assert tls_verification("https://example.org/") is True
+    plain = tls_verification("http://127.0.0.1:8470/")
+    assert isinstance(plain, ssl.SSLContext)
+    assert plain.verify_mode == ssl.CERT_REQUIRED
+    assert plain.check_hostname
+    assert plain.cert_store_stats()["x509_ca"] == 0  # a redirect to https fails closed

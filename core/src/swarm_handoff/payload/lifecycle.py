@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from swarm_handoff import tracing
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
@@ -53,6 +53,7 @@ from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
+from swarm_handoff.tracing import TRACEPARENT_ENV
 from swarm_handoff.undeclared import is_undeclared, named_undeclared
 from swarm_handoff.undeclared import override_record as undeclared_override
 
@@ -85,15 +86,21 @@ def hand_off(
     context = context or make_context()
     run = HandoffRun(options, context)
     spelling = handoff_spelling(surface)
-    try:
-        return _hand_off(run, options, host or get_host(), context, confirm, now, spelling)
-    except SwarmError as error:
-        raise fail_safely(run, spell_error(error, spelling)) from None
-    except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
-        raise fail_safely(run, unexpected(exc)) from exc
-    except BaseException:  # Ctrl-C or exit: keep the payload, then let the interruption go on
-        fail_safely(run, unexpected(None))
-        raise
+    caller = tracing.carried(context.env)  # the caller's trace context, before this hand-off's span starts
+    attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": options.target}
+    with tracing.span("swarm_handoff.handoff", attributes, env=context.env):
+        try:
+            result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller)
+        except SwarmError as error:
+            raise fail_safely(run, spell_error(error, spelling)) from None
+        except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
+            raise fail_safely(run, unexpected(exc)) from exc
+        except BaseException:  # Ctrl-C or exit: keep the payload, then let the interruption go on
+            fail_safely(run, unexpected(None))
+            raise
+        chain = {"gen_ai.conversation.id": result.trace_id, "swarm_handoff.payload_hash": result.payload_hash}
+        tracing.annotate({k: v for k, v in chain.items() if v})
+        return result
 
 
 def _check_expires_in(expires_in: dt.timedelta | None, option: str = "expires_in") -> None:
@@ -108,12 +115,6 @@ def _check_expires_in(expires_in: dt.timedelta | None, option: str = "expires_in
         )
 
 
-# The caller's trace context, as OpenTelemetry passes it to a child process (environment variables as
-# context carriers): a v3.0 payload records it in `tracing.tags.traceparent`, so one trace follows the work.
-TRACEPARENT_ENV = "TRACEPARENT"
-_TRACEPARENT = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")
-
-
 def _hand_off(
     run: HandoffRun,
     options: HandoffOptions,
@@ -122,6 +123,7 @@ def _hand_off(
     confirm: Confirm | None,
     now: dt.datetime | None,
     spelling: Spelling,
+    caller: Mapping[str, str],
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
@@ -282,10 +284,12 @@ def _hand_off(
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
         run.payload = seal(run.payload)
-    traceparent = context.env.get(TRACEPARENT_ENV)
-    if traceparent and version == "3.0":  # the caller's trace context travels with the work, sealed and signed
-        if _TRACEPARENT.match(traceparent):
-            run.payload["handoff"].setdefault("tracing", {}).setdefault("tags", {})["traceparent"] = traceparent
+    # The caller's trace context (`tracing.carried`: the current span's, as the MCP server has it from a
+    # tool call's `_meta`, else TRACEPARENT/TRACESTATE, OpenTelemetry's carriers to a child process)
+    # travels with the work in a v3.0 payload's `tracing.tags`, sealed and signed: one trace follows it.
+    if caller and version == "3.0":
+        if tracing.TRACEPARENT.match(caller["traceparent"]):
+            run.payload["handoff"].setdefault("tracing", {}).setdefault("tags", {}).update(caller)
             run.payload = seal(run.payload)
         else:
             notes.append(f"{TRACEPARENT_ENV} is not a W3C traceparent; not recorded in the payload")

@@ -16,9 +16,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import ssl
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import attrs
 import httpx
@@ -135,6 +137,18 @@ def _payload_text(payload_or_path: str | Path | Mapping[str, Any]) -> tuple[str,
     return text, data
 
 
+def tls_verification(url: str) -> ssl.SSLContext | bool:
+    """httpx's `verify` for a client of `url`: the system's CA bundle for https; for plain http, trust in nothing.
+
+    httpx loads the bundle for every client, TLS or not: about 100 ms of each send on loopback. A
+    plain-http host needs none, and a context that trusts no authority makes a redirect to https
+    fail closed rather than go unverified.
+    """
+    if urlsplit(url).scheme.lower() != "http":
+        return True
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, and trusts no authority: no bundle is read
+
+
 def _retryable(exc: BaseException) -> bool:
     """Whether a failure is the connection's (worth retrying), not an answer."""
     seen: BaseException | None = exc
@@ -161,7 +175,9 @@ async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Hea
 
 async def fetch_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> AgentCard:
     """A host's agent card, read with the SDK's resolver."""
-    async with httpx.AsyncClient(timeout=timeout, headers=(credentials or Credentials()).headers()) as http:
+    async with httpx.AsyncClient(
+        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
+    ) as http:
         return await A2ACardResolver(http, url).get_agent_card()
 
 
@@ -240,7 +256,7 @@ async def _deliver(
             error=error,
         )
 
-    async with httpx.AsyncClient(timeout=timeout, headers=headers) as http:
+    async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=tls_verification(url)) as http:
         card: AgentCard | None = None
         while True:
             attempts += 1
@@ -340,7 +356,9 @@ async def remote_skills_async(
     url: str, *, credentials: Credentials | None = None, timeout: float = 30.0
 ) -> RemoteSkills:
     """A remote host's accepting skills from its card, with the card's caching headers."""
-    async with httpx.AsyncClient(timeout=timeout, headers=(credentials or Credentials()).headers()) as http:
+    async with httpx.AsyncClient(
+        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
+    ) as http:
         card, headers = await _card(http, url)
     return skills_of(url, card, headers)
 
@@ -376,7 +394,9 @@ async def remote_status_async(
     config_dir: Path | None = None,
 ) -> str:
     """A hand-off's remote task state (`history`/`ack --remote` show it); recorded when `payload_hash` is given."""
-    async with httpx.AsyncClient(timeout=timeout, headers=(credentials or Credentials()).headers()) as http:
+    async with httpx.AsyncClient(
+        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
+    ) as http:
         card, _headers = await _card(http, url)
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
         task = await client.get_task(GetTaskRequest(id=task_id))

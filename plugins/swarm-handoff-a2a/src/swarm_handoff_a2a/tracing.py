@@ -7,6 +7,9 @@ W3C `traceparent` that came with the message (A2A message metadata), the one the
 the payload's `trace_id` (a UUID: 32 hex digits, a valid W3C trace id) with its span id (the first
 16 hex digits of its `payload_hash`). Attribute names follow OpenTelemetry's GenAI conventions
 where they name one (`gen_ai.operation.name`, `gen_ai.agent.name`); the rest are `swarm_handoff.*`.
+Every span is started by the core's one helper (`swarm_handoff.api.trace_span`), so the core's
+discover, rank and hand-off spans and these are one tracer's; loading the API here is what makes
+an A2A host a process "in use" for it.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from swarm_handoff.api import trace_context, trace_span
+
 _TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}\Z")
-TRACER_NAME = "swarm_handoff_a2a"
 
 
 def _otel() -> Any:
@@ -50,30 +54,18 @@ def chain_traceparent(payload: Mapping[str, Any]) -> str | None:
 @contextmanager
 def span(name: str, attributes: Mapping[str, Any] | None = None, *, parent: str | None = None) -> Iterator[Any]:
     """A span named `name` (child of `parent`, a W3C traceparent, when given; else of the current span)."""
-    trace = _otel()
-    if trace is None:
+    if _otel() is None:
         yield None
         return
-    context = None
-    if parent and _TRACEPARENT.match(parent):
-        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-
-        context = TraceContextTextMapPropagator().extract({"traceparent": parent})
-    clean = {k: v for k, v in (attributes or {}).items() if isinstance(v, (str, bool, int, float))}
-    with trace.get_tracer(TRACER_NAME).start_as_current_span(name, context=context, attributes=clean) as current:
-        yield current
+    with trace_span(name, attributes, parent=parent if parent and _TRACEPARENT.match(parent) else None) as now:
+        yield now
 
 
 def current_traceparent() -> str | None:
     """The W3C traceparent of the current span, to send along; None without OpenTelemetry or a valid span."""
-    trace = _otel()
-    if trace is None:
+    if _otel() is None:
         return None
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-
-    carrier: dict[str, str] = {}
-    TraceContextTextMapPropagator().inject(carrier)
-    value = carrier.get("traceparent")
+    value = trace_context({}).get("traceparent")  # no environment: only a span current here counts
     return value if value and _TRACEPARENT.match(value) else None
 
 
