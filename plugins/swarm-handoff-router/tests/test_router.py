@@ -444,5 +444,3 @@ def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
 
     found = list(Request.of(request("zebra crossing apple pie mango chutney root cause").synthesis).phrases)
     assert found == sorted(found)
-
-
