@@ -14,6 +14,18 @@ Two measurements, each the minimum of `--rounds` runs (the least disturbed one o
   command again; *memo off*: `SWARM_HANDOFF_NO_CACHE=1`, every cache off. The wall time of the
   whole command is reported.
 
+* **on a real tree** (`--real --sizes 2000`): the generated tree's 60-word vocabulary puts every
+  word in most skills, so postings save nothing there. This mode copies the routing benchmark's
+  real SKILL.md files (the 192 skills bench_routing.py ranks: ../shared/corpus plus
+  bench/routing/fixtures) until the tree holds `--sizes` skills, each copy under a name of its own
+  (`NAME-2`, `NAME-3`, ...; the frontmatter name rewritten to match), and times, each command in a
+  fresh interpreter, round-robin, the minimum of `--rounds`: `route REQUEST` cold and warm (the
+  router), `rank --request REQUEST --scorer bm25` cold and warm (plain BM25 over every skill), and
+  `agentskills read-properties` on one skill, each in wall time and in CPU time (user + system of
+  the child: what a command costs whatever else the shared machine runs). REQUEST is a labelled
+  request of holdout13. A real
+  tree of 2,000 distinct skills would have a larger vocabulary still; copies keep the corpus's.
+
 * **side by side** (`--sizes 2000 10000`): in one run over the same generated tree, each command in a
   fresh interpreter, round-robin, the minimum of `--rounds`: `rank --scorer router` and `rank
   --scorer bm25` (plain BM25), each cold (an empty user cache) and warm (the same command again),
@@ -22,7 +34,7 @@ Two measurements, each the minimum of `--rounds` runs (the least disturbed one o
   ratios are printed and kept in the results.
 
 Results go to bench/results/router_speed.json; the figures in docs/routing.md ("Speed") were taken
-with it. Run: `python bench/bench_router_speed.py [--size 2000] [--rounds 3] [--sizes 2000 10000]`;
+with it. Run: `python bench/bench_router_speed.py [--size 2000] [--rounds 3] [--sizes 2000 10000] [--real]`;
 never a unit test.
 To time another version of the router, put its `src` folder first on PYTHONPATH.
 """
@@ -33,6 +45,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -102,6 +115,105 @@ def make_tree(root: Path, count: int, seed: int = 7) -> Path:
         os.utime(folder, (past, past))
     os.utime(skills, (past, past))
     return root
+
+
+# A labelled request of holdout13 (written blind), of the kind `route` answers.
+REQUEST = (
+    "The user says all six sprint tasks are done and CI is green; next step: confirm each one really "
+    "meets its acceptance checklist before anything gets marked done."
+)
+
+
+def real_sources() -> list[Path]:
+    """The SKILL.md of each skill the routing benchmark ranks, one per name (as bench_routing.load_skills)."""
+    import bench_routing
+
+    if not bench_routing.CORPUS.is_dir():
+        raise SystemExit(f"bench_router_speed: --real needs the corpus at {bench_routing.CORPUS}")
+    return [Path(str(r.path)) for r in bench_routing.load_skills(bench_routing.CORPUS)]
+
+
+def make_real_tree(root: Path, count: int) -> Path:
+    """`count` skills under root/.claude/skills copied from the real ones, each under its own name; returns root."""
+    sources = real_sources()
+    skills = root / ".claude" / "skills"
+    past = time.time() - 3600
+    for i in range(count):
+        source = sources[i % len(sources)]
+        copy = i // len(sources)
+        name = source.parent.name if copy == 0 else f"{source.parent.name}-{copy + 1}"
+        text = source.read_text(encoding="utf-8", errors="replace")
+        head, sep, rest = text.partition("\nname:")
+        if sep and text.startswith("---"):  # the frontmatter's name line, rewritten to the folder's
+            text = f"{head}\nname: {name}{rest[rest.find(chr(10)) :] if chr(10) in rest else ''}"
+        folder = skills / name
+        folder.mkdir(parents=True)
+        path = folder / "SKILL.md"
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (past, past))
+        os.utime(folder, (past, past))
+    os.utime(skills, (past, past))
+    return root
+
+
+def _env(cache: Path, no_cache: bool = False) -> dict[str, str]:
+    env = {
+        "HOME": str(cache.parent),
+        "XDG_CACHE_HOME": str(cache),
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+    }
+    if no_cache:
+        env["SWARM_HANDOFF_NO_CACHE"] = "1"
+    return env
+
+
+def time_command(arguments: list[str], cache: Path, program: str = "swarm-handoff") -> tuple[float, float]:
+    """Wall and CPU time (user + system) of one `PROGRAM ARGUMENTS` in a fresh interpreter (the installed command).
+
+    CPU time is what the command costs whatever else the shared machine runs; wall time is what a
+    user waits, and on a loaded machine it is mostly waiting for a core.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    command = [str(Path(sys.executable).with_name(program)), *arguments]
+    done = subprocess.run(command, env=_env(cache), capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"bench_router_speed: {arguments[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def real_side_by_side(size: int, rounds: int) -> dict[str, float]:
+    """`route` and plain BM25 (`rank --request --scorer bm25`), cold and warm, and read-properties: a real tree."""
+    keys = ("router_cold", "router_warm", "bm25_cold", "bm25_warm", "read")
+    times: dict[str, list[tuple[float, float]]] = {k: [] for k in keys}
+    with tempfile.TemporaryDirectory(prefix="bench-router-real-") as tmp:
+        root = make_real_tree(Path(tmp) / "project", size)
+        commands = {
+            "router": ["route", REQUEST, "--cwd", str(root)],
+            "bm25": ["rank", "--request", REQUEST, "--scorer", "bm25", "--cwd", str(root)],
+        }
+        one = sorted((root / ".claude" / "skills").iterdir())[0]
+        for number in range(rounds):
+            for scorer, arguments in commands.items():
+                cache = Path(tmp) / f"home-{scorer}-{number}" / ".cache"
+                cache.mkdir(parents=True)
+                times[f"{scorer}_cold"].append(time_command(arguments, cache))
+                times[f"{scorer}_warm"].append(time_command(arguments, cache))
+            cache = Path(tmp) / f"home-read-{number}" / ".cache"
+            cache.mkdir(parents=True)
+            times["read"].append(time_command(["read-properties", str(one)], cache, program="agentskills"))
+    best: dict[str, float] = {"size": size}
+    for key, pairs in times.items():
+        best[key] = min(wall for wall, _ in pairs)
+        best[f"{key}_cpu"] = min(cpu for _, cpu in pairs)
+    for suffix in ("", "_cpu"):
+        best[f"warm_over_read{suffix}"] = best[f"router_warm{suffix}"] / best[f"read{suffix}"]
+        best[f"warm_over_bm25{suffix}"] = best[f"router_warm{suffix}"] / best[f"bm25_warm{suffix}"]
+        best[f"cold_over_bm25{suffix}"] = best[f"router_cold{suffix}"] / best[f"bm25_cold{suffix}"]
+    return best
 
 
 def time_rank(root: Path, cache: Path, *, no_cache: bool = False, scorer: str = "router") -> float:
@@ -210,10 +322,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[], help="side by side with BM25 at these sizes only")
+    parser.add_argument("--real", action="store_true", help="with --sizes: a tree of the real benchmark skills")
     args = parser.parse_args(argv)
     if args.sizes:
-        rows = [side_by_side(size, args.rounds) for size in args.sizes]
+        measure = real_side_by_side if args.real else side_by_side
+        rows = [measure(size, args.rounds) for size in args.sizes]
         for r in rows:
+            if args.real:
+                print(
+                    f"{r['size']:>6} real skills, CPU (wall): route warm {r['router_warm_cpu']:.2f} s "
+                    f"({r['router_warm']:.2f} s), cold {r['router_cold_cpu']:.2f} s ({r['router_cold']:.2f} s); bm25 "
+                    f"warm {r['bm25_warm_cpu']:.2f} s ({r['bm25_warm']:.2f} s), cold {r['bm25_cold_cpu']:.2f} s "
+                    f"({r['bm25_cold']:.2f} s); read-properties {r['read_cpu']:.2f} s ({r['read']:.2f} s); warm route "
+                    f"/ read-properties {r['warm_over_read_cpu']:.2f}x ({r['warm_over_read']:.2f}x); cold route / "
+                    f"bm25 {r['cold_over_bm25_cpu']:.2f}x ({r['cold_over_bm25']:.2f}x)"
+                )
+                continue
             print(
                 f"{r['size']:>6} skills: router warm {r['router_warm']:.2f} s, cold {r['router_cold']:.2f} s; "
                 f"bm25 warm {r['bm25_warm']:.2f} s, cold {r['bm25_cold']:.2f} s; read-properties {r['read']:.2f} s; "
@@ -225,7 +349,8 @@ def main(argv: list[str] | None = None) -> None:
             growth = (last["router_warm"] / first["router_warm"]) / (last["size"] / first["size"])
             print(f"warm router cost from {first['size']} to {last['size']} skills: {growth:.2f} of linear")
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "router_side_by_side.json").write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        name = "router_side_by_side_real.json" if args.real else "router_side_by_side.json"
+        (RESULTS / name).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
         return
     results: dict[str, Any] = {"analysis": analysis_times(max(args.rounds, 5))}
     if results["analysis"]:

@@ -58,9 +58,21 @@ def test_a_v3_target_gets_the_request_too(swarm_cli: Any, world: Any) -> None:
     assert payload["meta"]["confidence"] == "low"
 
 
+@pytest.mark.parametrize(("target", "kind"), [("reader", "decision"), ("deep", "research")])
+def test_problem_type_sets_the_type_the_request_carries(swarm_cli: Any, world: Any, target: str, kind: str) -> None:
+    args = ("handoff", target, "--request", REQUEST, "--problem-type", kind, "--source", "planner")
+    result = swarm_cli(*args, "--session", str(world["session"]), "-f", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    payload = load_payload_file(Path(result.json()["payload_path"]))["handoff"]
+    assert payload["context"]["problem_type"] == kind
+    assert payload["context"]["original_prompt"] == REQUEST
+
+
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
+        (("--request", REQUEST, "--problem-type", "cooking"), "--problem-type 'cooking' is not a problem type"),
+        (("--synthesis", "SYNTHESIS", "--problem-type", "decision"), "--problem-type goes with --request"),
         (("--request", REQUEST, "--synthesis", "SYNTHESIS"), "give one"),
         ((), "--synthesis FILE, --request TEXT, or --from PAYLOAD"),
         (("--request", " "), "--request is empty"),

@@ -115,6 +115,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking import RankedCandidate as RankedCandidate
     from swarm_handoff.ranking import RankingRequest as RankingRequest
     from swarm_handoff.ranking import RankingResult as RankingResult
+    from swarm_handoff.ranking import choose_scorer as choose_scorer
     from swarm_handoff.ranking import rank as rank
     from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
     from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
@@ -128,6 +129,7 @@ if TYPE_CHECKING:
     from swarm_handoff.render import render as render
     from swarm_handoff.reporoot import Repository as Repository
     from swarm_handoff.reporoot import find_repository as find_repository
+    from swarm_handoff.request_words import synthesis_from_request as synthesis_from_request
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
@@ -150,6 +152,7 @@ if TYPE_CHECKING:
     from swarm_handoff.skillwalk import SkillsPlace as SkillsPlace
     from swarm_handoff.skillwalk import Walked as Walked
     from swarm_handoff.skillwalk import walk_skills as walk_skills
+    from swarm_handoff.synthesis import Synthesis as Synthesis
     from swarm_handoff.synthesis import load_synthesis as load_synthesis
     from swarm_handoff.synthesis import parse_synthesis as parse_synthesis
     from swarm_handoff.termsafe import UNSAFE_MULTI_LINE as UNSAFE_MULTI_LINE
@@ -337,6 +340,8 @@ _EXPORTS: dict[str, str] = {
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
     "rank": "swarm_handoff.ranking",
+    "choose_scorer": "swarm_handoff.ranking",
+    "synthesis_from_request": "swarm_handoff.request_words",
     "RankingRequest": "swarm_handoff.ranking",
     "RankingResult": "swarm_handoff.ranking",
     "RankedCandidate": "swarm_handoff.ranking",
@@ -346,6 +351,7 @@ _EXPORTS: dict[str, str] = {
     "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",
+    "Synthesis": "swarm_handoff.synthesis",
     "load_synthesis": "swarm_handoff.synthesis",
     "parse_synthesis": "swarm_handoff.synthesis",
     "hand_off": "swarm_handoff.payload.lifecycle",

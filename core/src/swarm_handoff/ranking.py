@@ -305,9 +305,10 @@ WORDS_SCORER = "router"
 INDISTINCT = "RANKING_INDISTINCT"
 
 
-def choose_scorer(records: Sequence[SkillRecord], host: PluginHost) -> str:
-    """The scorer when none is named: the router for undeclared candidates (when installed), else `swarm-v2`."""
-    if any(is_undeclared(r) for r in records) and WORDS_SCORER in host.components(Kind.SCORER):
+def choose_scorer(records: Sequence[SkillRecord], host: PluginHost, *, in_words: bool = False) -> str:
+    """The ranking rule, one for every surface: the router (when installed) for a request in words or
+    undeclared candidates, else `swarm-v2`."""
+    if (in_words or any(is_undeclared(r) for r in records)) and WORDS_SCORER in host.components(Kind.SCORER):
         return WORDS_SCORER
     return DEFAULT_SCORER
 

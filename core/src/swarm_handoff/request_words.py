@@ -19,8 +19,10 @@ MAX_REQUEST_CHARS = 100_000
 DEFAULT_REQUEST_PROBLEM_TYPE = "analytical"
 
 
-def synthesis_from_request(request: str, problem_type: str | None = None, *, option: str = "--request") -> Synthesis:
-    """The synthesis a plain request stands for; an empty or oversized request is a USAGE error naming `option`."""
+def synthesis_from_request(
+    request: str, problem_type: str | None = None, *, option: str = "--request", type_option: str = "--problem-type"
+) -> Synthesis:
+    """The synthesis a plain request stands for; a bad request or type is a USAGE error naming its option."""
     text = request.strip()
     if not text:
         raise UsageError(f"{option} is empty", hint=f'say what you need, e.g. {option} "summarise this PDF"')
@@ -32,7 +34,7 @@ def synthesis_from_request(request: str, problem_type: str | None = None, *, opt
     kinds = PROBLEM_TYPES + PROBLEM_TYPES_V3
     if problem_type is not None and problem_type not in kinds:
         raise UsageError(
-            f"--problem-type {problem_type!r} is not a problem type", hint=f"use one of: {', '.join(kinds)}"
+            f"{type_option} {problem_type!r} is not a problem type", hint=f"use one of: {', '.join(kinds)}"
         )
     data = {"original_prompt": text, "problem_type": problem_type or DEFAULT_REQUEST_PROBLEM_TYPE}
     return attrs.evolve(parse_synthesis(data, path=option), source_path=None)  # no file: none to name

@@ -255,28 +255,28 @@ def test_a_synonym_never_earns_more_than_the_word_itself_would() -> None:
 
 
 def test_one_skill_word_is_credited_once_through_synonyms() -> None:
-    skills = (skill("essayist", "Essays in your voice."), skill("poet", "Poems."))
-    found = route(skills, request("a blog post", skills).synthesis)[0]
-    assert [c.factor for c in found if "as synonym" in c.reason] == [f"term:{stem('blog')}"]
+    skills = (skill("mailer", "Email in your tone."), skill("poet", "Poems."))
+    found = route(skills, request("my mail inbox", skills).synthesis)[0]
+    credited = [c.factor for c in found if "as synonym" in c.reason]
+    assert len(credited) == 1  # "mail" and "inbox" both stand for "email": the skill's word counts once
+    assert credited[0] in {f"term:{stem('mail')}", f"term:{stem('inbox')}"}
 
 
 def test_a_synonym_the_name_uses_outweighs_a_word_the_body_mentions_once() -> None:
-    body = "Intro. " + " ".join(f"word{i}" for i in range(300)) + " a pattern."
-    others = tuple(skill(f"notes{i}", f"Meeting notes, kind {i}, with a pattern of agenda items.") for i in range(4))
-    records = (skill("regex-helper", "Write and explain regular expressions."), *others)
+    body = "Intro. " + " ".join(f"word{i}" for i in range(300)) + " a container."
+    others = tuple(skill(f"notes{i}", f"Meeting notes, kind {i}, with a container of agenda items.") for i in range(4))
+    records = (skill("docker-helper", "Write and explain images to ship."), *others)
     docs = [Document.of(records[0], body=body), *(Document.of(r, body="") for r in others)]
-    found = route(records, request("need a pattern for invoice ids").synthesis, docs)[0]
-    word = next(c for c in found if c.factor == f"term:{stem('pattern')}")
-    assert "as synonym 'regex'" in word.reason
+    found = route(records, request("need a container for invoice ids").synthesis, docs)[0]
+    word = next(c for c in found if c.factor == f"term:{stem('container')}")
+    assert f"as synonym '{stem('docker')}'" in word.reason
 
 
 @pytest.mark.parametrize(
     ("prompt", "winner"),
     [
         ("poke holes in my reasoning before we commit", "critic"),
-        ("help me figure out why the export crashes", "troubleshooter"),
         ("ballpark the yearly running bill for ten freezers", "estimator"),
-        ("put the user guide into Portuguese", "translator"),
     ],
 )
 def test_everyday_phrases_stand_for_the_work_they_name(prompt: str, winner: str) -> None:
@@ -424,13 +424,11 @@ def test_one_thing_saying_another_is_wrong_reads_as_a_contradiction() -> None:
         ("before we build recurring payments, what could go wrong?", "edge"),
         ("which test should I use to compare three groups", "statistical"),
         ("how many mice per group for a 20% difference", "statistics"),
-        ("a pattern to pull invoice ids out of subject lines", "regex"),
         ("answer this one furious customer without making it worse", "email"),
         ("write a polite note to my kid's teacher", "email"),
         ("the 2am backup never happens", "cron"),
         ("the report script takes 40 minutes, where is the time actually going", "profile"),
         ("what have completely different industries figured out about this", "analogy"),
-        ("the report must wait if the export fails", "pipeline"),
         ("would like this reasoned through properly", "reasoning"),
     ],
 )
@@ -446,14 +444,3 @@ def test_phrases_come_in_the_same_order_whatever_the_hash_seed() -> None:
 
     found = list(Request.of(request("zebra crossing apple pie mango chutney root cause").synthesis).phrases)
     assert found == sorted(found)
-
-
-def test_the_version_phrase_only_starts_at_the_head_of_a_dotted_number() -> None:
-    """A request of dotted digits must cost linear time: no match may start inside a run (ReDoS)."""
-    from swarm_handoff_router.phrases import IDIOM_PATTERNS
-
-    pattern = next(p for p, words in IDIOM_PATTERNS if words == "upgrade version")
-    text = "bump 1.2.3 to 4"
-    assert pattern.search(text) is not None
-    assert all(pattern.match(text, start) is None for start in range(6, 10))  # inside "1.2.3"
-    assert pattern.search("1." * 2000 + " to 4") is None or pattern.search("1." * 2000 + " to 4").start() == 0

@@ -99,6 +99,7 @@ def handoff_operation(
     synthesis: Path | None,
     received: Path | None,
     request: str | None = None,
+    problem_type: str | None = None,
     schema: str | None,
     source: str | None,
     reason: str,
@@ -126,7 +127,7 @@ def handoff_operation(
         check_remote_target(transport.skills(to), target, to)
     options = HandoffOptions(
         target=target,
-        synthesis=_synthesis_or_request(synthesis, request, received),
+        synthesis=_synthesis_or_request(synthesis, request, received, problem_type),
         session=Path(session),
         schema=schema,
         source=source,
@@ -152,10 +153,14 @@ def handoff_operation(
 
 
 def _synthesis_or_request(
-    synthesis: Path | None, request: str | None, received: Path | None
+    synthesis: Path | None, request: str | None, received: Path | None, problem_type: str | None = None
 ) -> Path | Synthesis | None:
     """The synthesis file, or the synthesis a request in words stands for (`--request`): never both."""
     if request is None:
+        if problem_type is not None:
+            raise UsageError(
+                "--problem-type goes with --request", hint="a synthesis file (or --from's payload) carries its own"
+            )
         if synthesis is None and received is None:
             raise UsageError(
                 "handoff needs --synthesis FILE, --request TEXT, or --from PAYLOAD to continue a chain",
@@ -169,7 +174,7 @@ def _synthesis_or_request(
         )
     from swarm_handoff.request_words import synthesis_from_request
 
-    return synthesis_from_request(request)
+    return synthesis_from_request(request, problem_type)
 
 
 def validate_operation(host: PluginHost, *, payload: Path) -> Document:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from swarm_handoff.components import Kind
 from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
@@ -91,7 +90,7 @@ def rank_operation(
     """
     from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.eligibility import Query, by_category
-    from swarm_handoff.ranking import INDISTINCT, WORDS_SCORER, RankingRequest, rank
+    from swarm_handoff.ranking import INDISTINCT, RankingRequest, choose_scorer, rank
 
     in_words = request is not None
     ranking = RankingRequest(
@@ -100,8 +99,8 @@ def rank_operation(
         autonomy=autonomy,
         history=load_history(history) if history is not None else recorded_history(),
     )
-    if in_words and scorer is None and WORDS_SCORER in host.components(Kind.SCORER):
-        scorer = WORDS_SCORER
+    if in_words and scorer is None:
+        scorer = choose_scorer((), host, in_words=True)
     if workflows is not None and include_undeclared:
         raise UsageError(
             "--include-undeclared ranks what discovery found, not a --workflows file",

@@ -49,6 +49,11 @@ HANDOFF = Operation(
             surfaces=CLI_ONLY,
         ),
         Param(
+            "problem_type",
+            help="With --request: the problem type it carries (default: analytical).",
+            surfaces=CLI_ONLY,
+        ),
+        Param(
             "received",
             Path,
             "Continue the chain of the payload this skill received (checked first; no synthesis needed).",

@@ -13,6 +13,11 @@ MAX_TOP = 100
 
 SYNTHESIS_TOOL_HELP = "The synthesis: an object (as in a synthesis file), or the path of a YAML/JSON synthesis file."
 
+REQUEST_TOOL_HELP = (
+    "The request in words, instead of synthesis: every discovered skill is ranked "
+    "(declared or not; the router when installed)."
+)
+
 RANKING_RULE = (
     "Ranking rule: the router by default for undeclared candidates or a request in words; "
     "swarm-v2 for synthesis-based ranking of declared targets."
@@ -28,7 +33,6 @@ RANK = Operation(
             "synthesis",
             Path,
             "The synthesis file (YAML, or JSON by extension); or give --request.",
-            tool_required=True,
             tool_type="text-or-object",
             tool_help=SYNTHESIS_TOOL_HELP,
             path=True,
@@ -37,12 +41,12 @@ RANK = Operation(
             "request",
             help="The request in words, instead of a synthesis file: every discovered skill is ranked "
             "(declared or not; the router when installed).",
-            surfaces=CLI_ONLY,
+            tool_help=REQUEST_TOOL_HELP,
         ),
         Param(
             "problem_type",
             help="With --request: the problem type it carries (default: analytical).",
-            surfaces=CLI_ONLY,
+            tool_help="With request: the problem type it carries (default: analytical).",
         ),
         Param(
             "cwd",
@@ -68,7 +72,8 @@ RANK = Operation(
             "scorer",
             help="Scorer name (see `swarm-handoff plugins`); default: the ranking rule above.",
             complete="scorer",
-            tool_help="Scorer name (default: the built-in one).",
+            tool_help="Scorer name (default: the ranking rule: the router for a request in words or undeclared "
+            "candidates, swarm-v2 for declared targets of a synthesis).",
         ),
         Param(
             "top",
@@ -150,5 +155,6 @@ RANK = Operation(
     docs="docs/rank.md",
     takes_format=True,
     tool="rank",
-    tool_summary="Rank the discovered hand-off targets for a synthesis: the Stage 4 menu (as `swarm-handoff rank`).",
+    tool_summary="Rank the discovered hand-off targets for a synthesis, or every discovered skill for a request "
+    "in words: the Stage 4 menu (as `swarm-handoff rank`).",
 )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, ErrorCode, PluginHost, SwarmError, UsageError
 
 if TYPE_CHECKING:
+    from swarm_handoff.api import Synthesis
     from swarm_handoff_mcp.tools import Call
 
 
@@ -99,22 +100,24 @@ class _Synthesis:
 
 
 def rank_tool(call: Call) -> Document:
-    """Rank as `rank`: a synthesis object is parsed like a file, so the agent need not write one."""
+    """Rank as `rank`: a synthesis object is parsed like a file, and a request in words ranks every skill.
+
+    Without `scorer`, the ranking rule the CLI follows decides (`choose_scorer`): the router for a
+    request in words or undeclared candidates, `swarm-v2` for declared targets of a synthesis.
+    """
     from swarm_handoff.api import (
-        DEFAULT_SCORER,
         DEFAULT_TOP,
         RankingRequest,
         chain_names,
+        choose_scorer,
         discover,
-        load_synthesis,
         make_context,
-        parse_synthesis,
         rank,
         recorded_history,
     )
 
-    given = call.args["synthesis"]
-    synthesis = load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
+    words = call.args.get("request")
+    synthesis = _rank_synthesis(call.args.get("synthesis"), words, call.args.get("problem_type"))
     chain = chain_names(call.args.get("chain", []), "chain")  # trimmed and checked as `rank --chain` is
     source = call.args.get("source")
     if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
@@ -123,21 +126,45 @@ def rank_tool(call: Call) -> Document:
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
     records = found.workflows
-    if call.args.get("include_undeclared"):
+    if call.args.get("include_undeclared") or words is not None:  # a request in words: every skill is a candidate
         from swarm_handoff.api import with_undeclared
 
         records = tuple(with_undeclared(found))
+    scorer = call.args.get("scorer")
+    if scorer is None and words is not None:
+        scorer = choose_scorer(records, call.host, in_words=True)
     call.progress(f"ranking {len(records)} targets")
     return rank(
         records,
         request,
-        scorer=call.args.get("scorer", DEFAULT_SCORER),
+        scorer=scorer,  # none named: `rank` applies the ranking rule to the candidates
         top=call.args.get("top", DEFAULT_TOP),
         explain=bool(call.args.get("explain", False)),
         host=call.host,
         problems=found.problems,
         scorer_option="scorer",
     )
+
+
+def _rank_synthesis(given: Any, words: str | None, problem_type: str | None) -> Synthesis:
+    """The synthesis given, or the one a request in words stands for: exactly one, named as this tool spells it."""
+    from swarm_handoff.api import load_synthesis, parse_synthesis, synthesis_from_request
+
+    if given is not None and words is not None:
+        raise UsageError(
+            "rank: synthesis and request are two ways to say the same thing: give one",
+            hint="drop request to rank for the synthesis, or synthesis to rank for the words",
+        )
+    if words is not None:
+        return synthesis_from_request(words, problem_type, option="request", type_option="problem_type")
+    if problem_type is not None:
+        raise UsageError("rank: problem_type goes with request", hint="a synthesis carries its own problem_type")
+    if given is None:
+        raise UsageError(
+            "rank: neither synthesis nor request was given",
+            hint="give synthesis (an object or a file path), or request: what you need, in words",
+        )
+    return load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
 
 
 def handoff_tool(call: Call) -> Document:

@@ -20,8 +20,8 @@ from swarm_handoff_router.scoring import DECIMALS
 # by `python bench/calibrate_abstain.py` on the `skills: []` requests of some sets and reported on
 # the others (docs/routing.md); abstaining on a request a skill can take is the costlier mistake,
 # so the threshold maximises F0.5 (precision counts twice) on the calibration sets.
-EVIDENCE_WEIGHTS: Mapping[str, float] = {"points": 1.073, "claimed": 2.952, "coverage": 5.235}
-ABSTAIN_THRESHOLD = 5.35
+EVIDENCE_WEIGHTS: Mapping[str, float] = {"points": 0.854, "claimed": 3.296, "coverage": 4.979}
+ABSTAIN_THRESHOLD = 4.894
 
 
 @attrs.frozen

@@ -137,14 +137,14 @@ def _final(word: str) -> str:
     return word
 
 
+# What `tokenize` drops, as one set: a function word, its plural ("ones", "others", "things") and a
+# 1-letter word. One lookup a word: tokenizing the bodies is most of what analysing a skill costs.
+_DROPPED = STOPWORDS | {word + "s" for word in STOPWORDS} | frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-case stems of the content words of `text`, in order (stopwords and 1-letter words dropped)."""
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and not _stopword(t)]
-
-
-def _stopword(word: str) -> bool:
-    """A function word, or its plural ("ones", "others", "things")."""
-    return word in STOPWORDS or (word[-1] == "s" and word[:-1] in STOPWORDS)
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in _DROPPED]
 
 
 # General-language synonym groups (any thesaurus has them). A query word also matches the other
