@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import SkillRecord, SwarmError, hookimpl, record_from_frontmatter
-from swarm_handoff.records import Contribution
+from swarm_handoff.api import Contribution, SkillRecord, SwarmError, hookimpl, record_from_frontmatter
 from swarm_handoff_mcp.calls import rank_tool
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
