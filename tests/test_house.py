@@ -29,11 +29,7 @@ LAYERS_NOW = 17
 # documented examples (tutorials, never released) are left out.
 EXAMPLES = frozenset({"swarm_handoff_envdir", "swarm_handoff_example_think", "swarm_handoff_markdown"})
 # Circles owned by work in progress elsewhere, each with who removes it. Empty is the goal.
-KNOWN_CIRCLES = {
-    frozenset(
-        {"swarm_handoff.cli", "swarm_handoff.cli.app", "swarm_handoff.cli.operations_cli"}
-    ): "the command surface",
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def installed_modules() -> dict[str, Path]:
@@ -215,7 +211,6 @@ def test_no_import_circle_outside_the_known_ones(house):
     assert unknown == [], "modules that import each other; move what they share into a module below both"
 
 
-@pytest.mark.xfail(strict=True, reason="the command surface keeps one circle (KNOWN_CIRCLES)")
 def test_no_import_circle_at_all(house):
     modules, edges, _ = house
     assert circles(modules, edges) == []

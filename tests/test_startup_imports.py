@@ -21,7 +21,7 @@ import pytest
 
 RUN = """
 import json, sys
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 try:
     main(sys.argv[2:])
 except SystemExit:
