@@ -142,6 +142,6 @@ def test_version_verbose_says_which_yaml_parser_runs(tmp_path: Path) -> None:
 
 
 def swarm_version() -> str:
-    from swarm_handoff._version import __version__
+    from swarm_handoff import __version__
 
     return __version__

@@ -16,8 +16,7 @@ from typing import Any
 
 import pluggy
 
-from swarm_handoff import hookspecs
-from swarm_handoff._version import __version__
+from swarm_handoff import __version__, hookspecs
 from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP

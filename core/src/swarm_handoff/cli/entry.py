@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
+from swarm_handoff import __version__
+
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: importing typing costs ~10 ms of start-up
 if TYPE_CHECKING:
     from typing import NoReturn
@@ -89,8 +91,6 @@ def _strict() -> bool:
 
 def _print_version(verbose: bool) -> None:
     """Say the version (and with `--verbose` what runs it), importing nothing of the plugin stack."""
-    from swarm_handoff._version import __version__
-
     print(f"swarm-handoff {__version__}")
     if verbose:
         import platform
