@@ -11,6 +11,7 @@ never the hash). Size, alias-bomb and encoding guards are those of `yamlio`.
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import json
 import os
@@ -132,6 +133,11 @@ def dump_payload(payload: Any, path: Path) -> str:
 def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
     """Replace `path` with `text` all at once (fsynced), so no reader ever sees half a payload."""
     safefs.atomic_write(path, text.encode("utf-8"), mode=mode, durable=True)
+
+
+def file_stamp(moment: dt.datetime) -> str:
+    """Write a time for a file name: `YYYYMMDDTHHMMSSZ` (no colons, which some systems refuse)."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 def numbered(path: Path, n: int) -> Path:
