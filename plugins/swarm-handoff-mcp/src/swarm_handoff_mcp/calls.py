@@ -201,7 +201,7 @@ def verify_tool(call: Call) -> Document:
     from swarm_handoff.api import verify_file
 
     required = bool(call.args.get("require_signature", False))
-    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature", host=call.host)
+    return verify_file(Path(call.args["path"]), require_signature=required, host=call.host, surface=MCP)
 
 
 def validate_tool(call: Call) -> Document:
@@ -223,7 +223,7 @@ def ack_tool(call: Call) -> Document:
     if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
         raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
     required = call.args.get("require_signature")
-    require_intact(payload, data, config_dir(), require_signature=required, option="require_signature", host=call.host)
+    require_intact(payload, data, config_dir(), require_signature=required, host=call.host, surface=MCP)
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, call.args["status"])
         return AckReport(handoff=row, problems=history.problems)
