@@ -40,13 +40,9 @@ def installed_scopes(host: PluginHost) -> list[str]:
     return [s.value for s in Scope]
 
 
-# `discover`'s two filters as this tool's arguments, for the note on what a filter left out.
-FILTER_ARGUMENTS = {"category": "category", "scope": "scope"}
-
-
 def discover_tool(call: Call) -> Document:
     """Discover as `discover --format json` does; the filter checks the scopes once the sources declared theirs."""
-    from swarm_handoff.api import DiscoveryQuery, discover, make_context
+    from swarm_handoff.api import DiscoveryQuery, discover, make_context, surface_spelling
 
     call.progress("scanning the skill folders")
     result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
@@ -56,7 +52,7 @@ def discover_tool(call: Call) -> Document:
         inputs=tuple(call.args.get("input", [])),
     )
     chosen = tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))
-    found = result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    found = result.filtered(*chosen, surface_spelling(MCP, "discover")).queried(query)
     return found.paged(call.args.get("offset", 0), call.args.get("limit", DISCOVER_PAGE))
 
 
