@@ -117,6 +117,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking import rank as rank
     from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
     from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
+    from swarm_handoff.ranking_options import MAX_REQUEST_CHARS as MAX_REQUEST_CHARS
     from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
@@ -331,6 +332,7 @@ _EXPORTS: dict[str, str] = {
     "HistoryCounts": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "MAX_REQUEST_CHARS": "swarm_handoff.ranking_options",
     "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",
