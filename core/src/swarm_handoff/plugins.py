@@ -23,7 +23,7 @@ from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from swarm_handoff.loader import ENV_DISABLE as ENV_DISABLE
 from swarm_handoff.loader import ENV_LOAD as ENV_LOAD
 from swarm_handoff.loader import ENV_STRICT as ENV_STRICT
-from swarm_handoff.loader import PLUGINS, failure, load_one, select, short_error
+from swarm_handoff.loader import PLUGINS, failure, load_one, select
 from swarm_handoff.loader import SKILLS_ENTRY_POINT_GROUP as SKILLS_ENTRY_POINT_GROUP
 from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
@@ -34,6 +34,7 @@ from swarm_handoff.plugin_checks import (
     PLUGIN_HOOK_OPTION_UNSUPPORTED,
     option_problem,
     quiet,
+    short_error,
     unhonoured,
 )
 from swarm_handoff.plugin_cli import extend_cli
