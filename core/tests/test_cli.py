@@ -211,7 +211,8 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
 
 def test_version_does_not_build_the_plugin_host():
     code = (
-        "import sys\nfrom swarm_handoff.cli.entry import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "import sys\nfrom swarm_handoff.cli.entry import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('importlib_metadata', 'swarm_handoff.builtin.formatters') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
