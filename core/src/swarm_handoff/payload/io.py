@@ -24,18 +24,9 @@ from typing import Any
 from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlevents import forget_version
-from swarm_handoff.yamlio import (
-    MAX_BYTES,
-    YAML_DUPLICATE_KEY,
-    YAML_SYNTAX,
-    YAML_TOO_LARGE,
-    LoadError,
-    check_events,
-    check_nesting,
-    check_size,
-    read_text,
-)
+from swarm_handoff.yamlio import MAX_BYTES, YAML_TOO_LARGE, LoadError, check_events, check_size, read_text
 from swarm_handoff.yamlout import portable_yaml
+from swarm_handoff.yamlrules import YAML_DUPLICATE_KEY, YAML_SYNTAX, check_nesting
 
 _local = threading.local()
 MAX_NAME_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from swarm_handoff.api import DEFAULT_TOP, MAX_TOP, Operation, Param, PluginHost, UsageError
+from swarm_handoff.api import DEFAULT_TOP, MAX_REQUEST_CHARS, MAX_TOP, Operation, Param, PluginHost, UsageError
 from swarm_handoff.api import RANKING_RULE as RULE
-from swarm_handoff_router.answer import MAX_REQUEST_CHARS, RouteDocument, route
+from swarm_handoff_router.answer import RouteDocument, route
 
 __all__ = ["OPERATIONS", "ROUTE", "read_request", "route_cli", "route_operation"]
 
