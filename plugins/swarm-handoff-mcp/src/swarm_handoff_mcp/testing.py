@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.testing.files import SkillTree
+from swarm_handoff.testing import SkillTree
 
 SYNTHESIS = """\
 original_prompt: Should we expand into Europe?
