@@ -140,7 +140,7 @@ def test_rank_request_ranks_every_discovered_skill_with_the_router(project: Path
 
 def test_the_route_row_takes_its_bounds_from_the_core() -> None:
     """`--top`'s default and maximum and the request's length are the core's, written in one place."""
-    from swarm_handoff import api, request_words
+    from swarm_handoff import api
     from swarm_handoff_router import answer
     from swarm_handoff_router.commands import ROUTE
 
@@ -148,4 +148,4 @@ def test_the_route_row_takes_its_bounds_from_the_core() -> None:
     assert params["top"].default == api.DEFAULT_TOP
     assert params["top"].tool_schema == {"maximum": api.MAX_TOP}
     assert params["request"].tool_schema == {"maxLength": api.MAX_REQUEST_CHARS}
-    assert answer.MAX_REQUEST_CHARS is api.MAX_REQUEST_CHARS is request_words.MAX_REQUEST_CHARS
+    assert answer.MAX_REQUEST_CHARS is api.MAX_REQUEST_CHARS  # the core's object, not a copy
