@@ -34,7 +34,7 @@ def folder_size(path: Path) -> int:
 
 def run_cli(args: list[str], env: dict[str, str]) -> None:
     """One `swarm-handoff` command as the console script runs it, with `env` as the whole environment."""
-    from swarm_handoff.cli import main as cli_main
+    from swarm_handoff.cli.entry import main as cli_main
 
     saved_env, saved_argv = dict(os.environ), sys.argv
     os.environ.clear()

@@ -56,7 +56,7 @@ while not os.path.exists(go):
 """
 HANDOFF = """
 import sys
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 import swarm_handoff.cli.app, swarm_handoff.payload.lifecycle, swarm_handoff.history
 WAIT
 sys.argv = ["swarm-handoff", *sys.argv[1:]]

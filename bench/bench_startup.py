@@ -39,7 +39,7 @@ from bench_discovery import make_tree  # a sibling script, not a package
 
 LIST_MODULES = """
 import json, sys
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 try:
     main(sys.argv[2:])
 except SystemExit:

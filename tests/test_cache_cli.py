@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli.entry import main; main()"
 PLUGIN = '''\
 from swarm_handoff.api import hookimpl
 

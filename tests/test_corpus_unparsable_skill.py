@@ -48,7 +48,7 @@ def cli(tmp_path: Path, *args: str) -> tuple[int, str]:
     env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(config), XDG_CACHE_HOME=str(tmp_path / "cache"))
     env["SWARM_HANDOFF_NO_CACHE"] = "1"
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from swarm_handoff.cli import main; main(sys.argv[1:])", *args],
+        [sys.executable, "-c", "import sys; from swarm_handoff.cli.entry import main; main(sys.argv[1:])", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -26,7 +26,7 @@ gone = sys.argv.pop(1)
 os.chdir(gone)
 os.rmdir(gone)
 sys.argv[0] = sys.argv.pop(1)
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 main()
 """
 

@@ -87,7 +87,7 @@ def test_ec01_points_only_at_things_that_exist(tmp_path, make_swarm_host, swarm_
 
 # --- an answer from the cache carries the stderr line ---------------------------------------------
 
-SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli.entry import main; main()"
 
 
 def _settle(root: Path) -> None:

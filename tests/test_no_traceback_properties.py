@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 
 # Anchors reused on purpose (alias bombs, generated YAML) make ruamel warn; the warnings are noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")

@@ -47,7 +47,7 @@ def run_cli(tmp_path: Path, site: Path, *args: str) -> subprocess.CompletedProce
         CLAUDE_CONFIG_DIR=str(tmp_path / "config"),
         PYTHONPATH=os.pathsep.join(p for p in paths if p),
     )
-    program = "import sys; from swarm_handoff.cli import main; main(sys.argv[1:])"
+    program = "import sys; from swarm_handoff.cli.entry import main; main(sys.argv[1:])"
     return subprocess.run(
         [sys.executable, "-c", program, *args],
         capture_output=True,

@@ -21,7 +21,7 @@ import pytest
 
 RUN = """
 import json, sys
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 try:
     main(sys.argv[2:])
 except SystemExit:
@@ -149,6 +149,6 @@ def test_version_verbose_says_which_yaml_parser_runs(tmp_path: Path) -> None:
 
 
 def swarm_version() -> str:
-    from swarm_handoff._version import __version__
+    from swarm_handoff import __version__
 
     return __version__

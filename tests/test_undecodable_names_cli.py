@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli import main; main()"
+SCRIPT = "import sys; sys.argv[0] = 'swarm-handoff'; from swarm_handoff.cli.entry import main; main()"
 SKILL = (
     "---\nname: {name}\ndescription: Does things.\nhandoff:\n  accepts_handoff: true\n"
     "  handoff_categories: [research]\n  handoff_description: Hand it over.\n---\nbody\n"

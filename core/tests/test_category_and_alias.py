@@ -108,6 +108,20 @@ def test_a_scope_no_source_declares_is_refused_by_the_filter_itself():
     assert "project" in str(caught.value.hint)
 
 
+def test_what_a_filter_left_out_is_spelt_by_the_surface_that_asked():
+    """The filters are named from the operations table: `--category` for the CLI, `category=` over MCP."""
+    from swarm_handoff.discovery_result import DiscoveryResult
+    from swarm_handoff.inputs import surface_spelling
+    from swarm_handoff.operations import CLI, MCP
+
+    result = DiscoveryResult(workflows=RECORDS)
+    cli = result.filtered(("nope",), ("global",), surface_spelling(CLI, "discover"))
+    assert cli.filter_text == "--category nope --scope global"
+    mcp = result.filtered(("nope",), ("global",), surface_spelling(MCP, "discover"))
+    assert mcp.filter_text == "category=nope scope=global"
+    assert result.filtered(("nope",)).filter_text == "category=nope"  # Python callers: the neutral names
+
+
 def test_discover_refuses_a_scope_no_source_declares(swarm_cli, world):
     result = swarm_cli("discover", "--scope", "nowhere", "--format", "json")
     assert result.exit_code != 0

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from swarm_handoff import __version__, plugins
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 
 BROKEN = "raise ImportError('no such thing')\n"
 TYPO = "from swarm_handoff.api import hookimpl\n@hookimpl\ndef swarm_handoff_formaters(register):\n    pass\n"
@@ -211,7 +211,8 @@ def test_plugin_commands_are_listed_and_run_in_typers_order(swarm_cli, register_
 
 def test_version_does_not_build_the_plugin_host():
     code = (
-        "import sys\nfrom swarm_handoff.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "import sys\nfrom swarm_handoff.cli.entry import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('importlib_metadata', 'swarm_handoff.builtin.formatters') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -219,7 +220,7 @@ def test_version_does_not_build_the_plugin_host():
 
 
 def _run_script(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    code = "from swarm_handoff.cli import main; main()"
+    code = "from swarm_handoff.cli.entry import main; main()"
     return subprocess.run(
         [sys.executable, "-c", code, *args], env={**os.environ, **env}, capture_output=True, text=True, check=False
     )
@@ -234,7 +235,7 @@ def test_a_completion_request_is_answered_by_typer_even_when_argv_says_version()
 
 def test_a_reader_that_went_away_ends_version_verbose_quietly():
     """`--version --verbose | head -1`: the closed pipe ends the run with 1 and no traceback, as for any command."""
-    code = "from swarm_handoff.cli import main; main()"
+    code = "from swarm_handoff.cli.entry import main; main()"
     with subprocess.Popen(
         [sys.executable, "-c", code, "--version", "--verbose"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     ) as proc:

@@ -96,7 +96,7 @@ def test_shell_completion_completes_commands_and_subcommands():
 
     def complete(words: str, index: int) -> list[str]:
         env = {**os.environ, "_SWARM_HANDOFF_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(index)}
-        code = "from swarm_handoff.cli import main; main()"
+        code = "from swarm_handoff.cli.entry import main; main()"
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
         return done.stdout.split()
 

@@ -238,3 +238,18 @@ def test_a_signed_file_is_read_once_its_bytes_as_parsed_are_the_ones_compared(tm
     monkeypatch.setattr(textfile, "read_regular", counting)
     assert verify_file(path, config=config).signature == "valid"
     assert reads.count(str(path)) == 1  # loaded once; the byte-for-byte check uses that text
+
+
+def test_a_required_signature_is_named_by_its_input_and_spelt_as_the_option(swarm_cli, world, config):
+    """verify and ack name `require_signature` neutrally (`details.inputs`); the command line spells it."""
+    path = hand_off(swarm_cli, world)["payload_path"]  # unsigned
+    error = swarm_cli("verify", path, "--require-signature", "--format", "json").json()["error"]
+    assert error["code"] == "SIGNATURE_INVALID"
+    assert error["details"]["inputs"] == ["require_signature"]
+    assert "(--require-signature)" in error["message"]
+    assert any("(--require-signature)" in m for m in error["details"]["verification"]["mismatches"])
+    assert "\ue000" not in json.dumps(error, ensure_ascii=False)  # no marker left, nested details included
+    args = ("ack", path, "--status", "received", "--require-signature", "--format", "json")
+    error = swarm_cli(*args).json()["error"]
+    assert error["details"]["inputs"] == ["require_signature"]
+    assert "pass --no-require-signature" in error["hint"]

@@ -117,3 +117,10 @@ def test_rank_help_states_the_ranking_rule(swarm_cli: Any) -> None:
     page = " ".join(swarm_cli("rank", "-h").stdout.split())
     assert "router by default for undeclared candidates or a request in words" in page
     assert "swarm-v2 for synthesis-based ranking of declared targets" in page
+
+
+def test_a_request_in_words_has_one_bound_for_every_reader():
+    """`rank`/`handoff --request` and the api (which the router's `route` reads) share one object."""
+    from swarm_handoff import api, ranking_options, request_words
+
+    assert request_words.MAX_REQUEST_CHARS is ranking_options.MAX_REQUEST_CHARS is api.MAX_REQUEST_CHARS

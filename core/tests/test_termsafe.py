@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from swarm_handoff.api import hookimpl
 from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.render import render
 from swarm_handoff.termsafe import UNSAFE_ONE_LINE, escape_controls, escape_data

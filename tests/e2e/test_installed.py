@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE_VERSION = re.search(r'__version__ = "(.+)"', (ROOT / "core/src/swarm_handoff/_version.py").read_text())
+CORE_VERSION = re.search(r'__version__ = "(.+)"', (ROOT / "core/src/swarm_handoff/__init__.py").read_text())
 
 
 def test_the_executable_reports_its_version(e2e_env):

@@ -200,7 +200,7 @@ def make_session(repo: Path) -> Path:
 
 def cli(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """Run one command in its own process as a user would; a hang fails the test instead of the run."""
-    command = [sys.executable, "-c", "from swarm_handoff.cli import main; main()", *args]
+    command = [sys.executable, "-c", "from swarm_handoff.cli.entry import main; main()", *args]
     try:
         done = subprocess.run(
             command, cwd=repo, env=env, capture_output=True, text=True, timeout=SAFETY_NET, stdin=subprocess.DEVNULL

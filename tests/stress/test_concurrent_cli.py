@@ -33,7 +33,7 @@ RUNS = 50
 # Import everything first, wait for the go file, then run the command exactly as the console script does.
 LAUNCH = """
 import os, sys, time
-from swarm_handoff.cli import main
+from swarm_handoff.cli.entry import main
 import swarm_handoff.cli.app, swarm_handoff.payload.lifecycle, swarm_handoff.history  # noqa: F401
 go = sys.argv[1]
 open(go + "." + str(os.getpid()), "w").close()  # ready

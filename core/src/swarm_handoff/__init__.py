@@ -7,6 +7,6 @@ Plugins import everything, `hookimpl` included, from `swarm_handoff.api`.
 
 from __future__ import annotations
 
-from swarm_handoff._version import __version__
+__version__ = "0.1.0"  # the one place it is written (hatch reads it for every build)
 
 __all__ = ["__version__"]

@@ -119,6 +119,7 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking import rank as rank
     from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
     from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
+    from swarm_handoff.ranking_options import MAX_REQUEST_CHARS as MAX_REQUEST_CHARS
     from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
@@ -198,11 +199,11 @@ if TYPE_CHECKING:
     from swarm_handoff.workflow.types import StepResult as StepResult
     from swarm_handoff.yamlio import YAML_TOO_DEEP as YAML_TOO_DEEP
     from swarm_handoff.yamlio import check_events as check_events
-    from swarm_handoff.yamlio import check_nesting as check_nesting
     from swarm_handoff.yamlio import check_size as check_size
     from swarm_handoff.yamlio import load_file as load_file
     from swarm_handoff.yamlio import parse_yaml as parse_yaml
     from swarm_handoff.yamlout import portable_yaml as portable_yaml
+    from swarm_handoff.yamlrules import check_nesting as check_nesting
 
 
 # name -> the module that defines it. Grouped as docs/hooks.md presents them.
@@ -294,7 +295,7 @@ _EXPORTS: dict[str, str] = {
     "agent_key": "swarm_handoff.handoff_edges",
     "LoadError": "swarm_handoff.errors",
     "check_events": "swarm_handoff.yamlio",
-    "check_nesting": "swarm_handoff.yamlio",
+    "check_nesting": "swarm_handoff.yamlrules",
     "check_size": "swarm_handoff.yamlio",
     "YAML_TOO_DEEP": "swarm_handoff.yamlio",
     "load_file": "swarm_handoff.yamlio",
@@ -348,6 +349,7 @@ _EXPORTS: dict[str, str] = {
     "HistoryCounts": "swarm_handoff.ranking",
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
+    "MAX_REQUEST_CHARS": "swarm_handoff.ranking_options",
     "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",

@@ -30,8 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff import filecache, parallel, skillmd
-from swarm_handoff._version import __version__
+from swarm_handoff import __version__, filecache, parallel, skillmd
 from swarm_handoff.components import CachedSource, Kind
 from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
 from swarm_handoff.errors import Problem, Severity

@@ -5,8 +5,7 @@ Discovery builds it and the caches rebuild it from storage, so it sits below bot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -16,6 +15,9 @@ from swarm_handoff.errors import Problem, UsageError
 from swarm_handoff.payload.names import given
 from swarm_handoff.records import Scope, SkillRecord, category_key
 
+if TYPE_CHECKING:
+    from swarm_handoff.inputs import Spelling
+
 NO_WORKFLOWS = "EC-01"
 # EC-01, worded as the discovery seed words it: nothing installed vs. skills that do not accept hand-offs.
 NO_SKILLS_MESSAGE = "No skills installed. Install skills to enable handoffs."
@@ -24,8 +26,6 @@ NONE_ACCEPT_MESSAGE = (
     "To enable handoffs, add `handoff:` metadata to SKILL.md.\n"
     "See why each was skipped: swarm-handoff discover --all (and swarm-handoff lint PATH/SKILL.md)"
 )
-# The two filters as the CLI spells them; an interface that names them otherwise passes its own.
-FILTER_CLI_NAMES: Mapping[str, str] = {"category": "--category", "scope": "--scope"}
 # EC-01 when only a filter left nothing: the workflows exist, the filter excluded them.
 FILTERED_MESSAGE = (
     "No workflow matches {filter}: it excluded {excluded} workflow(s) that accept handoffs.\n"
@@ -136,11 +136,12 @@ class DiscoveryResult:
         self,
         categories: tuple[str, ...] = (),
         scopes: tuple[str, ...] = (),
-        names: Mapping[str, str] = FILTER_CLI_NAMES,
+        spelling: Spelling | None = None,
     ) -> DiscoveryResult:
         """Keep the records in any of `categories` and `scopes` (empty means no filter).
 
-        `names` spells the two filters as the caller's interface does, for the note on what they left out.
+        The note on what they left out names the two filters as `spelling` (the asking surface's,
+        `inputs.surface_spelling`) spells them; without one, by their neutral names.
         A scope no source declared is a USAGE error, checked here for every surface: the sources
         have run by now, and a plugin's source declares its own scopes only when it is built.
         """
@@ -159,7 +160,8 @@ class DiscoveryResult:
         kept = tuple(r for r in self.workflows if keep(r))
         ineligible = tuple(r for r in self.ineligible if keep(r))
         shadowed = tuple(s for s in self.shadowed if keep(s.record))
-        words = [given(names["category"], c) for c in categories] + [given(names["scope"], s) for s in scopes]
+        spell = spelling.spell if spelling is not None else str
+        words = [given(spell("category"), c) for c in categories] + [given(spell("scope"), s) for s in scopes]
         return attrs.evolve(
             self,
             workflows=kept,

@@ -23,8 +23,7 @@ import re
 import sys
 from typing import Any
 
-from swarm_handoff import filecache
-from swarm_handoff._version import __version__
+from swarm_handoff import __version__, filecache
 from swarm_handoff.filecache import observe
 from swarm_handoff.filememo import FileMemo, Observation
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -179,16 +180,24 @@ def spell_error(error: SwarmError, spelling: Spelling) -> SwarmError:
     if error.hint is not None:
         error.hint = spelling.render(error.hint)
     for key, value in list(error.details.items()):
-        if isinstance(value, str):
-            error.details[key] = spelling.render(value)
-        elif isinstance(value, list):
-            error.details[key] = [spelling.render(v) if isinstance(v, str) else v for v in value]
+        error.details[key] = _rendered(value, spelling)
     error.problems = tuple(
         attrs.evolve(p, message=spelling.render(p.message)) if _START in p.message else p for p in error.problems
     )
     if names:
         error.details.setdefault("inputs", list(dict.fromkeys(names)))
     return error
+
+
+def _rendered(value: Any, spelling: Spelling) -> Any:
+    """`value` with its text rendered, through lists and mappings (`verify`'s verdict lists its mismatches)."""
+    if isinstance(value, str):
+        return spelling.render(value)
+    if isinstance(value, list):
+        return [_rendered(v, spelling) for v in value]
+    if isinstance(value, dict):
+        return {k: _rendered(v, spelling) for k, v in value.items()}
+    return value
 
 
 def is_marked(text: str | None) -> bool:

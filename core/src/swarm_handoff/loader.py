@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.entrypoints import dist_of, entry_points
-from swarm_handoff.plugin_checks import quiet
+from swarm_handoff.plugin_checks import quiet, short_error
 from swarm_handoff.plugin_records import LoadFailure, SkippedPlugin
 
 ENTRY_POINT_GROUP = "swarm_handoff"
@@ -117,15 +117,6 @@ def load_one(candidate: Candidate) -> tuple[object, BaseException | None]:
             return candidate.entry_point.load(), None
     except (Exception, SystemExit) as exc:
         return None, exc
-
-
-def short_error(exc: BaseException) -> str:
-    """The exception's type, message and the line that raised it, on one line."""
-    import traceback  # deferred: only a failing plugin pays for it
-
-    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def failure(group: Group, candidate: Candidate, exc: BaseException, *, code: str | None = None) -> LoadFailure:

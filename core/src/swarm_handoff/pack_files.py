@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import attrs
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.packs import PACK_LOAD_FAILED, load_packs, real_path, skill_resource
+from swarm_handoff.loader import PACK_LOAD_FAILED
+from swarm_handoff.pack_entries import load_packs, real_path, skill_resource
 from swarm_handoff.plugins import get_host
 
 if TYPE_CHECKING:

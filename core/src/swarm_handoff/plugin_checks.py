@@ -8,6 +8,8 @@ caller blames the plugin and its distribution (`PluginHost.blame`) and goes on w
 `quiet()` sends anything a plugin prints to stderr, so a machine format on stdout stays exactly
 one document. Every place the host runs plugin code (importing an entry point, calling a hook,
 building or calling a component) is wrapped in it; the CLI's own output is written outside.
+`call_hook` is that wrapping for one plugin's hook, and `short_error` the one line every failure
+of plugin code is reported with.
 
 All checks live in this one module on purpose: the plugin API will become typed protocols, and
 these are the runtime half of that contract.
@@ -22,12 +24,15 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import ErrorCode, Problem
 from swarm_handoff.records import Contribution, SkillRecord, SourceResult
 from swarm_handoff.scopes import precedence_of, specs_of
+
+if TYPE_CHECKING:
+    from swarm_handoff.plugins import PluginHost
 
 PLUGIN_BAD_RESULT = "PLUGIN_BAD_RESULT"
 # More than this many items from one call is a runaway plugin, not an answer.
@@ -97,6 +102,34 @@ def quiet() -> Iterator[None]:
     """
     with stdout_descriptor_to_stderr(), contextlib.redirect_stdout(sys.stderr):
         yield
+
+
+def short_error(exc: BaseException) -> str:
+    """The exception's type, message and the line that raised it, on one line."""
+    import traceback  # deferred: only a failing plugin pays for it
+
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def call_hook(host: PluginHost, impl: Any, hook_name: str, kwargs: Mapping[str, Any]) -> bool:
+    """Call one plugin's hook quietly; one that raises is reported (PLUGIN_HOOK_FAILED) so the rest still load."""
+    try:
+        with quiet():
+            impl.function(**kwargs)
+    except Exception as exc:
+        dist, version = host.meta(impl.plugin_name)
+        host.fail(
+            impl.plugin_name,
+            dist,
+            version,
+            ErrorCode.PLUGIN_HOOK_FAILED,
+            f"{hook_name}: {short_error(exc)}",
+            f"fix or uninstall {dist}",
+        )
+        return False
+    return True
 
 
 def shown(value: Any) -> str:

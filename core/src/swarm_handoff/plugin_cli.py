@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import ErrorCode
-from swarm_handoff.loader import short_error
-from swarm_handoff.plugin_checks import not_run, quiet
+from swarm_handoff.plugin_checks import not_run, quiet, short_error
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost

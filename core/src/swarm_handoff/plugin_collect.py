@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode
-from swarm_handoff.loader import ENV_DISABLE, short_error
-from swarm_handoff.plugin_checks import not_run, quiet
+from swarm_handoff.loader import ENV_DISABLE
+from swarm_handoff.plugin_checks import call_hook, not_run
 from swarm_handoff.plugin_records import ComponentRef
 
 if TYPE_CHECKING:
@@ -143,25 +143,6 @@ def collect(host: PluginHost, kind: Kind, hook_name: str, keyword: str) -> dict[
 
         call_hook(host, impl, hook_name, {arg: (register if arg == keyword else _ignore) for arg in impl.argnames})
     return found
-
-
-def call_hook(host: PluginHost, impl: Any, hook_name: str, kwargs: Mapping[str, Any]) -> bool:
-    """Call one plugin's hook quietly; one that raises is reported (PLUGIN_HOOK_FAILED) so the rest still load."""
-    try:
-        with quiet():
-            impl.function(**kwargs)
-    except Exception as exc:
-        dist, version = host.meta(impl.plugin_name)
-        host.fail(
-            impl.plugin_name,
-            dist,
-            version,
-            ErrorCode.PLUGIN_HOOK_FAILED,
-            f"{hook_name}: {short_error(exc)}",
-            f"fix or uninstall {dist}",
-        )
-        return False
-    return True
 
 
 def _ignore(*_args: Any, **_kwargs: Any) -> None:

@@ -16,24 +16,25 @@ from typing import Any
 
 import pluggy
 
-from swarm_handoff import hookspecs
-from swarm_handoff._version import __version__
+from swarm_handoff import __version__, hookspecs
 from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from swarm_handoff.loader import ENV_DISABLE as ENV_DISABLE
 from swarm_handoff.loader import ENV_LOAD as ENV_LOAD
 from swarm_handoff.loader import ENV_STRICT as ENV_STRICT
-from swarm_handoff.loader import PLUGINS, failure, load_one, select, short_error
+from swarm_handoff.loader import PLUGINS, failure, load_one, select
 from swarm_handoff.loader import SKILLS_ENTRY_POINT_GROUP as SKILLS_ENTRY_POINT_GROUP
 from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+from swarm_handoff.pack_entries import report as pack_report
 from swarm_handoff.plugin_checks import (
     PLUGIN_BAD_RESULT,
     PLUGIN_HOOK_OPTION_UNSUPPORTED,
     option_problem,
     quiet,
+    short_error,
     unhonoured,
 )
 from swarm_handoff.plugin_cli import extend_cli
@@ -330,9 +331,7 @@ class PluginHost:
 
     def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
         """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
-        from swarm_handoff.packs import report  # only `plugins` and strict runs: docs/architecture.md
-
-        skills, failures, skipped = report(self.env)
+        skills, failures, skipped = pack_report(self.env)
         self.pack_failures = failures
         return skills, skipped
 

@@ -3,7 +3,8 @@
 Typer reads every command's signature each time the CLI starts, whatever command runs, so the
 `--autonomy` choices and the defaults live here: building the CLI then costs one enum, not the
 import of `ranking` (its records, the synthesis loader and the scorers' plumbing). `chain_names`
-is here for the same reason: `rank`, `handoff`, the Python API and the MCP tools all read a chain.
+is here for the same reason: `rank`, `handoff`, the Python API and the MCP tools all read a chain;
+so is the bound on a request in words, which `--request` and the router's `route` both apply.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from swarm_handoff.errors import UsageError
 
 DEFAULT_SCORER = "swarm-v2"
 DEFAULT_TOP = 5
+# A request in words (`rank`/`handoff --request`, the router's `route`): longer is refused, never truncated.
+MAX_REQUEST_CHARS = 100_000
 
 
 class Autonomy(str, enum.Enum):

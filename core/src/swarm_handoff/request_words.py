@@ -10,12 +10,11 @@ from __future__ import annotations
 import attrs
 
 from swarm_handoff.errors import UsageError
+from swarm_handoff.ranking_options import MAX_REQUEST_CHARS
 from swarm_handoff.synthesis import PROBLEM_TYPES, PROBLEM_TYPES_V3, Synthesis, parse_synthesis
 
 __all__ = ["DEFAULT_REQUEST_PROBLEM_TYPE", "MAX_REQUEST_CHARS", "synthesis_from_request"]
 
-# As the router's `route()`: longer than this is refused, never truncated.
-MAX_REQUEST_CHARS = 100_000
 DEFAULT_REQUEST_PROBLEM_TYPE = "analytical"
 
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff import safefs
 from swarm_handoff.errors import Problem, SwarmError
-from swarm_handoff.yamlio import LoadError, check_events, check_nesting, check_size, read_text
+from swarm_handoff.yamlio import LoadError, check_events, check_size, read_text
 from swarm_handoff.yamlout import portable_yaml
+from swarm_handoff.yamlrules import check_nesting
 
 if TYPE_CHECKING:
     from swarm_handoff.ranking import RankedCandidate, RankingResult

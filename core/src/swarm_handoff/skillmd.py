@@ -20,6 +20,7 @@ import attrs
 
 from swarm_handoff import fastyaml
 from swarm_handoff.errors import Problem
+from swarm_handoff.limits import YAML_TOO_MANY_NODES
 from swarm_handoff.textfile import (
     NOT_A_REGULAR_FILE,
     NOT_UTF8,
@@ -30,7 +31,7 @@ from swarm_handoff.textfile import (
     open_regular,
     would_block,
 )
-from swarm_handoff.yamlio import YAML_DUPLICATE_KEY, YAML_SYNTAX, YAML_TOO_MANY_NODES
+from swarm_handoff.yamlrules import YAML_DUPLICATE_KEY, YAML_SYNTAX
 
 # Stable problem codes of SKILL.md files (values never change once released).
 SKILL_MISSING = "SKILL_MISSING"

@@ -14,7 +14,6 @@ gets its own `YAML` instance, because one instance shared across threads corrupt
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -47,20 +46,15 @@ from swarm_handoff.textfile import open_regular as open_regular
 from swarm_handoff.textfile import read_regular as read_regular
 from swarm_handoff.textfile import read_text as read_text
 from swarm_handoff.yamlevents import feed_events, forget_documents, forget_version, parser_name
-from swarm_handoff.yamlout import resolves_to_non_text
-
-YAML_SYNTAX = "YAML_SYNTAX"
-YAML_DUPLICATE_KEY = "YAML_DUPLICATE_KEY"
-# Flow collections nested deeper than this are refused before parsing: no real document comes close,
-# and the pure parser needs seconds to hit Python's recursion limit on a few kilobytes of brackets.
-MAX_FLOW_DEPTH = 100
-YAML_UNSAFE_TAG = "YAML_UNSAFE_TAG"
-# The only explicit tags accepted: those of the JSON-compatible core schema. `!!set`, `!!binary`,
-# `!!omap`, `!!timestamp`, `!!python/...` and local `!tags` build values no reader agrees on.
-SAFE_TAGS = frozenset(
-    {None, "!", *(f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq"))}
+from swarm_handoff.yamlrules import (
+    SAFE_TAGS,
+    YAML_DUPLICATE_KEY,
+    YAML_SYNTAX,
+    check_nesting,
+    is_long_number,
+    long_number,
+    unsafe_tag,
 )
-_BRACKETS = re.compile(r"[\[\]{}]")
 
 _local = threading.local()
 
@@ -81,60 +75,6 @@ def _yaml() -> Any:
 def loader_kind() -> str:
     """Say which YAML parser discovery uses here ("C" or "pure"), for benchmarks and bug reports."""
     return parser_name()
-
-
-def check_nesting(text: str, *, path: str | None = None, limit: int = MAX_FLOW_DEPTH) -> None:
-    """Refuse text whose `[`/`{` nesting exceeds `limit`, cheaply, before any parser recurses into it."""
-    depth = 0
-    for match in _BRACKETS.finditer(text):
-        if match.group() in "[{":
-            depth += 1
-            if depth > limit:
-                line = text.count("\n", 0, match.start()) + 1
-                raise LoadError(
-                    Problem(
-                        YAML_TOO_DEEP,
-                        f"collections nested more than {limit} deep",
-                        path=path,
-                        line=line,
-                        hint="flatten the structure; no hand-off document needs this",
-                    )
-                )
-        elif depth:
-            depth -= 1
-
-
-def unsafe_tag(tag: str, path: str | None, line: int | None, column: int | None = None) -> LoadError:
-    """The error for an explicit YAML tag outside the core schema."""
-    return LoadError(
-        Problem(
-            YAML_UNSAFE_TAG,
-            f"the tag {tag!r} is not allowed",
-            path=path,
-            line=line,
-            column=column,
-            hint="remove the tag: only plain strings, numbers, booleans, null, lists and mappings are accepted",
-        )
-    )
-
-
-def long_number(text: str, path: str | None, line: int | None, column: int | None = None) -> LoadError:
-    """The error for a number literal over MAX_NUMBER_CHARS characters."""
-    return LoadError(
-        Problem(
-            NUMBER_TOO_LONG,
-            f"a number of {len(text)} characters (at most {MAX_NUMBER_CHARS})",
-            path=path,
-            line=line,
-            column=column,
-            hint="quote it if it is an identifier, or shorten it",
-        )
-    )
-
-
-def is_long_number(value: str) -> bool:
-    """True for a plain scalar a resolver could read as a number and that is over MAX_NUMBER_CHARS long."""
-    return len(value) > MAX_NUMBER_CHARS and resolves_to_non_text(value)
 
 
 def check_events(text: str, *, path: str | None = None, line_offset: int = 0) -> None:

@@ -169,7 +169,7 @@ def serving(hosts: dict[str, Any]) -> Any:
     """`swarm-handoff a2a serve --port 0` in a process of its own; interrupted after the test if still running."""
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(hosts["root"] / "receiver-config")}
     env.pop(TOKEN_ENV, None)
-    command = [sys.executable, "-c", "from swarm_handoff.cli import main; main()"]
+    command = [sys.executable, "-c", "from swarm_handoff.cli.entry import main; main()"]
     proc = subprocess.Popen(
         [*command, "a2a", "serve", "--port", "0", "--session-root", str(hosts["inbox"])],
         cwd=hosts["project"],

@@ -49,7 +49,7 @@ def test_print_config_prints_each_clients_snippet(swarm_cli: Any) -> None:
 def test_print_config_does_not_import_the_sdk() -> None:
     """Printing a snippet (like every other command) never pays for the SDK and pydantic."""
     code = (
-        "import sys; from swarm_handoff.cli import main\n"
+        "import sys; from swarm_handoff.cli.entry import main\n"
         "try:\n main(['mcp', '--print-config', 'claude'])\nexcept SystemExit:\n pass\n"
         "bad = [m for m in ('mcp', 'pydantic', 'swarm_handoff_mcp.server') if m in sys.modules]\n"
         "assert not bad, bad\n"

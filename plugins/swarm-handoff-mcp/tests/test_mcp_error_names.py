@@ -201,6 +201,17 @@ def test_no_error_of_any_tool_names_a_cli_option(server: SwarmServer, tmp_path: 
     assert leaks == []
 
 
+def test_a_required_signature_is_named_as_the_tool_argument(server: SwarmServer, tmp_path: Path) -> None:
+    """verify's refusal of an unsigned payload names `require_signature` neutrally and spells it as the argument."""
+    (tmp_path / "session").mkdir()
+    arguments = {"target": "picky", "synthesis": SYNTHESIS, "session": str(tmp_path / "session"), "source": "planner"}
+    payload = (call(server, "handoff", arguments).structured_content or {})["payload_path"]
+    result = call(server, "verify", {"path": payload, "require_signature": True})
+    error = (result.structured_content or {})["error"]
+    assert error["details"]["inputs"] == ["require_signature"]
+    assert "(require_signature)" in error["message"]
+
+
 def test_every_input_a_refusal_names_is_a_handoff_argument() -> None:
     # The core's one list of hand-off inputs: a new one the tool lacks would be named as nothing over MCP.
     from swarm_handoff.api import HANDOFF_INPUTS

@@ -136,3 +136,16 @@ def test_rank_request_ranks_every_discovered_skill_with_the_router(project: Path
     assert data["scorer"] == "router"  # the rule: a request in words, no --scorer
     assert data["workflows"][0]["skill"] == "pdf-filler"
     assert {w["skill"] for w in data["workflows"]} == {"pdf-filler", "regex-helper", "decision-helper"}
+
+
+def test_the_route_row_takes_its_bounds_from_the_core() -> None:
+    """`--top`'s default and maximum and the request's length are the core's, written in one place."""
+    from swarm_handoff import api
+    from swarm_handoff_router import answer
+    from swarm_handoff_router.commands import ROUTE
+
+    params = {p.name: p for p in ROUTE.params}
+    assert params["top"].default == api.DEFAULT_TOP
+    assert params["top"].tool_schema == {"maximum": api.MAX_TOP}
+    assert params["request"].tool_schema == {"maxLength": api.MAX_REQUEST_CHARS}
+    assert answer.MAX_REQUEST_CHARS is api.MAX_REQUEST_CHARS  # the core's object, not a copy

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from swarm_handoff._version import __version__
+from swarm_handoff import __version__
 from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError

@@ -12,8 +12,8 @@ from swarm_handoff.cli.output import check_cwd, echo_err
 from swarm_handoff.components import Document
 from swarm_handoff.eligibility import Query
 from swarm_handoff.errors import UsageError, close_names
-from swarm_handoff.inputs import ref
-from swarm_handoff.operations import OperationResult
+from swarm_handoff.inputs import ref, surface_spelling
+from swarm_handoff.operations import CLI, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.transport import RemoteDiscovery, transport_for
 
@@ -77,7 +77,7 @@ def discover_operation(
         result = discover_with_session(context, host, session, show_all=show_all)
     else:
         result = discover(context, host, show_all=show_all)
-    result = result.filtered(tuple(category), tuple(scope)).queried(
+    result = result.filtered(tuple(category), tuple(scope), surface_spelling(CLI, "discover")).queried(
         Query(accepts_from=accepts_from, schema_version=schema_version, inputs=tuple(inputs))
     )
     if not show_all and (result.skipped_count or result.shadowed_count):

@@ -28,7 +28,7 @@ import attrs
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.integrity import text_checksum
-from swarm_handoff.payload.io import dump_payload
+from swarm_handoff.payload.io import dump_payload, file_stamp
 from swarm_handoff.payload.unsigned import UNSIGNED_TAG
 from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, utc_now, workflow_id_for
 from swarm_handoff.payload.v3 import SUMMARY_CAP, TOKEN_CAP, estimate_tokens
@@ -70,11 +70,6 @@ class PayloadTooLarge(SwarmError):
     def __init__(self, payload: dict[str, Any], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.payload = payload
-
-
-def file_stamp(moment: dt.datetime) -> str:
-    """Write a time for a file name: `YYYYMMDDTHHMMSSZ` (no colons, which some systems refuse)."""
-    return moment.astimezone(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 def v3_path(session: Path, source: str, target: str, moment: dt.datetime, *, run: str | None = None) -> Path:

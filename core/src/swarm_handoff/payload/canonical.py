@@ -37,6 +37,7 @@ import attrs
 from swarm_handoff.termsafe import shown
 
 HASH_PREFIX = "sha256:"
+HASH_PATTERN = r"^sha256:[a-f0-9]{64}$"  # what `payload_hash` and a side file's checksum look like
 INTEGRITY_FIELDS = ("payload_hash", "payload_size_bytes")
 SIGNATURE_FIELD = "signature"
 

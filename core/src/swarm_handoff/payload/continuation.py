@@ -29,7 +29,8 @@ import attrs
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.inputs import given, ref, switched_on
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
-from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.canonical import seal, strip_integrity
+from swarm_handoff.payload.integrity import locate
 from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
 from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
 from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
@@ -42,8 +43,9 @@ from swarm_handoff.payload.received import refuse
 from swarm_handoff.payload.received import section as _section
 from swarm_handoff.payload.received import span_id as span_id
 from swarm_handoff.payload.received import unsafe_source as unsafe_source
+from swarm_handoff.payload.signing import ABSENT
 from swarm_handoff.payload.unsigned import mark_unsigned
-from swarm_handoff.payload.v2 import DEFAULT_TTL, invocation_for, stamp, workflow_id_for
+from swarm_handoff.payload.v2 import DEFAULT_TTL, build_v2, invocation_for, stamp, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
     CHAIN_MAX,
@@ -203,8 +205,6 @@ def _carry_v3(received: Received, hop: Hop) -> dict[str, Any]:
 
 def _anchored(tiers: dict[str, Any], received: Received) -> dict[str, Any]:
     """Make the tiers' relative file paths absolute: they were relative to the received payload's session."""
-    from swarm_handoff.payload.integrity import locate
-
     for section, key in (("references", "files"), ("session", "artifacts")):
         block = tiers.get(section)
         for item in block.get(key, []) if isinstance(block, dict) else []:
@@ -248,15 +248,11 @@ def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
 
 def unsigned_of(received: Received, hop: Hop) -> tuple[str, ...]:
     """The unsigned hops the next payload records: the received ones, plus this one when it was unsigned."""
-    from swarm_handoff.payload.signing import ABSENT
-
     return (*received.unsigned_hops, *((hop.source,) if received.signature == ABSENT else ()))
 
 
 def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict[str, Any]:
     """The received v2.0 payload for a new target, time and chain; a synthesis replaces its content."""
-    from swarm_handoff.payload.canonical import strip_integrity
-
     handoff = copy.deepcopy(strip_integrity(received.payload))["handoff"]
     if synthesis is not None:
         fresh = _synthesis_v2(synthesis, hop)
@@ -280,8 +276,6 @@ def _carry_v2(received: Received, hop: Hop, synthesis: Synthesis | None) -> dict
 
 
 def _synthesis_v2(synthesis: Synthesis, hop: Hop) -> dict[str, Any]:
-    from swarm_handoff.payload.v2 import build_v2
-
     built = build_v2(synthesis, hop.record, hop.session, now=hop.moment, chain=hop.chain, reason=hop.reason)
     handoff: dict[str, Any] = built["handoff"]
     meta = {k: v for k, v in handoff["meta"].items() if k in ("convergence_level", "user_feedback")}

@@ -16,8 +16,7 @@ from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, close_names
 from swarm_handoff.inputs import given, ref, switched_on
-from swarm_handoff.payload.build3 import file_stamp
-from swarm_handoff.payload.io import dump_payload, write_new
+from swarm_handoff.payload.io import dump_payload, file_stamp, write_new
 from swarm_handoff.payload.v2 import invocation_for, utc_now
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.termsafe import quoted

@@ -11,6 +11,7 @@ never the hash). Size, alias-bomb and encoding guards are those of `yamlio`.
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import json
 import os
@@ -23,18 +24,9 @@ from typing import Any
 from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import Problem
 from swarm_handoff.yamlevents import forget_version
-from swarm_handoff.yamlio import (
-    MAX_BYTES,
-    YAML_DUPLICATE_KEY,
-    YAML_SYNTAX,
-    YAML_TOO_LARGE,
-    LoadError,
-    check_events,
-    check_nesting,
-    check_size,
-    read_text,
-)
+from swarm_handoff.yamlio import MAX_BYTES, YAML_TOO_LARGE, LoadError, check_events, check_size, read_text
 from swarm_handoff.yamlout import portable_yaml
+from swarm_handoff.yamlrules import YAML_DUPLICATE_KEY, YAML_SYNTAX, check_nesting
 
 _local = threading.local()
 MAX_NAME_TRIES = 10_000  # names tried in one series before giving up (a folder holding that many is a mistake)
@@ -132,6 +124,11 @@ def dump_payload(payload: Any, path: Path) -> str:
 def write_atomic(path: Path, text: str, *, mode: int = 0o600) -> None:
     """Replace `path` with `text` all at once (fsynced), so no reader ever sees half a payload."""
     safefs.atomic_write(path, text.encode("utf-8"), mode=mode, durable=True)
+
+
+def file_stamp(moment: dt.datetime) -> str:
+    """Write a time for a file name: `YYYYMMDDTHHMMSSZ` (no colons, which some systems refuse)."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 def numbered(path: Path, n: int) -> Path:

@@ -19,21 +19,19 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import Problem, Severity
-from swarm_handoff.payload.canonical import seal
+from swarm_handoff.payload.canonical import HASH_PATTERN, seal
+from swarm_handoff.payload.loops import loop_warning
 from swarm_handoff.payload.schema import Arr, Num, Obj, Str, check, problem
 from swarm_handoff.records import SkillRecord
-from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import CONVERGENCE_LEVELS, PROBLEM_TYPES, Synthesis
 
 SOURCE_SKILL = "perspective-swarm"
 DEFAULT_TTL = dt.timedelta(hours=1)
 WORKFLOW_ID_PATTERN = r"^swarm-session-[0-9]{8}-[0-9]{6}-[a-f0-9]{8}$"
-HASH_PATTERN = r"^sha256:[a-f0-9]{64}$"
 FILE_NAME = "handoff-payload.yaml"
 
 SESSION_UNREADABLE = "PAYLOAD_SESSION_UNREADABLE"
 PERSPECTIVES_MISMATCH = "PAYLOAD_PERSPECTIVES_MISMATCH"
-HANDOFF_LOOP = "HANDOFF_LOOP"
 
 _strings = Arr(Str())
 SCHEMA = Obj(
@@ -251,20 +249,6 @@ def _get(data: Any, *keys: str) -> Any:
             return None
         data = data.get(key)
     return data
-
-
-def loop_warning(target: Any, chain: Any) -> Problem | None:
-    """Warn (never fail) when the target already took part in this session's chain."""
-    if not isinstance(target, str) or not isinstance(chain, list) or not in_chain(target, chain):
-        return None
-    path = " -> ".join([*(str(s) for s in chain), target])
-    return Problem(
-        HANDOFF_LOOP,
-        f"handoff.target.skill: {target} already appears in the hand-off chain; continuing may create a "
-        f"circular workflow (chain: {path})",
-        hint="choose another target, or confirm (answer y, or pass --yes)",
-        severity=Severity.WARNING,
-    )
 
 
 class RulesValidator:

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.payload.canonical import strip_integrity
+from swarm_handoff.payload.canonical import HASH_PATTERN, strip_integrity
+from swarm_handoff.payload.loops import loop_warning
 from swarm_handoff.payload.schema import Arr, Bool, Num, Obj, Str, check, parse_time, problem
-from swarm_handoff.payload.v2 import HASH_PATTERN, loop_warning
 from swarm_handoff.skill_keys import in_chain, same_skill
 from swarm_handoff.termsafe import shown
 

@@ -18,8 +18,9 @@ import attrs
 
 from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.inputs import ref, spell_error, surface_spelling, switched_off
+from swarm_handoff.operations import CLI
 from swarm_handoff.payload.integrity import INTEGRITY_MISMATCH, examine, untrusted_hint
-from swarm_handoff.payload.names import switched_off
 from swarm_handoff.payload.schema import parse_time, version_of
 from swarm_handoff.payload.signing import ABSENT, INVALID
 from swarm_handoff.payload.unsigned import (
@@ -88,14 +89,14 @@ def verify_file(
     *,
     config: Path | None = None,
     require_signature: bool = False,
-    option: str = "--require-signature",
     host: PluginHost | None = None,
+    surface: str = CLI,
 ) -> VerifyReport:
     """Check a payload file's integrity, signature and expiry; raise the structured error when any fails.
 
     `require_signature` makes an absent signature a failure: a signature is optional, so whoever
-    strips it and recomputes the hash is only caught by a reader that insists on one. `option` is
-    that requirement as the caller's interface spells it (`require_signature` over MCP).
+    strips it and recomputes the hash is only caught by a reader that insists on one. A refusal
+    names that input neutrally (`require_signature`, in `details.inputs`), spelt for `surface`.
     """
     text, payload = read_payload(path)
     handoff = payload.get("handoff") if isinstance(payload, dict) else None
@@ -121,11 +122,13 @@ def verify_file(
     mismatches = findings.problems
     unsigned = require_signature and findings.signature.status == ABSENT
     if unsigned:
-        mismatches.append(f"{ABSENT_BUT_REQUIRED} ({option})")
+        mismatches.append(f"{ABSENT_BUT_REQUIRED} ({ref('require_signature')})")
     hops = unsigned_hops(payload)
     laundered = require_signature and bool(hops)
     if laundered:
-        mismatches.append(unsigned_problem(hops, "the payload") + f" (a signature is required: {option})")
+        mismatches.append(
+            unsigned_problem(hops, "the payload") + f" (a signature is required: {ref('require_signature')})"
+        )
     if expires_raw is not None and expires is None:
         mismatches.append(f"expires_at {shown(expires_raw)} is not an ISO 8601 time")
     verdict = VerifyReport(
@@ -156,7 +159,7 @@ def verify_file(
         code = UNSIGNED_HOP_IN_CHAIN if about_signature == 1 and laundered else SIGNATURE_INVALID
     else:
         code = INTEGRITY_MISMATCH if mismatches else PAYLOAD_EXPIRED
-    raise SwarmError(
+    error = SwarmError(
         code,
         f"{path}: " + "; ".join(problems),
         details={"missing_fields": [], "validation_errors": problems, "verification": verdict.to_data()},
@@ -165,6 +168,7 @@ def verify_file(
         else "the payload is stale: hand off again to get a fresh one",
         recoverable=not mismatches,
     )
+    raise spell_error(error, surface_spelling(surface, "verify"))
 
 
 ACK_UNVERIFIABLE = "ACK_UNVERIFIABLE"
@@ -176,8 +180,8 @@ def require_intact(
     config: Path,
     *,
     require_signature: bool | None = None,
-    option: str = "--require-signature",
     host: PluginHost | None = None,
+    surface: str = CLI,
 ) -> None:
     """Refuse to record an acknowledgment for a payload that cannot be shown to be what was handed off.
 
@@ -185,6 +189,7 @@ def require_intact(
     counts: one that fails a check, one that states no hash (nothing to verify), and, when a
     signature is required (`require_signature`; None: whenever this user has a signing key), one
     without a signature or whose chain went through an unsigned hop. Expiry does not matter here.
+    The refusal names `require_signature` neutrally, spelt for `surface`.
     """
     report = validate_payload(data, host, path=str(path))  # as verify: the shape first, then any hashing
     if not report.valid:
@@ -218,10 +223,12 @@ def require_intact(
     if refusal is None or not signature_required(config, require_signature):
         return
     code, why = refusal
-    raise SwarmError(
+    error = SwarmError(
         code,
         f"{path}: not acknowledged: {why}",
         details={"missing_fields": [], "validation_errors": [why]},
-        hint=f"ask the sender to hand off again with --sign; to acknowledge it anyway, pass {switched_off(option)}",
+        hint="ask the sender to hand off again with --sign; to acknowledge it anyway, pass "
+        + switched_off("require_signature"),
         recoverable=False,
     )
+    raise spell_error(error, surface_spelling(surface, "ack"))

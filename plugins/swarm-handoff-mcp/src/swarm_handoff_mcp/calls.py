@@ -41,13 +41,9 @@ def installed_scopes(host: PluginHost) -> list[str]:
     return [s.value for s in Scope]
 
 
-# `discover`'s two filters as this tool's arguments, for the note on what a filter left out.
-FILTER_ARGUMENTS = {"category": "category", "scope": "scope"}
-
-
 def discover_tool(call: Call) -> Document:
     """Discover as `discover --format json` does; the filter checks the scopes once the sources declared theirs."""
-    from swarm_handoff.api import DiscoveryQuery, discover, make_context
+    from swarm_handoff.api import DiscoveryQuery, discover, make_context, surface_spelling
 
     call.progress("scanning the skill folders")
     result = discover(make_context(_cwd(call)), call.host, show_all=bool(call.args.get("all", False)))
@@ -57,7 +53,7 @@ def discover_tool(call: Call) -> Document:
         inputs=tuple(call.args.get("input", [])),
     )
     chosen = tuple(call.args.get("category", [])), tuple(call.args.get("scope", []))
-    found = result.filtered(*chosen, FILTER_ARGUMENTS).queried(query)
+    found = result.filtered(*chosen, surface_spelling(MCP, "discover")).queried(query)
     return found.paged(call.args.get("offset", 0), call.args.get("limit", DISCOVER_PAGE))
 
 
@@ -228,7 +224,7 @@ def verify_tool(call: Call) -> Document:
     from swarm_handoff.api import verify_file
 
     required = bool(call.args.get("require_signature", False))
-    return verify_file(Path(call.args["path"]), require_signature=required, option="require_signature", host=call.host)
+    return verify_file(Path(call.args["path"]), require_signature=required, host=call.host, surface=MCP)
 
 
 def validate_tool(call: Call) -> Document:
@@ -250,7 +246,7 @@ def ack_tool(call: Call) -> Document:
     if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
         raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
     required = call.args.get("require_signature")
-    require_intact(payload, data, config_dir(), require_signature=required, option="require_signature", host=call.host)
+    require_intact(payload, data, config_dir(), require_signature=required, host=call.host, surface=MCP)
     with open_history(config_dir()) as history:
         row = history.acknowledge(payload.resolve(), data, call.args["status"])
         return AckReport(handoff=row, problems=history.problems)

@@ -44,7 +44,7 @@ def server_command() -> list[str]:
     script = Path(sys.executable).parent / ("swarm-handoff.exe" if os.name == "nt" else "swarm-handoff")
     if script.is_file():
         return [str(script), "mcp"]
-    return [sys.executable, "-c", "import sys; from swarm_handoff.cli import main; main(sys.argv[1:])", "mcp"]
+    return [sys.executable, "-c", "import sys; from swarm_handoff.cli.entry import main; main(sys.argv[1:])", "mcp"]
 
 
 def make_world(tmp_path: Path) -> World:

@@ -19,10 +19,8 @@ from typing import ClassVar
 
 import attrs
 
-from swarm_handoff.api import Contribution, SkillRecord, UsageError
+from swarm_handoff.api import MAX_REQUEST_CHARS, Contribution, SkillRecord, UsageError
 
-# A request longer than this is refused: a pasted log of megabytes is not a request.
-MAX_REQUEST_CHARS = 100_000
 MAX_PROBLEM_TYPE_CHARS = 64
 
 

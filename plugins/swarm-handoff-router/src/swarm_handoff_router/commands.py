@@ -11,15 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from swarm_handoff.api import DEFAULT_TOP, MAX_REQUEST_CHARS, MAX_TOP, Operation, Param, PluginHost, UsageError
 from swarm_handoff.api import RANKING_RULE as RULE
-from swarm_handoff.api import Operation, Param, PluginHost, UsageError
-from swarm_handoff_router.answer import MAX_REQUEST_CHARS, RouteDocument, route
+from swarm_handoff_router.answer import RouteDocument, route
 
 __all__ = ["OPERATIONS", "ROUTE", "read_request", "route_cli", "route_operation"]
 
-# The menu's size when --top is not given (as `rank`), and the most a tool call may ask for.
-DEFAULT_ROUTE_TOP = 5
-MAX_ROUTE_TOP = 100
 STDIN = "-"
 
 ROUTE = Operation(
@@ -38,10 +35,10 @@ ROUTE = Operation(
             "top",
             int,
             "How many skills to list.",
-            default=DEFAULT_ROUTE_TOP,
+            default=DEFAULT_TOP,  # as `rank`
             minimum=1,
             tool_help="How many skills to list.",
-            tool_schema={"maximum": MAX_ROUTE_TOP},
+            tool_schema={"maximum": MAX_TOP},  # as `rank`
         ),
         Param(
             "scope",
@@ -91,7 +88,7 @@ def route_operation(
     host: PluginHost,
     *,
     request: str,
-    top: int | None = DEFAULT_ROUTE_TOP,
+    top: int | None = DEFAULT_TOP,
     scope: list[str] | None = None,
     problem_type: str | None = None,
     show_all: bool = False,
