@@ -260,3 +260,10 @@ def test_declaring_the_commands_does_not_import_their_bodies() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["['a2a send', 'a2a serve', 'a2a skills', 'a2a status']", "False"]
+
+
+def test_the_rows_do_not_import_the_token_comparison() -> None:
+    # `hmac` (and OpenSSL's hashes) are for a serving receiver; `--help` should not load them.
+    script = "import sys, swarm_handoff_a2a.operation_table\nprint('hmac' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
