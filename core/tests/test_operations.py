@@ -121,14 +121,6 @@ def test_a_run_converts_only_the_command_it_runs(swarm_cli: Any, monkeypatch: py
     converted.clear()
     assert swarm_cli("workflow", "-h").exit_code == 0
     assert converted == [op.name for op in CORE_OPERATIONS if op.group == "workflow"]
-    converted.clear()
-    assert swarm_cli("workflow", "step", "-h").exit_code == 0
-    assert converted == ["workflow step"]  # a group's commands wait to be looked up too
-    converted.clear()
-    page = swarm_cli("-h").stdout
-    assert "workflow" in page
-    assert not [name for name in converted if " " in name]  # the root's list names groups, not their commands
-    assert {op.name for op in CORE_OPERATIONS if not op.group} <= set(converted)
 
 
 def test_the_command_list_keeps_the_declared_order_and_suggests_names(swarm_cli: Any) -> None:

@@ -6,16 +6,19 @@ The one door of the command line: every command, help page and usage error goes 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 import typer
+from typer.core import TyperGroup
 
 from swarm_handoff._version import __version__
-from swarm_handoff.cli.operations_cli import OperationGroup
+from swarm_handoff.cli import help_text
+from swarm_handoff.cli.operations_cli import CommandTable
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
+from swarm_handoff.operations import Group, Operation
 from swarm_handoff.plugins import get_host
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -33,11 +36,20 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-class RootGroup(OperationGroup):
-    """The root command group: an operations group, plus a known plugin's missing command and usage documents.
+class RootGroup(TyperGroup):
+    """The root command group: typer's, plus examples on each help page and a known plugin's missing command.
 
-    `build_app` makes a subclass naming the operations, so a run converts only the command it runs.
+    Only `get_command` is overridden, click's documented way to look a command up. Its `commands`
+    is a `CommandTable` of the app's operations (`build_app` makes a subclass naming them), so a run
+    converts only the command it runs.
     """
+
+    operations: ClassVar[Sequence[Operation]] = ()
+    groups: ClassVar[Sequence[Group]] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = CommandTable(self.commands, self.operations, self.groups, TyperGroup)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """Look a command up; a known plugin's command that is not installed says what to install."""
@@ -46,6 +58,7 @@ class RootGroup(OperationGroup):
             from swarm_handoff.cli.missing import missing_command
 
             return missing_command(cmd_name)
+        help_text.finish(command, cmd_name)
         return command
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:

@@ -46,10 +46,8 @@ def finish(command: Any, path: str = "") -> None:
     for param in command.params:
         if readable is not None and param.__class__.__name__ == "TyperArgument":  # typer's own, not yet swapped
             param.__class__ = readable
-    subcommands = getattr(command, "commands", None)
-    if isinstance(subcommands, dict):  # an operations group finishes each command as it is looked up
-        for name, sub in subcommands.items():
-            finish(sub, f"{path} {name}".strip())
+    for name, sub in (getattr(command, "commands", None) or {}).items():
+        finish(sub, f"{path} {name}".strip())
 
 
 @functools.cache

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
@@ -24,15 +23,7 @@ from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Par
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
 
-__all__ = [
-    "FORMAT",
-    "CommandTable",
-    "OperationGroup",
-    "add_operations",
-    "command_function",
-    "invoke",
-    "invoke_operation",
-]
+__all__ = ["FORMAT", "CommandTable", "add_operations", "command_function", "invoke", "invoke_operation"]
 
 # `--format`: every operation that prints a document takes it, last, as every command always did.
 FORMAT = Param("format", help=FORMAT_HELP, default=DEFAULT_FORMAT, flags=("--format", "-f"), complete="format")
@@ -134,36 +125,30 @@ def _epilog(examples: tuple[str, ...], docs: str) -> str | None:
     return help_text.examples_block(examples, docs) if examples else None
 
 
-def _group_app(group: Group, operations: Sequence[Operation]) -> typer.Typer:
-    """The typer app of a command group (`workflow`, `session`): its commands converted when looked up."""
-    members = {"operations": tuple(operations), "path": group.name}
+def _group_app(group: Group) -> typer.Typer:
+    """The typer app of a command group (`workflow`, `session`)."""
     return typer.Typer(
         name=group.name,
         help=group.summary,
         epilog=_epilog(group.examples, group.docs),
         no_args_is_help=True,
         rich_markup_mode=None,
-        cls=type("OperationGroup", (OperationGroup,), members),
     )
 
 
-def _add_command(app: typer.Typer, operation: Operation) -> None:
-    """Add `operation` to `app` as a command named by its own word."""
-    epilog = operation.epilog if operation.epilog is not None else _epilog(operation.examples, operation.docs)
-    app.command(operation.command, epilog=epilog)(command_function(operation))
-
-
 def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Sequence[Group] = ()) -> None:
-    """Add each operation to `app` as a command; grouped ones as their group, added once."""
-    grouped: dict[str, list[Operation]] = {}
+    """Add each operation to `app` as a command; grouped ones to their group's app, added once."""
+    apps: dict[str, typer.Typer] = {}
     for operation in operations:
+        target = app
         if operation.group:
-            grouped.setdefault(operation.group, []).append(operation)
-        else:
-            _add_command(app, operation)
-    for name, members in grouped.items():
-        group = next((g for g in groups if g.name == name), Group(name, ""))
-        app.add_typer(_group_app(group, members), name=name)
+            if operation.group not in apps:
+                group = next((g for g in groups if g.name == operation.group), Group(operation.group, ""))
+                apps[operation.group] = _group_app(group)
+                app.add_typer(apps[operation.group], name=operation.group)
+            target = apps[operation.group]
+        epilog = operation.epilog if operation.epilog is not None else _epilog(operation.examples, operation.docs)
+        target.command(operation.command, epilog=epilog)(command_function(operation))
 
 
 def _parent() -> None:
@@ -173,31 +158,24 @@ def _parent() -> None:
 class CommandTable(MutableMapping[str, Any]):
     """A group's click commands by name: the operations' are converted by typer when first looked up.
 
-    Typer converts every command of an app before it runs one; a run needs one. So an operations
-    group's `commands` is this mapping: it knows every name (the `-h` list, "Did you mean",
-    completion) and converts an operation's command, or a group's (whose own commands wait in
-    turn), when it is read, with `add_operations` and `typer.main.get_command` as for any app.
-    Commands added directly (a plugin's `swarm_handoff_cli`) are kept as given. Order: the
-    operations' commands, the others' commands, then the groups likewise, as typer lists an app's
-    commands before its groups. `within`: the group this table belongs to ("" for the root).
+    Typer converts every command of an app before it runs one; a run needs one. So the root group's
+    `commands` is this mapping: it knows every name (the `-h` list, "Did you mean", completion) and
+    converts an operation's command, or a group's, when it is read, with `add_operations` and
+    `typer.main.get_command` as for any app. Commands added directly (a plugin's `swarm_handoff_cli`)
+    are kept as given. Order: the operations' commands, the others' commands, then the groups
+    likewise, as typer lists an app's commands before its groups.
     """
 
     def __init__(
-        self,
-        given: Mapping[str, Any],
-        operations: Sequence[Operation],
-        groups: Sequence[Group],
-        is_group: type,
-        within: str = "",
+        self, given: Mapping[str, Any], operations: Sequence[Operation], groups: Sequence[Group], is_group: type
     ) -> None:
         self._operations: dict[str, list[Operation]] = {}
         for operation in operations:
-            name = operation.command if within else operation.group or operation.command
-            self._operations.setdefault(name, []).append(operation)
-        self._groups, self._within = groups, within
+            self._operations.setdefault(operation.group or operation.command, []).append(operation)
+        self._groups = groups
         self._built: dict[str, Any] = {}
         names = [name for name in self._operations if name not in given]
-        singles = [name for name in names if within or not self._operations[name][0].group]
+        singles = [name for name in names if not self._operations[name][0].group]
         given_singles = [name for name, command in given.items() if not isinstance(command, is_group)]
         self._order = [*singles, *given_singles]
         self._order += [name for name in names if name not in singles]
@@ -208,13 +186,9 @@ class CommandTable(MutableMapping[str, Any]):
         if name not in self._built:
             if name not in self._operations:
                 raise KeyError(name)
-            operations = self._operations[name]
             parent = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
             parent.callback()(_parent)
-            if self._within:
-                _add_command(parent, operations[0])
-            else:
-                add_operations(parent, operations, self._groups)
+            add_operations(parent, self._operations[name], self._groups)
             self._built[name] = typer.main.get_command(parent).commands[name]  # type: ignore[attr-defined]
         return self._built[name]
 
@@ -236,27 +210,3 @@ class CommandTable(MutableMapping[str, Any]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._order
-
-
-class OperationGroup(TyperGroup):
-    """A typer group whose operations' commands are converted when looked up (its `commands` is a `CommandTable`).
-
-    Only `get_command` is overridden, click's documented way to look a command up: a command gets
-    its examples and readable argument names there (`help_text.finish`). `path` is the group's
-    name ("" for the root); `add_operations` and `build_app` make a subclass naming the rows.
-    """
-
-    operations: ClassVar[Sequence[Operation]] = ()
-    groups: ClassVar[Sequence[Group]] = ()
-    path: ClassVar[str] = ""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.commands = CommandTable(self.commands, self.operations, self.groups, TyperGroup, self.path)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        """Look a command up (converting it on first use), with its examples and argument names."""
-        command = super().get_command(ctx, cmd_name)
-        if command is not None:
-            help_text.finish(command, f"{self.path} {cmd_name}".strip())
-        return command
