@@ -102,31 +102,3 @@ def test_a_raising_hook_keeps_nothing_and_the_rest_still_works(register_plugin: 
     declared = swarm_host.operations()
     assert [op.name for op in declared.operations] == ["fine"]
     assert [f.code for f in swarm_host.failures] == ["PLUGIN_HOOK_FAILED"]
-
-
-def test_a_run_converts_only_the_command_it_runs(swarm_cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Typer converts every command of an app before running one; the root group converts on lookup.
-    from swarm_handoff.cli import operations_cli
-
-    converted: list[str] = []
-    real = operations_cli.command_function
-
-    def counting(operation: Operation) -> Any:
-        converted.append(operation.name)
-        return real(operation)
-
-    monkeypatch.setattr(operations_cli, "command_function", counting)
-    assert swarm_cli("plugins", "--format", "json").exit_code == 0
-    assert converted == ["plugins"]
-    converted.clear()
-    assert swarm_cli("workflow", "-h").exit_code == 0
-    assert converted == [op.name for op in CORE_OPERATIONS if op.group == "workflow"]
-
-
-def test_the_command_list_keeps_the_declared_order_and_suggests_names(swarm_cli: Any) -> None:
-    group = typer.main.get_command(build_app())
-    names = group.list_commands(group.context_class(group))
-    singles = [op.command for op in CORE_OPERATIONS if not op.group]
-    assert names[: len(singles)] == singles  # the core's commands first, as declared, then the groups
-    assert names.index("workflow") > names.index(singles[-1])
-    assert "Did you mean 'discover'" in swarm_cli("disco").stderr

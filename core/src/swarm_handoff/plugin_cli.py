@@ -6,7 +6,6 @@ typer: the app's command lists are reached duck-typed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import ErrorCode
@@ -17,18 +16,14 @@ if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost
 
 
-def extend_cli(host: PluginHost, app: object, taken_before: Iterable[str] = ()) -> None:
-    """Let each plugin add commands to `app`; a raising hook or a name taken (in `app` or `taken_before`) is reported.
-
-    `taken_before`: the names of commands the app converts when looked up (the operations' rows).
-    """
-    reserved = set(taken_before)
+def extend_cli(host: PluginHost, app: object) -> None:
+    """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
     for impl in host.impls("swarm_handoff_cli"):
         if not_run(impl):  # reported when the plugin was added
             continue
         dist, version = host.meta(impl.plugin_name)
         before = {kind: list(entries) for kind, entries in _cli_entries(app).items()}
-        taken = reserved | {_cli_name(entry) for entries in before.values() for entry in entries}
+        taken = {_cli_name(entry) for entries in before.values() for entry in entries}
         try:
             with quiet():
                 impl.function(**{arg: app if arg == "app" else None for arg in impl.argnames})

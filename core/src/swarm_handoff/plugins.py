@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pluggy
@@ -316,9 +316,9 @@ class PluginHost:
                 self.raise_if_failed()
         return self._operations
 
-    def extend_cli(self, app: object, taken: Iterable[str] = ()) -> None:
-        """Let each plugin add commands to `app`; a raising hook or a name taken (in `app` or `taken`) is reported."""
-        extend_cli(self, app, taken)
+    def extend_cli(self, app: object) -> None:
+        """Let each plugin add commands to `app`; a raising hook or a taken name is reported."""
+        extend_cli(self, app)
 
     # -- reporting -----------------------------------------------------------------------------
 

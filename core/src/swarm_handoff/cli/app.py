@@ -6,19 +6,17 @@ The one door of the command line: every command, help page and usage error goes 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
 from swarm_handoff._version import __version__
 from swarm_handoff.cli import help_text
-from swarm_handoff.cli.operations_cli import CommandTable
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
-from swarm_handoff.operations import Group, Operation
 from swarm_handoff.plugins import get_host
 from swarm_handoff.render import DEFAULT_FORMAT
 
@@ -39,17 +37,8 @@ def _version(value: bool) -> None:
 class RootGroup(TyperGroup):
     """The root command group: typer's, plus examples on each help page and a known plugin's missing command.
 
-    Only `get_command` is overridden, click's documented way to look a command up. Its `commands`
-    is a `CommandTable` of the app's operations (`build_app` makes a subclass naming them), so a run
-    converts only the command it runs.
+    Only `get_command` is overridden, click's documented way to look a command up.
     """
-
-    operations: ClassVar[Sequence[Operation]] = ()
-    groups: ClassVar[Sequence[Group]] = ()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.commands = CommandTable(self.commands, self.operations, self.groups, TyperGroup)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """Look a command up; a known plugin's command that is not installed says what to install."""
@@ -106,11 +95,6 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
 
 def build_app() -> typer.Typer:
     """Build the CLI; plugin commands are added through the `swarm_handoff_cli` hook."""
-    host = get_host()
-    declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
-    operations = (*CORE_OPERATIONS, *declared.operations)
-    # Each command is converted when it is looked up (`CommandTable`): the root group knows the rows.
-    root = type("RootGroup", (RootGroup,), {"operations": operations, "groups": (*CORE_GROUPS, *declared.groups)})
     app = typer.Typer(
         name="swarm-handoff",
         help="Discover agent skills that accept a hand-off, rank them, and hand work over.",
@@ -119,7 +103,7 @@ def build_app() -> typer.Typer:
             "More: docs/cli.md (repository docs); completion: docs/cli.md#help-and-shell-completion"
         ),
         no_args_is_help=True,
-        cls=root,
+        cls=RootGroup,
         # -h as well as --help, inherited by every command (click passes help names down to subcontexts)
         context_settings={"help_option_names": ["-h", "--help"]},
         **{**_SETTINGS, "add_completion": True},  # --install-completion / --show-completion, root only
@@ -133,6 +117,11 @@ def build_app() -> typer.Typer:
     ) -> None:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
 
+    from swarm_handoff.cli.operations_cli import add_operations
+
+    host = get_host()
+    declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
+    add_operations(app, (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups))
     # Strict: a plugin failure is an error before any command runs (`main` reports it).
-    host.extend_cli(app, taken={op.group or op.command for op in operations})  # reports and drops taken names
+    host.extend_cli(app)  # reports failures and taken names, and drops those commands
     return app

@@ -9,7 +9,7 @@ document (`cli.output.run`); an `OperationResult`'s notes go to stderr and its s
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import typer
@@ -23,7 +23,7 @@ from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Par
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.render import DEFAULT_FORMAT
 
-__all__ = ["FORMAT", "CommandTable", "add_operations", "command_function", "invoke", "invoke_operation"]
+__all__ = ["FORMAT", "add_operations", "command_function", "invoke", "invoke_operation"]
 
 # `--format`: every operation that prints a document takes it, last, as every command always did.
 FORMAT = Param("format", help=FORMAT_HELP, default=DEFAULT_FORMAT, flags=("--format", "-f"), complete="format")
@@ -149,64 +149,3 @@ def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Se
             target = apps[operation.group]
         epilog = operation.epilog if operation.epilog is not None else _epilog(operation.examples, operation.docs)
         target.command(operation.command, epilog=epilog)(command_function(operation))
-
-
-def _parent() -> None:
-    """The callback of the throwaway app a command is converted in (a callback makes it a group)."""
-
-
-class CommandTable(MutableMapping[str, Any]):
-    """A group's click commands by name: the operations' are converted by typer when first looked up.
-
-    Typer converts every command of an app before it runs one; a run needs one. So the root group's
-    `commands` is this mapping: it knows every name (the `-h` list, "Did you mean", completion) and
-    converts an operation's command, or a group's, when it is read, with `add_operations` and
-    `typer.main.get_command` as for any app. Commands added directly (a plugin's `swarm_handoff_cli`)
-    are kept as given. Order: the operations' commands, the others' commands, then the groups
-    likewise, as typer lists an app's commands before its groups.
-    """
-
-    def __init__(
-        self, given: Mapping[str, Any], operations: Sequence[Operation], groups: Sequence[Group], is_group: type
-    ) -> None:
-        self._operations: dict[str, list[Operation]] = {}
-        for operation in operations:
-            self._operations.setdefault(operation.group or operation.command, []).append(operation)
-        self._groups = groups
-        self._built: dict[str, Any] = {}
-        names = [name for name in self._operations if name not in given]
-        singles = [name for name in names if not self._operations[name][0].group]
-        given_singles = [name for name, command in given.items() if not isinstance(command, is_group)]
-        self._order = [*singles, *given_singles]
-        self._order += [name for name in names if name not in singles]
-        self._order += [name for name in given if name not in given_singles]
-        self._built.update(given)
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self._built:
-            if name not in self._operations:
-                raise KeyError(name)
-            parent = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
-            parent.callback()(_parent)
-            add_operations(parent, self._operations[name], self._groups)
-            self._built[name] = typer.main.get_command(parent).commands[name]  # type: ignore[attr-defined]
-        return self._built[name]
-
-    def __setitem__(self, name: str, command: Any) -> None:
-        self._built[name] = command
-        if name not in self._order:
-            self._order.append(name)
-
-    def __delitem__(self, name: str) -> None:
-        self._order.remove(name)
-        self._built.pop(name, None)
-        self._operations.pop(name, None)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._order))
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._order
