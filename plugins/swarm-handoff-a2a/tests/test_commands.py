@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from swarm_handoff_a2a.ack import ack_task
-from swarm_handoff_a2a.auth import Auth
-from swarm_handoff_a2a.commands import TOKEN_ENV
+from swarm_handoff_a2a.auth import TOKEN_ENV, Auth
 
 TOKEN = "a-token-long-enough-for-the-test-0123456789"
 
@@ -247,3 +246,24 @@ def test_declaring_the_commands_does_not_import_the_a2a_sdk():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_declaring_the_commands_does_not_import_their_bodies() -> None:
+    # The hook runs on every command line (`--help` and `handoff` included): it registers the rows
+    # only; the bodies and their documents are imported when an `a2a` command runs.
+    script = (
+        "import sys\n"
+        "from swarm_handoff.plugins import get_host\n"
+        "declared = get_host().operations()\n"
+        "print(sorted(op.name for op in declared.operations if op.group == 'a2a'))\n"
+        "print('swarm_handoff_a2a.commands' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["['a2a send', 'a2a serve', 'a2a skills', 'a2a status']", "False"]
+
+
+def test_the_rows_do_not_import_the_token_comparison() -> None:
+    # `hmac` (and OpenSSL's hashes) are for a serving receiver; `--help` should not load them.
+    script = "import sys, swarm_handoff_a2a.operation_table\nprint('hmac' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

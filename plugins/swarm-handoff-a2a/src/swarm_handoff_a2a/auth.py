@@ -8,7 +8,6 @@ here imports the A2A SDK: the commands module resolves tokens before any server 
 
 from __future__ import annotations
 
-import hmac
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -84,6 +83,8 @@ class Auth:
             token = given[7:].strip() if given[:7].lower() == "bearer " else ""
         else:
             token = headers.get(self.header.lower(), "").strip()
+        import hmac  # only a serving receiver compares; `--help` need not load OpenSSL's hashes
+
         return bool(token) and hmac.compare_digest(token.encode("utf-8"), self.secret.encode("utf-8"))
 
 
