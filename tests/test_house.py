@@ -155,7 +155,6 @@ def layers(modules: dict[str, Path], edges: dict[str, set[str]]) -> tuple[int, l
         for member in circle:
             group[member] = circle
     depth: dict[frozenset[str], tuple[int, list[str]]] = {}
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
     def measure(node: frozenset[str]) -> tuple[int, list[str]]:
         if node not in depth:
@@ -164,7 +163,14 @@ def layers(modules: dict[str, Path], edges: dict[str, set[str]]) -> tuple[int, l
             depth[node] = (best[0] + 1, [min(node), *best[1]])
         return depth[node]
 
-    return max((measure(g) for g in set(group.values())), key=lambda d: d[0])
+    # The walk recurses once per layer; the limit goes back afterwards, because other tests in
+    # this process rely on the default one (a too-deep document must still raise RecursionError).
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        return max((measure(g) for g in set(group.values())), key=lambda d: d[0])
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def listed_lazy_imports(text: str) -> set[tuple[str, str]]:
