@@ -17,9 +17,9 @@ from swarm_handoff.cli import help_text
 from swarm_handoff.cli.completion import completer
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
+from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugins import get_host
-from swarm_handoff.render import DEFAULT_FORMAT
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {

@@ -18,10 +18,10 @@ from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_OPERATIONS
 from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Param, resolve
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.render import DEFAULT_FORMAT
 
 __all__ = ["FORMAT", "add_operations", "command_function", "invoke", "invoke_operation"]
 
