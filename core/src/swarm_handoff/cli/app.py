@@ -14,11 +14,12 @@ from typer.core import TyperGroup
 
 from swarm_handoff import __version__
 from swarm_handoff.cli import help_text
+from swarm_handoff.cli.completion import completer
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
+from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugins import get_host
-from swarm_handoff.render import DEFAULT_FORMAT
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {
@@ -121,7 +122,8 @@ def build_app() -> typer.Typer:
 
     host = get_host()
     declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
-    add_operations(app, (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups))
+    operations, groups = (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups)
+    add_operations(app, operations, groups, complete=completer)  # completion lists names through the host
     # Strict: a plugin failure is an error before any command runs (`main` reports it).
     host.extend_cli(app)  # reports failures and taken names, and drops those commands
     return app

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from swarm_handoff.components import Kind
+from swarm_handoff.formatting import available_formats
 from swarm_handoff.operations import Param
 from swarm_handoff.plugins import get_host
 from swarm_handoff.records import Scope
@@ -36,8 +37,6 @@ def _workflows() -> Iterable[str]:
 
 
 def _formats() -> Iterable[str]:
-    from swarm_handoff.render import available_formats
-
     return list(available_formats(get_host()))
 
 

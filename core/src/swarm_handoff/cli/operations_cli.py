@@ -18,10 +18,10 @@ from swarm_handoff.cli import help_text
 from swarm_handoff.cli.output import FORMAT_HELP, run
 from swarm_handoff.components import Document
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_OPERATIONS
 from swarm_handoff.operations import CLI, Group, Operation, OperationResult, Param, resolve
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.render import DEFAULT_FORMAT
 
 __all__ = ["FORMAT", "add_operations", "command_function", "invoke", "invoke_operation"]
 
@@ -37,13 +37,18 @@ def _annotation(param: Param) -> Any:
     return kind
 
 
-def _info(param: Param) -> Any:
+# What shell completion offers for a parameter (`cli.completion.completer`, which the app hands in:
+# listing skill or workflow names needs discovery and the workflow registry, not this adapter).
+Completer = Callable[[Param], Callable[[str], list[str]] | None]
+
+
+def _info(param: Param, complete: Completer | None) -> Any:
     """The `typer.Option` / `typer.Argument` a hand-written command would give as the default."""
     default = ... if param.required else param.default
     extra: dict[str, Any] = {"help": param.help_text()}
     if param.minimum is not None:
         extra["min"] = param.minimum
-    completion = _completion(param)
+    completion = complete(param) if complete is not None else None
     if completion is not None:
         extra["autocompletion"] = completion
     if param.argument:
@@ -51,20 +56,16 @@ def _info(param: Param) -> Any:
     return typer.Option(default, *param.cli_flags, **extra)
 
 
-def _completion(param: Param) -> Callable[..., list[str]] | None:
-    """What shell completion offers for `param` (skill, scorer, workflow or format names, or its choices)."""
-    from swarm_handoff.cli.completion import completer
-
-    return completer(param)
-
-
 def cli_params(operation: Operation) -> tuple[Param, ...]:
     """The operation's command-line parameters, `--format` last when it prints a document."""
     return (*operation.on(CLI), FORMAT) if operation.formatted else operation.on(CLI)
 
 
-def command_function(operation: Operation) -> Callable[..., None]:
-    """A function typer turns into the operation's command: its signature declares the parameters."""
+def command_function(operation: Operation, complete: Completer | None = None) -> Callable[..., None]:
+    """A function typer turns into the operation's command: its signature declares the parameters.
+
+    `complete` gives each parameter's shell completion (none without it).
+    """
     params = cli_params(operation)
 
     def command(**values: Any) -> None:
@@ -75,7 +76,9 @@ def command_function(operation: Operation) -> Callable[..., None]:
 
     command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [
-            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=_info(p), annotation=_annotation(p))
+            inspect.Parameter(
+                p.name, inspect.Parameter.KEYWORD_ONLY, default=_info(p, complete), annotation=_annotation(p)
+            )
             for p in params
         ]
     )
@@ -136,8 +139,17 @@ def _group_app(group: Group) -> typer.Typer:
     )
 
 
-def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Sequence[Group] = ()) -> None:
-    """Add each operation to `app` as a command; grouped ones to their group's app, added once."""
+def add_operations(
+    app: typer.Typer,
+    operations: Sequence[Operation],
+    groups: Sequence[Group] = (),
+    *,
+    complete: Completer | None = None,
+) -> None:
+    """Add each operation to `app` as a command; grouped ones to their group's app, added once.
+
+    `complete` gives each parameter's shell completion (`cli.completion.completer`; none without it).
+    """
     apps: dict[str, typer.Typer] = {}
     for operation in operations:
         target = app
@@ -148,4 +160,4 @@ def add_operations(app: typer.Typer, operations: Sequence[Operation], groups: Se
                 app.add_typer(apps[operation.group], name=operation.group)
             target = apps[operation.group]
         epilog = operation.epilog if operation.epilog is not None else _epilog(operation.examples, operation.docs)
-        target.command(operation.command, epilog=epilog)(command_function(operation))
+        target.command(operation.command, epilog=epilog)(command_function(operation, complete))

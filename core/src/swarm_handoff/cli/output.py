@@ -18,8 +18,8 @@ import typer
 
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError, cwd_gone, cwd_unavailable, situation_error
+from swarm_handoff.formatting import DEFAULT_FORMAT, check_format, render_with
 from swarm_handoff.plugins import ENV_LOAD, PluginHost, build_host, get_host
-from swarm_handoff.render import DEFAULT_FORMAT, check_format, render
 from swarm_handoff.termsafe import escape_controls
 
 __all__ = [
@@ -94,7 +94,7 @@ def internal_error(exc: BaseException) -> SwarmError:
 def emit(document: Document, fmt: str, host: PluginHost | None = None) -> None:
     """Print `document` in `fmt` to stdout."""
     host = host or get_host()
-    text = encodable(render(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
+    text = encodable(render_with(document, fmt, host), fmt, getattr(sys.stdout, "encoding", None))
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -146,7 +146,7 @@ def report(error: SwarmError, fmt: str) -> int:
             host = get_host()
         except SwarmError:  # strict mode and a broken plugin: render with the core's own formatters
             host = build_host({ENV_LOAD: ""})
-        text = render(document, fmt, host) if fmt != DEFAULT_FORMAT else None
+        text = render_with(document, fmt, host) if fmt != DEFAULT_FORMAT else None
         text = None if text is None else encodable(text, fmt, getattr(sys.stdout, "encoding", None))
     except Exception:  # the format is unknown, or even the error cannot be rendered: say it on stderr
         text = None

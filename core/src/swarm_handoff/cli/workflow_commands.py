@@ -15,9 +15,9 @@ import typer
 from swarm_handoff.cli.output import fail, warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError, UsageError
+from swarm_handoff.formatting import DEFAULT_FORMAT, check_format
 from swarm_handoff.operations import Operation
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.render import DEFAULT_FORMAT, check_format
 from swarm_handoff.termsafe import escape_controls
 
 if TYPE_CHECKING:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from swarm_handoff.operation_table.shared_help import TOOL_CWD
 from swarm_handoff.operations import CLI_ONLY, MCP_ONLY, Operation, Param
 from swarm_handoff.scopes import CORE, Scope
 
@@ -11,8 +12,6 @@ from swarm_handoff.scopes import CORE, Scope
 DISCOVER_PAGE = 100
 MAX_PAGE = 10_000
 MAX_OFFSET = 10_000_000
-
-TOOL_CWD = "Discover as if run from this folder (default: the server's working folder)."
 
 
 def _scopes_help() -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarm_handoff.operation_table.ranking import SYNTHESIS_TOOL_HELP
+from swarm_handoff.operation_table.shared_help import SYNTHESIS_TOOL_HELP
 from swarm_handoff.operations import CLI_ONLY, Operation, Param
 
 _PAYLOAD = Param(

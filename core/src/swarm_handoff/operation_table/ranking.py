@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarm_handoff.operation_table.discovery import TOOL_CWD
+from swarm_handoff.operation_table.shared_help import SYNTHESIS_TOOL_HELP, TOOL_CWD
 from swarm_handoff.operations import CLI_ONLY, MCP_ONLY, Operation, Param
 from swarm_handoff.ranking_options import DEFAULT_TOP, Autonomy
 
 # The largest menu a tool call may ask for (the command line states no bound).
 MAX_TOP = 100
-
-SYNTHESIS_TOOL_HELP = "The synthesis: an object (as in a synthesis file), or the path of a YAML/JSON synthesis file."
 
 REQUEST_TOOL_HELP = (
     "The request in words, instead of synthesis: every discovered skill is ranked "

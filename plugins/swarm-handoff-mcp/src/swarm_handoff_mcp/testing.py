@@ -7,11 +7,12 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from swarm_handoff.testing import SkillTree
+if TYPE_CHECKING:
+    from swarm_handoff.testing import SkillTree
 
 SYNTHESIS = """\
 original_prompt: Should we expand into Europe?
@@ -47,10 +48,13 @@ def server_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from swarm_handoff.cli.entry import main; main(sys.argv[1:])", "mcp"]
 
 
-def make_world(tmp_path: Path) -> World:
-    """Two project skills, a session with two perspectives, and HOME/CLAUDE_CONFIG_DIR/XDG_* in tmp."""
-    project = tmp_path / "project"
-    tree = SkillTree(project)
+def make_world(tmp_path: Path, tree: SkillTree) -> World:
+    """Two skills in `tree` (the project), a session with two perspectives, and HOME/CLAUDE_CONFIG_DIR/XDG_* in tmp.
+
+    The caller writes the project with the core's kit (`SkillTree(tmp_path / "project")`): what
+    skills a test starts from is the test's, and this kit only starts and talks to the server.
+    """
+    project = tree.root
     tree.add_handoff("lit-review", categories=("research",), description="Review the literature on a question.")
     tree.add_handoff("market-scan", categories=("research", "analysis"), description="Scan the market.")
     session = project / "session"
