@@ -103,3 +103,13 @@ def test_the_schema_offers_request_and_problem_type_and_no_longer_requires_a_syn
     assert schema["properties"]["request"]["type"] == "string"
     assert schema["properties"]["problem_type"]["type"] == "string"
     assert schema["required"] == []
+
+
+def test_a_request_in_words_has_the_same_bound_on_rank_as_on_route() -> None:
+    from swarm_handoff.api import MAX_REQUEST_CHARS
+
+    schema = next(s for s in tool_specs() if s.name == "rank").schema
+    assert schema["properties"]["request"]["maxLength"] == MAX_REQUEST_CHARS
+    long_request = "review " * 1_000  # past the 4,096 characters of an ordinary text argument
+    spec = next(s for s in tool_specs() if s.name == "rank")
+    assert check_arguments(spec, {"request": long_request})["request"] == long_request

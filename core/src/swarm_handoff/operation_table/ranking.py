@@ -6,7 +6,7 @@ from pathlib import Path
 
 from swarm_handoff.operation_table.shared_help import SYNTHESIS_TOOL_HELP, TOOL_CWD
 from swarm_handoff.operations import CLI_ONLY, MCP_ONLY, Operation, Param
-from swarm_handoff.ranking_options import DEFAULT_TOP, Autonomy
+from swarm_handoff.ranking_options import DEFAULT_TOP, MAX_REQUEST_CHARS, Autonomy
 
 # The largest menu a tool call may ask for (the command line states no bound).
 MAX_TOP = 100
@@ -40,6 +40,7 @@ RANK = Operation(
             help="The request in words, instead of a synthesis file: every discovered skill is ranked "
             "(declared or not; the router when installed).",
             tool_help=REQUEST_TOOL_HELP,
+            tool_schema={"maxLength": MAX_REQUEST_CHARS},  # as `route`: one bound for a request in words
         ),
         Param(
             "problem_type",
