@@ -22,7 +22,7 @@ from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
-from swarm_handoff.transport import RemoteDelivery, acknowledged, check_remote_target, transport_for
+from swarm_handoff.transport import RemoteDelivery, acknowledged, remote_target, transport_for
 
 if TYPE_CHECKING:
     from swarm_handoff.synthesis import Synthesis
@@ -121,10 +121,10 @@ def handoff_operation(
     from swarm_handoff.session_life import parse_duration
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
-    transport = None
+    transport = remote = None
     if to is not None:  # the remote host is asked first: a hand-off it cannot take is never written
         transport = transport_for(host, to)
-        check_remote_target(transport.skills(to), target, to)
+        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
     options = HandoffOptions(
         target=target,
         synthesis=_synthesis_or_request(synthesis, request, received, problem_type),
@@ -141,6 +141,7 @@ def handoff_operation(
         allow_undeclared=allow_undeclared,
         expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
         require_signature=require_signature,
+        remote_target=remote,
     )
     result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm))
     _warn(result.warnings)
