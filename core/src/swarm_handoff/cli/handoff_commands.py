@@ -141,9 +141,8 @@ def handoff_operation(
         allow_undeclared=allow_undeclared,
         expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
         require_signature=require_signature,
-        remote_target=remote,
     )
-    result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm))
+    result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm), remote=remote)
     _warn(result.warnings)
     for dropped in result.dropped:
         typer.echo(f"warning: dropped {dropped} (down-converted to v{result.version})", err=True)

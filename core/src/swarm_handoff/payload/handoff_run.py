@@ -21,7 +21,7 @@ from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
 from swarm_handoff.payload.handoff_checks import preserve
 from swarm_handoff.payload.io import dump_payload
 from swarm_handoff.ranking_options import chain_entries
-from swarm_handoff.records import DiscoveryContext, SkillRecord
+from swarm_handoff.records import DiscoveryContext
 
 if TYPE_CHECKING:
     from swarm_handoff.synthesis import Synthesis
@@ -48,9 +48,6 @@ class HandoffOptions:
     expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
     # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
     require_signature: bool | None = None
-    # the target as another host's card describes it (`handoff --to`, `transport.remote_target`): the
-    # payload is built for it, and no skill here is looked up
-    remote_target: SkillRecord | None = None
 
 
 class HandoffRun:

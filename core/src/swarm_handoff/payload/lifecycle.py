@@ -74,8 +74,12 @@ def hand_off(
     confirm: Confirm | None = None,
     now: dt.datetime | None = None,
     surface: str = CLI,
+    remote: SkillRecord | None = None,
 ) -> HandoffResult:
     """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
+
+    `remote` is the target as another host's card describes it (`handoff --to`,
+    `transport.remote_target`): the payload is built for it, and no skill here is looked up.
 
     Refusals name inputs by neutral name (`inputs.py`); they leave here spelt as `surface` spells
     them (the operations table's `cli` or `mcp` spelling), with the neutral names in
@@ -91,7 +95,7 @@ def hand_off(
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": options.target}
     with tracing.span("swarm_handoff.handoff", attributes, env=context.env):
         try:
-            result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller)
+            result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller, remote)
         except SwarmError as error:
             raise fail_safely(run, spell_error(error, spelling)) from None
         except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
@@ -104,12 +108,8 @@ def hand_off(
         return result
 
 
-def _target(
-    options: HandoffOptions, context: DiscoveryContext, host: PluginHost
-) -> tuple[SkillRecord, str | None]:
-    """The target record and a note on how its name was found: another host's when given, else discovered here."""
-    if options.remote_target is not None:
-        return options.remote_target, None
+def _target(options: HandoffOptions, context: DiscoveryContext, host: PluginHost) -> tuple[SkillRecord, str | None]:
+    """The target record discovered here, and a note when it was found by its frontmatter name."""
     found = discover(context, host)
     record = found.named(options.target)
     alias_note = None
@@ -173,6 +173,7 @@ def _hand_off(
     now: dt.datetime | None,
     spelling: Spelling,
     caller: Mapping[str, str],
+    card_record: SkillRecord | None = None,
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
@@ -204,7 +205,7 @@ def _hand_off(
         )
     given_synthesis = options.synthesis
     synthesis = load_synthesis(given_synthesis) if isinstance(given_synthesis, (str, Path)) else given_synthesis
-    record, alias_note = _target(options, context, host)
+    record, alias_note = (card_record, None) if card_record is not None else _target(options, context, host)
     gone = gone_target(record)
     if gone is not None:
         raise gone
@@ -215,7 +216,7 @@ def _hand_off(
             raise continuation.unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
-    if options.remote_target is not None:
+    if card_record is not None:
         _check_remote(options, record, source)
     override = targeting.check_source(
         record, source, override=options.override_accepts_from, option=spelling.spell("override_accepts_from")
