@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from swarm_handoff.acknowledgment import AckReport as AckReport
+    from swarm_handoff.acknowledgment import acknowledge as acknowledge
     from swarm_handoff.cache import not_cacheable as not_cacheable
     from swarm_handoff.cache import read_skills as read_skills
     from swarm_handoff.cache import watch as watch
-    from swarm_handoff.cli.handoff_commands import AckReport as AckReport
     from swarm_handoff.cli.operations_cli import invoke_operation as invoke_operation
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
@@ -244,6 +245,9 @@ _EXPORTS: dict[str, str] = {
     # what a transport answers (`handoff --to URL`, docs/a2a.md)
     "RemoteSkill": "swarm_handoff.transport",
     "RemoteDelivery": "swarm_handoff.transport",
+    # `ack` on every surface: record the acknowledgment, then tell the transports
+    "acknowledge": "swarm_handoff.acknowledgment",
+    "AckReport": "swarm_handoff.acknowledgment",
     # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
     "CachedSource": "swarm_handoff.components",
     "LocatingSource": "swarm_handoff.components",
@@ -411,7 +415,6 @@ _EXPORTS: dict[str, str] = {
     "format_option": "swarm_handoff.cli.output",
     "check_cwd": "swarm_handoff.cli.output",
     "recorded_history": "swarm_handoff.cli.rank_commands",
-    "AckReport": "swarm_handoff.cli.handoff_commands",
 }
 
 __all__ = sorted(_EXPORTS)
