@@ -188,3 +188,29 @@ def test_a_history_that_cannot_record_refuses_with_its_code_and_a_redelivery_rec
     assert again.history_id is not None
     assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(again.payload_hash, "received")]
     assert files_under(world["inbox"]) == [again.path]
+
+
+def test_clearing_leftovers_follows_no_symlink_and_keeps_a_symlinked_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from swarm_handoff.payload.incoming import clear_leftovers
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    outside = tmp_path / "outside"
+    (outside / "handoffs").mkdir(parents=True)
+    theirs = outside / "handoffs" / f".x.json.{child.pid}.{'a' * 12}.tmp"
+    theirs.write_text("{}", encoding="utf-8")
+    root = tmp_path / "root"
+    (root / ".incoming").mkdir(parents=True)
+    (root / "a2a-linked").symlink_to(outside, target_is_directory=True)  # a session folder that leads away
+    linked = root / ".incoming" / f"{child.pid}-{'b' * 16}-{'c' * 8}.json"
+    linked.symlink_to(theirs)  # the quarantine pattern, but a symlink: not the receiver's own file
+    then = time.time() - 3600
+    os.utime(theirs, (then, then))
+    assert clear_leftovers(root, started=time.time()) == ()
+    assert theirs.exists()
+    assert linked.is_symlink()
+    assert clear_leftovers(tmp_path / "missing", started=time.time()) == ()

@@ -15,8 +15,8 @@ import pytest
 
 import swarm_handoff
 from swarm_handoff import textviews
+from swarm_handoff.acknowledgment import AckReport
 from swarm_handoff.api import TextLayout, render
-from swarm_handoff.cli.handoff_commands import AckReport
 from swarm_handoff.cli.session_commands import SessionDocument
 from swarm_handoff.cli.workflow_documents import (
     WorkflowCheckDocument,

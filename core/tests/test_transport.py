@@ -9,6 +9,7 @@ as today and then send it, report the remote task, and let the transport follow 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -242,3 +243,35 @@ def test_rank_remote_ranks_the_hosts_skills_beside_the_local_ones_marked_with_th
     assert [sorted(e) for e in local.json()["workflows"]] == [sorted(entries["deep"])]  # as it was without --remote
     text = swarm_cli("rank", "--synthesis", str(world["synthesis"]), "--remote", "memory://far-away")
     assert "remote: memory://far-away" in text.stdout
+
+
+def test_to_builds_the_payload_for_the_remote_cards_skill_even_when_one_here_has_the_name(
+    swarm_cli: Any, world: Any, memory: MemoryTransport
+) -> None:
+    memory.remote = (
+        RemoteSkill(
+            id="deep", tags=("review",), trigger="--from-card {payload_path}", requires=("context.known_gaps",)
+        ),
+    )
+    refused = handoff(swarm_cli, world, "--to", "memory://far-away", "-f", "json")
+    assert refused.exit_code == 1  # the card's `requires`, not the local record's (which has none)
+    assert refused.json()["error"]["details"]["missing_fields"] == ["context.known_gaps"]
+    assert memory.sent == []
+    memory.remote = (RemoteSkill(id="deep", tags=("review",), trigger="--from-card {payload_path}"),)
+    result = handoff(swarm_cli, world, "--to", "memory://far-away", "-f", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    target = json.loads(Path(result.json()["payload_path"]).read_text(encoding="utf-8"))["handoff"]["target"]
+    assert target == {"skill": "deep", "invocation": "/deep --from-card {payload_path}", "category": "review"}
+
+
+def test_to_a_remote_target_refuses_what_only_this_machine_could_do(
+    swarm_cli: Any, world: Any, memory: MemoryTransport
+) -> None:
+    schema = handoff(swarm_cli, world, "--to", "memory://far-away", "--schema", "2.0", "-f", "json")
+    assert schema.exit_code == 2
+    assert "v3.0" in schema.json()["error"]["message"]
+    health = handoff(swarm_cli, world, "--to", "memory://far-away", "--health-check", "-f", "json")
+    assert health.exit_code == 2
+    assert "runs there" in health.json()["error"]["message"]
+    assert payloads(world) == []
+    assert memory.sent == []

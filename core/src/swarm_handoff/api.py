@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from swarm_handoff.acknowledgment import AckReport as AckReport
+    from swarm_handoff.acknowledgment import acknowledge as acknowledge
     from swarm_handoff.cache import not_cacheable as not_cacheable
     from swarm_handoff.cache import read_skills as read_skills
     from swarm_handoff.cache import watch as watch
-    from swarm_handoff.cli.handoff_commands import AckReport as AckReport
     from swarm_handoff.cli.operations_cli import invoke_operation as invoke_operation
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.convert import convert_payload as convert_payload
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
+    from swarm_handoff.payload.incoming import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
@@ -244,6 +246,9 @@ _EXPORTS: dict[str, str] = {
     # what a transport answers (`handoff --to URL`, docs/a2a.md)
     "RemoteSkill": "swarm_handoff.transport",
     "RemoteDelivery": "swarm_handoff.transport",
+    # `ack` on every surface: record the acknowledgment, then tell the transports
+    "acknowledge": "swarm_handoff.acknowledgment",
+    "AckReport": "swarm_handoff.acknowledgment",
     # optional source capabilities: cached answers and `why` (docs/plugin-guide-source.md)
     "CachedSource": "swarm_handoff.components",
     "LocatingSource": "swarm_handoff.components",
@@ -368,6 +373,7 @@ _EXPORTS: dict[str, str] = {
     "require_intact": "swarm_handoff.payload.verify",
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
+    "clear_leftovers": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",
@@ -411,7 +417,6 @@ _EXPORTS: dict[str, str] = {
     "format_option": "swarm_handoff.cli.output",
     "check_cwd": "swarm_handoff.cli.output",
     "recorded_history": "swarm_handoff.cli.rank_commands",
-    "AckReport": "swarm_handoff.cli.handoff_commands",
 }
 
 __all__ = sorted(_EXPORTS)

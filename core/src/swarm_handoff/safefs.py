@@ -56,7 +56,8 @@ def temp_owner(name: str) -> int | None:
     return int(pid)
 
 
-def _alive(pid: int) -> bool:
+def writer_alive(pid: int) -> bool:
+    """Whether the process `pid` may still be writing (this one, one that exists, or one we cannot probe)."""
     if pid == os.getpid():
         return True
     if sys.platform == "win32":  # os.kill there terminates the process: never probe, trust age alone
@@ -92,7 +93,7 @@ def clean_stale_temps(folder: str | os.PathLike[str], *, now: float | None = Non
         try:
             st = os.lstat(path)
             age = current - st.st_mtime
-            if age < DEAD_GRACE_S or (age < MAX_TEMP_AGE_S and _alive(pid)):
+            if age < DEAD_GRACE_S or (age < MAX_TEMP_AGE_S and writer_alive(pid)):
                 continue
             os.unlink(path)
         except OSError:

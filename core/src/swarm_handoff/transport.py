@@ -3,8 +3,9 @@
 The core carries nothing over a network. A transport plugin (`swarm-handoff-a2a` for `http` and
 `https`) registers a `Transport` under each URL scheme it takes, through the
 `swarm_handoff_transports` hook; `handoff TARGET --to URL` asks the one registered for the URL's
-scheme for the remote host's skills (the target must be one of them), writes the payload here as
-it always does, then has the transport send it. `ack` tells every transport after the
+scheme for the remote host's skills (the target must be one of them), builds the payload for the
+target as that host describes it (`remote_target`), writes it here as it always does, then has the
+transport send it. `ack` tells every transport after the
 acknowledgment is recorded, so the one that carried the payload can move its remote task. See
 docs/hooks.md and docs/a2a.md.
 """
@@ -33,17 +34,29 @@ _MAX_URL_CHARS = 2048
 
 @attrs.frozen(kw_only=True)
 class RemoteSkill:
-    """A skill a remote host takes hand-offs for, as its transport read it (an A2A agent card's skill)."""
+    """A skill a remote host takes hand-offs for, as its transport read it (an A2A agent card's skill).
+
+    The hand-off fields are what a payload for it is built from (`handoff TARGET --to URL`): its
+    trigger (the payload's `target.invocation`), whom it accepts from, the fields it requires or
+    can use, and the payload version it reads. A host that does not say them gets the defaults: a
+    v3.0 target that accepts anyone and requires nothing, and it checks the payload itself.
+    """
 
     id: str
     name: str = ""
     description: str = ""
     tags: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
+    trigger: str = "{payload_path}"
+    accepts_from: tuple[str, ...] = ("*",)
+    requires: tuple[str, ...] = ()
+    optional_consumes: tuple[str, ...] = ()
+    schema_version: str = "3.0"
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
-        return {**attrs.asdict(self), "tags": list(self.tags), "examples": list(self.examples)}
+        lists = ("tags", "examples", "accepts_from", "requires", "optional_consumes")
+        return {**attrs.asdict(self), **{name: list(getattr(self, name)) for name in lists}}
 
 
 @attrs.frozen(kw_only=True)
@@ -90,10 +103,10 @@ class RemoteDiscovery:
 
 
 def remote_records(skills: Sequence[RemoteSkill], url: str) -> tuple[SkillRecord, ...]:
-    """The remote skills as ranking candidates: v3.0 targets of scope `registry`, marked `remote` with the URL.
+    """The remote skills as ranking candidates and hand-off targets: scope `registry`, marked `remote` with the URL.
 
-    A host lists only skills that take hand-offs, and checks `accepts_from` itself when the payload
-    arrives, so a candidate here accepts from anyone; its id is its name.
+    Each is what the host's card says of it (`RemoteSkill`): its id is its name, its tags its
+    categories; the host checks the payload again when it arrives, whatever is said here.
     """
     return tuple(
         SkillRecord(
@@ -103,8 +116,12 @@ def remote_records(skills: Sequence[RemoteSkill], url: str) -> tuple[SkillRecord
             declared_name=skill.name or None,
             description=skill.description,
             categories=skill.tags,
+            trigger=skill.trigger,
             protocol_version="3.0",
-            accepts_from=("*",),
+            schema_version=skill.schema_version,
+            requires=skill.requires,
+            optional_consumes=skill.optional_consumes,
+            accepts_from=skill.accepts_from,
             meta={"remote": url},
         )
         for skill in skills
@@ -135,6 +152,17 @@ def transport_for(host: PluginHost, url: str, option: str = "to") -> Transport:
         )
     transport: Transport = host.get(Kind.TRANSPORT, scheme)
     return transport
+
+
+def remote_target(skills: Sequence[RemoteSkill], target: str, url: str) -> SkillRecord:
+    """The target as the remote host's card describes it: what `handoff TARGET --to URL` builds the payload for.
+
+    The card's entry is the target even when this machine has a skill of the same name: the
+    payload is run there, by that skill. A target the host does not list is refused first.
+    """
+    check_remote_target(skills, target, url)
+    (record,) = remote_records([next(skill for skill in skills if skill.id == target)], url)
+    return record
 
 
 def check_remote_target(skills: Sequence[RemoteSkill], target: str, url: str) -> None:

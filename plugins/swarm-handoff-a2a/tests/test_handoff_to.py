@@ -7,6 +7,7 @@ run through the CLI as a user types them.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,72 @@ def test_a_failure_ack_on_the_receiver_fails_the_task(hosts, receiver, swarm_cli
     assert again.exit_code == 0, again.stderr
     assert "TRANSPORT_FAILED" in again.stderr
     assert "A2A_TASK_FINAL" in again.stderr
+
+
+def _only_there(hosts: dict[str, Any], receiver: Any, v3_skill: Any, name: str, front: str) -> str:
+    """A receiver whose own project has `name` (with frontmatter `front` under handoff:), which the sender lacks."""
+    elsewhere = hosts["root"] / "elsewhere"
+    folder = elsewhere / ".claude" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: The {name} skill, on the other machine.\ncategories: [review, research]\n"
+        "handoff:\n  schema_version: '3.0'\n  handoff_trigger: '--payload {payload_path} --deep'\n"
+        f"{front}---\n# {name}\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(hosts["root"] / "receiver-config")}
+    url: str = receiver(context=make_context(elsewhere, env=env)).url
+    return url
+
+
+def test_handoff_to_a_target_only_the_receiving_host_has_is_built_from_its_card_and_taken_in(
+    hosts, receiver, swarm_cli, v3_skill
+):
+    url = _only_there(hosts, receiver, v3_skill, "far-review", "  accepts_from: [alpha]\n")
+    assert swarm_cli("discover", "--format", "json").json()["workflows"]  # the sender has skills, not this one
+    assert "far-review" not in [w["skill"] for w in swarm_cli("discover", "--format", "json").json()["workflows"]]
+    result = handoff(swarm_cli, hosts, "far-review", url)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    data = result.json()
+    assert (data["remote"]["state"], data["remote"]["delivered"]) == ("working", True)
+    (local,) = written(hosts)
+    target = json.loads(local.read_text(encoding="utf-8"))["handoff"]["target"]
+    # what the card says of the remote skill: its invocation (trigger) and its first category
+    invocation = "/far-review --payload {payload_path} --deep"
+    assert target == {"skill": "far-review", "invocation": invocation, "category": "review"}
+    (received,) = hosts["inbox"].rglob("handoffs/*.json")
+    assert received.read_bytes() == local.read_bytes()
+
+
+def test_handoff_to_a_remote_target_that_does_not_take_this_source_is_refused_before_anything_is_written(
+    hosts, receiver, swarm_cli, v3_skill
+):
+    url = _only_there(hosts, receiver, v3_skill, "far-review", "  accepts_from: [someone-else]\n")
+    result = handoff(swarm_cli, hosts, "far-review", url, "--override-accepts-from")
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "SOURCE_NOT_ACCEPTED"
+    assert url in error["hint"]  # the receiving host decides; an override here would be refused there
+    assert written(hosts) == []
+    assert not hosts["inbox"].exists() or list(hosts["inbox"].rglob("*.json")) == []
+
+
+def test_handoff_to_a_remote_target_lacking_a_required_field_is_refused_here(hosts, receiver, swarm_cli, v3_skill):
+    front = "  accepts_from: ['*']\n  requires: [context.known_gaps]\n"
+    url = _only_there(hosts, receiver, v3_skill, "far-review", front)
+    result = handoff(swarm_cli, hosts, "far-review", url)
+    assert result.exit_code == 1
+    error = result.json()["error"]
+    assert error["code"] == "VALIDATION_FAILED"
+    assert error["details"]["missing_fields"] == ["context.known_gaps"]
+    assert list(hosts["inbox"].rglob("handoffs/*.json")) == []  # nothing was sent
+
+
+def test_a_target_both_hosts_have_is_built_from_the_remote_card(hosts, receiver, swarm_cli, v3_skill):
+    url = _only_there(hosts, receiver, v3_skill, "beta", "  accepts_from: ['*']\n")  # the sender's beta differs
+    result = handoff(swarm_cli, hosts, "beta", url)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    (local,) = written(hosts)
+    target = json.loads(local.read_text(encoding="utf-8"))["handoff"]["target"]
+    assert target["invocation"] == "/beta --payload {payload_path} --deep"  # the receiver's trigger, not the sender's
+    assert target["category"] == "review"

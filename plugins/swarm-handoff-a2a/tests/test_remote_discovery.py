@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from swarm_handoff_a2a.cardcache import fresh_for
+from swarm_handoff_a2a.extension import MAX_CARD_LIST, skill_handoff
 
 
 def test_discover_remote_lists_the_hosts_accepting_skills(hosts, receiver, swarm_cli):
@@ -19,6 +20,9 @@ def test_discover_remote_lists_the_hosts_accepting_skills(hosts, receiver, swarm
     beta = next(s for s in data["skills"] if s["id"] == "beta")
     assert beta["examples"] == ["Review the market entry plan"]
     assert beta["tags"] == ["research"]
+    picky = next(s for s in data["skills"] if s["id"] == "picky")  # what a payload for it is built from
+    assert (picky["accepts_from"], picky["requires"], picky["trigger"]) == (["someone-else"], [], "{payload_path}")
+    assert picky["schema_version"] == "3.0"
     text = swarm_cli("discover", "--remote", url)
     assert text.stdout.startswith(f"3 skill(s) accept a hand-off at {url}\n")
 
@@ -86,3 +90,25 @@ def test_rank_remote_ranks_the_hosts_skills_beside_local_ones(hosts, receiver, s
     local = [e for e in entries if "remote" not in e]
     assert {e["skill"] for e in remote} == {"alpha", "beta", "picky"}
     assert {e["skill"] for e in local} == {"alpha", "beta", "picky"}  # the two hosts share a skills folder here
+
+
+def test_a_cards_hand_off_fields_are_read_bounded_and_a_bad_one_is_left_to_its_default():
+    params = {
+        "skills": {
+            "ok": {"trigger": "{payload_path}", "accepts_from": ["alpha"], "requires": ["context.known_gaps"]},
+            "odd": {
+                "trigger": "x\u001b[2J",  # a control character: not shown to anyone
+                "accepts_from": ["a"] * (MAX_CARD_LIST + 1),  # too many
+                "requires": ["fine", 3],  # not all text
+                "optional_consumes": "context.focus_areas",  # not a list
+                "schema_version": "9" * 600,  # too long
+            },
+        }
+    }
+    assert skill_handoff(params, "ok") == {
+        "trigger": "{payload_path}",
+        "accepts_from": ["alpha"],
+        "requires": ["context.known_gaps"],
+    }
+    assert skill_handoff(params, "odd") == {}
+    assert skill_handoff(params, "missing") == skill_handoff({"skills": []}, "ok") == {}

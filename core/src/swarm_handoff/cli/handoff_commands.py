@@ -17,12 +17,12 @@ import typer
 
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, folder_busy
+from swarm_handoff.errors import ErrorCode, Severity, SwarmError, UsageError, folder_busy
 from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
-from swarm_handoff.transport import RemoteDelivery, acknowledged, check_remote_target, transport_for
+from swarm_handoff.transport import RemoteDelivery, remote_target, transport_for
 
 if TYPE_CHECKING:
     from swarm_handoff.synthesis import Synthesis
@@ -48,19 +48,6 @@ def make_confirm(yes: bool) -> Callable[[str], bool]:
         return False
 
     return confirm
-
-
-@attrs.frozen(kw_only=True)
-class AckReport:
-    """The `ack` document: the hand-off as the history now has it."""
-
-    kind: ClassVar[str] = "acknowledgment"
-    handoff: Any
-    problems: tuple[Problem, ...] = ()
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return {"handoff": self.handoff.to_data(), "problems": [p.to_data() for p in self.problems]}
 
 
 @attrs.frozen
@@ -121,10 +108,10 @@ def handoff_operation(
     from swarm_handoff.session_life import parse_duration
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
-    transport = None
+    transport = remote = None
     if to is not None:  # the remote host is asked first: a hand-off it cannot take is never written
         transport = transport_for(host, to)
-        check_remote_target(transport.skills(to), target, to)
+        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
     options = HandoffOptions(
         target=target,
         synthesis=_synthesis_or_request(synthesis, request, received, problem_type),
@@ -142,7 +129,7 @@ def handoff_operation(
         expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
         require_signature=require_signature,
     )
-    result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm))
+    result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm), remote=remote)
     _warn(result.warnings)
     for dropped in result.dropped:
         typer.echo(f"warning: dropped {dropped} (down-converted to v{result.version})", err=True)
@@ -246,23 +233,12 @@ def ack_operation(
     host: PluginHost, *, payload: Path, status: str, require_signature: bool | None
 ) -> Document | OperationResult:
     """`ack`: record the target's acknowledgment of a hand-off in the history, after the integrity check."""
-    from swarm_handoff.discovery import config_dir
-    from swarm_handoff.history import ACK_STATUSES, open_history
-    from swarm_handoff.payload.validate import load_payload
-    from swarm_handoff.payload.verify import require_intact
+    from swarm_handoff.acknowledgment import acknowledge
 
-    if status not in ACK_STATUSES:
-        raise SwarmError(ErrorCode.USAGE, f"unknown status {status!r}", hint=f"use one of: {', '.join(ACK_STATUSES)}")
-    data = load_payload(payload)
-    if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
-        raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
-    require_intact(payload, data, config_dir(), require_signature=require_signature, host=host)
-    with open_history(config_dir()) as history:
-        row = history.acknowledge(payload.resolve(), data, status)
-        _warn(history.problems)
-        report = AckReport(handoff=row, problems=history.problems)
-    told = acknowledged(host, payload.resolve(), status)  # a transport that carried it moves its task
-    return OperationResult(report, notes=told) if told else report
+    report = acknowledge(host, payload, status, require_signature=require_signature)
+    _warn(report.problems)
+    # what a transport said (it moved its remote task) is also a line on stderr
+    return OperationResult(report, notes=report.transports) if report.transports else report
 
 
 def history_operation(host: PluginHost, *, skill: str | None, trace: str | None) -> Document:

@@ -25,6 +25,7 @@ import datetime as dt
 import hashlib
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,13 @@ from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.textfile import MAX_BYTES
 
 _HEX = re.compile(r"[0-9a-f]{8,64}\Z")
+INBOX = ".incoming"  # under the session root: payloads being checked, each under a name `_QUARANTINE` matches
+_QUARANTINE = re.compile(r"(\d{1,10})-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
+SESSION_PREFIX = "a2a-"  # the receiver's session folders under the root (`_session_name`)
+# A file's mtime may be rounded down by the file system: "before this process loaded this module"
+# keeps this margin (a file of this pid written just after loading must never look older).
+_CLOCK_MARGIN_S = 2.0
+_LOADED = time.time()  # this process writes under the root only through this module, so only after this
 
 
 @attrs.frozen(kw_only=True)
@@ -125,7 +133,7 @@ def accept_incoming(
     host = host or get_host()
     moment = now or utc_now()
     root = _own_root(session_root)
-    inbox = root / ".incoming"
+    inbox = root / INBOX
     with contextlib.suppress(FileExistsError):
         inbox.mkdir(mode=0o700)
     quarantine = inbox / f"{os.getpid()}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
@@ -202,8 +210,8 @@ def _own_root(session_root: Path) -> Path:
 def _session_name(trace_id: Any, payload_hash: str) -> str:
     """The receiver's session folder for a chain: its trace id when it is plain hex, else the payload's hash."""
     if isinstance(trace_id, str) and _HEX.match(trace_id):
-        return f"a2a-{trace_id}"
-    return f"a2a-{payload_hash.removeprefix('sha256:')[:16]}"
+        return f"{SESSION_PREFIX}{trace_id}"
+    return f"{SESSION_PREFIX}{payload_hash.removeprefix('sha256:')[:16]}"
 
 
 def _take_in(
@@ -264,3 +272,56 @@ def _record_once(
             hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
             recoverable=True,
         ) from None
+
+
+def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
+    """Remove what a receiver killed mid-write left under `session_root`; the paths removed.
+
+    Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
+    (`PID-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID.HEX12.tmp`) in a session folder
+    this module names (`a2a-*` and its `handoffs`), a regular file last changed before `started`,
+    whose writer is gone, or is this process from before it loaded this module (a restart that got
+    the same pid, as in a container). Symlinks are not followed; nothing else is touched; best effort.
+    """
+    root = Path(session_root).expanduser()
+    if root.is_symlink() or not root.is_dir():
+        return ()
+    folders = [root / INBOX]
+    with contextlib.suppress(OSError), os.scandir(root) as entries:
+        for entry in entries:
+            if entry.name.startswith(SESSION_PREFIX) and entry.is_dir(follow_symlinks=False):
+                folders += [Path(entry.path), Path(entry.path) / "handoffs"]
+    removed: list[Path] = []
+    for folder in folders:
+        quarantine = folder.name == INBOX
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                pid = _quarantine_owner(entry.name) if quarantine else safefs.temp_owner(entry.name)
+                if pid is not None and _left_by_a_stopped_run(entry, pid, started):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                        removed.append(Path(entry.path))
+    return tuple(removed)
+
+
+def _quarantine_owner(name: str) -> int | None:
+    """The receiving pid in a quarantine copy's name (`PID-HASH16-RAND8.json`), else None."""
+    found = _QUARANTINE.match(name)
+    return int(found.group(1)) if found else None
+
+
+def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) -> bool:
+    """A regular file older than the start whose writer cannot be writing it any more."""
+    try:
+        if not entry.is_file(follow_symlinks=False):
+            return False
+        changed = entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        return False
+    if changed >= started:
+        return False
+    if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
+        return changed < _LOADED - _CLOCK_MARGIN_S
+    return not safefs.writer_alive(pid)

@@ -19,6 +19,7 @@ import attrs
 
 from swarm_handoff import tracing
 from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.eligibility import accepted_sources, accepts
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
 from swarm_handoff.handoff_edges import incoming_from
 from swarm_handoff.inputs import Spelling, given, handoff_spelling, ref, spell_error, spell_problem, switched_on
@@ -49,7 +50,7 @@ from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
 from swarm_handoff.payload.v3 import CHAIN_APPROVAL_AFTER, REENTRY_NEEDS_REASON
 from swarm_handoff.payload.validate import validate_payload
 from swarm_handoff.plugins import PluginHost, get_host
-from swarm_handoff.records import DiscoveryContext
+from swarm_handoff.records import DiscoveryContext, SkillRecord
 from swarm_handoff.skill_keys import in_chain
 from swarm_handoff.synthesis import load_synthesis
 from swarm_handoff.termsafe import quoted
@@ -73,8 +74,12 @@ def hand_off(
     confirm: Confirm | None = None,
     now: dt.datetime | None = None,
     surface: str = CLI,
+    remote: SkillRecord | None = None,
 ) -> HandoffResult:
     """Hand off to `options.target`; `confirm(message)` answers the loop and long-chain questions.
+
+    `remote` is the target as another host's card describes it (`handoff --to`,
+    `transport.remote_target`): the payload is built for it, and no skill here is looked up.
 
     Refusals name inputs by neutral name (`inputs.py`); they leave here spelt as `surface` spells
     them (the operations table's `cli` or `mcp` spelling), with the neutral names in
@@ -90,7 +95,7 @@ def hand_off(
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": options.target}
     with tracing.span("swarm_handoff.handoff", attributes, env=context.env):
         try:
-            result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller)
+            result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller, remote)
         except SwarmError as error:
             raise fail_safely(run, spell_error(error, spelling)) from None
         except Exception as exc:  # MemoryError included: a coded error with the payload kept, never a traceback
@@ -101,6 +106,50 @@ def hand_off(
         chain = {"gen_ai.conversation.id": result.trace_id, "swarm_handoff.payload_hash": result.payload_hash}
         tracing.annotate({k: v for k, v in chain.items() if v})
         return result
+
+
+def _target(options: HandoffOptions, context: DiscoveryContext, host: PluginHost) -> tuple[SkillRecord, str | None]:
+    """The target record discovered here, and a note when it was found by its frontmatter name."""
+    found = discover(context, host)
+    record = found.named(options.target)
+    alias_note = None
+    if record is None:  # a skill's frontmatter `name:` where it differs from its folder, as `why` takes it
+        record, alias_note = by_frontmatter_name(found.workflows, options.target)
+    undeclared = named_undeclared(found, options.target) if record is None else None
+    if record is None and undeclared is not None and options.allow_undeclared:
+        record = undeclared
+    if record is None:
+        raise not_found(
+            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None
+        )
+    return record, alias_note
+
+
+def _check_remote(options: HandoffOptions, record: SkillRecord, source: str) -> None:
+    """What a hand-off to another host cannot do: run the target's health check here, be v2.0, override its policy."""
+    where = record.meta.get("remote")
+    if options.health_check:
+        raise UsageError(
+            f"{ref('health_check')}: {record.name} runs on {where}; its health_check runs there",
+            hint=f"hand off without {ref('health_check')}, and run the check on that host",
+            option=ref("health_check"),
+        )
+    if options.schema not in (None, "3.0"):
+        raise UsageError(
+            f"{ref('schema')} {options.schema}: a hand-off to another host is a v3.0 payload",
+            hint=f"drop {ref('schema')}, or pass {given('schema', '3.0')}",
+            option=ref("schema"),
+        )
+    if not accepts(record, source):  # the host refuses it, whatever the sender overrides
+        allowed = ", ".join(accepted_sources(record)) or "nobody"
+        raise SwarmError(
+            targeting.SOURCE_NOT_ACCEPTED,
+            f"{record.name} at {where} does not accept hand-offs from {source}; it accepts from: {allowed}",
+            details={"target_skill": record.name, "source": source, "remote": where},
+            hint=f"hand off from one of {allowed} ({ref('source')}): the host at {where} checks accepts_from "
+            f"itself and does not honour {ref('override_accepts_from')}",
+            recoverable=True,
+        )
 
 
 def _check_expires_in(expires_in: dt.timedelta | None, option: str = "expires_in") -> None:
@@ -124,6 +173,7 @@ def _hand_off(
     now: dt.datetime | None,
     spelling: Spelling,
     caller: Mapping[str, str],
+    card_record: SkillRecord | None = None,
 ) -> HandoffResult:
     ask: Confirm = confirm or (lambda _message: False)
     if options.schema is not None and options.schema not in SCHEMAS:
@@ -155,18 +205,7 @@ def _hand_off(
         )
     given_synthesis = options.synthesis
     synthesis = load_synthesis(given_synthesis) if isinstance(given_synthesis, (str, Path)) else given_synthesis
-    found = discover(context, host)
-    record = found.named(options.target)
-    alias_note = None
-    if record is None:  # a skill's frontmatter `name:` where it differs from its folder, as `why` takes it
-        record, alias_note = by_frontmatter_name(found.workflows, options.target)
-    undeclared = named_undeclared(found, options.target) if record is None else None
-    if record is None and undeclared is not None and options.allow_undeclared:
-        record = undeclared
-    if record is None:
-        raise not_found(
-            options.target, [r.name for r in found.workflows], list(found.ineligible), undeclared is not None
-        )
+    record, alias_note = (card_record, None) if card_record is not None else _target(options, context, host)
     gone = gone_target(record)
     if gone is not None:
         raise gone
@@ -177,6 +216,8 @@ def _hand_off(
             raise continuation.unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
+    if card_record is not None:
+        _check_remote(options, record, source)
     override = targeting.check_source(
         record, source, override=options.override_accepts_from, option=spelling.spell("override_accepts_from")
     )

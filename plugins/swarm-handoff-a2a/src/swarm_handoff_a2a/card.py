@@ -1,12 +1,14 @@
 """What a receiving host advertises: its agent card (skills that accept a hand-off, the extension, its auth scheme).
 
 Built once when the receiver starts, from the skills discovery finds here; only eligible skills are
-listed, each with its categories as tags and at most ten examples. See docs/a2a.md.
+listed, each with its categories as tags and at most ten examples. The extension's params say, per
+skill, what a sender builds a payload for it from (`handoff_params`). See docs/a2a.md.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 from a2a.types import (
     AgentCapabilities,
@@ -23,7 +25,7 @@ from a2a.types import (
 
 from swarm_handoff.api import SkillRecord
 from swarm_handoff_a2a.auth import Auth
-from swarm_handoff_a2a.extension import EXTENSION_URI, PAYLOAD_MEDIA_TYPE
+from swarm_handoff_a2a.extension import EXTENSION_URI, PAYLOAD_MEDIA_TYPE, SKILLS_PARAM
 
 
 def is_loopback(host: str) -> bool:
@@ -51,6 +53,17 @@ def skill_of(record: SkillRecord) -> AgentSkill:
     )
 
 
+def handoff_params(record: SkillRecord) -> dict[str, Any]:
+    """What a sender builds a payload for this skill from (the extension's `skills` entry; docs/a2a.md)."""
+    return {
+        "trigger": record.trigger,
+        "accepts_from": list(record.accepts_from or ("*",)),  # listed skills are eligible: none means anyone
+        "requires": list(record.requires),
+        "optional_consumes": list(record.optional_consumes),
+        "schema_version": "3.0",  # what this host takes in, whatever the skill reads locally
+    }
+
+
 def agent_card(
     url: str,
     records: tuple[SkillRecord, ...] | list[SkillRecord],
@@ -74,7 +87,11 @@ def agent_card(
                     description="A message may carry a swarm-handoff payload (a data part of media type "
                     f"{PAYLOAD_MEDIA_TYPE}); it is verified here before anything is written.",
                     required=False,
-                    params={"payload_versions": ["3.0"], "max_payload_bytes": 4 * 1024 * 1024},
+                    params={
+                        "payload_versions": ["3.0"],
+                        "max_payload_bytes": 4 * 1024 * 1024,
+                        SKILLS_PARAM: {r.name: handoff_params(r) for r in records if r.eligible},
+                    },
                 )
             ],
         ),

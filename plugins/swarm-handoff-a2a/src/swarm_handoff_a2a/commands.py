@@ -81,6 +81,8 @@ def serve_operation(
             hint="choose another --port (0 picks a free one), or stop what listens there",
         ) from None
     skills = tuple(skill.id for skill in receiver.card.skills)
+    if receiver.cleared:
+        typer.echo(f"a2a: cleared {len(receiver.cleared)} file(s) a stopped receiver left in {root}", err=True)
     typer.echo(
         f"a2a: receiving at {receiver.url} for {len(skills)} skill(s): {', '.join(skills) or '(none)'}"
         f" (session root {root}; Ctrl-C to stop)",

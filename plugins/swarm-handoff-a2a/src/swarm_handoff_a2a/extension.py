@@ -7,6 +7,10 @@ is the URI. The part's data is a mapping: `payload` (the payload file's exact te
 payload is compared byte for byte, and numbers must not pass through JSON doubles), `payload_hash`
 (its stated `meta.payload_hash`) and `target` (the skill it is for). The message's metadata carries
 the W3C `traceparent` under `traceparent`. Nothing in the message names a path on the receiver.
+
+The extension's `params` in the card say `payload_versions`, `max_payload_bytes` and, under
+`skills`, per skill id what a sender builds a payload for it from (`trigger`, `accepts_from`,
+`requires`, `optional_consumes`, `schema_version`); `skill_handoff` reads one entry, bounded.
 """
 
 from __future__ import annotations
@@ -26,6 +30,12 @@ from swarm_handoff_a2a.ids import task_id_for as task_id_for
 PAYLOAD_MEDIA_TYPE = "application/vnd.swarm-handoff.payload+json"
 ERROR_MEDIA_TYPE = "application/vnd.swarm-handoff.error+json"  # a refusal's code, message and hint
 TRACEPARENT = "traceparent"
+SKILLS_PARAM = "skills"  # the extension's params: per skill id, what a payload for it is built from
+# A card is another host's say-so: each hand-off field read from it is bounded, and one that is not
+# what it should be is left out (the sender then uses the default, and the host checks the payload).
+MAX_CARD_LIST = 100
+MAX_CARD_TEXT = 500
+_CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
 # The message's own target and hash only label spans (the checked payload decides); a sender's
 # say-so is cut to this length before it reaches a trace exporter.
 MAX_LABEL_CHARS = 200
@@ -89,3 +99,27 @@ def carried_payload(message: Message | None) -> CarriedPayload | None:
                 traceparent=parent if isinstance(parent, str) else None,
             )
     return None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and len(value) <= MAX_CARD_TEXT and value.isprintable() else None
+
+
+def skill_handoff(params: Mapping[str, Any], skill_id: str) -> dict[str, Any]:
+    """The hand-off fields the extension's params give for one skill, each checked and bounded; {} when none."""
+    skills = params.get(SKILLS_PARAM)
+    entry = skills.get(skill_id) if isinstance(skills, Mapping) else None
+    if not isinstance(entry, Mapping):
+        return {}
+    found: dict[str, Any] = {}
+    for name in ("trigger", "schema_version"):
+        text = _text(entry.get(name))
+        if text:
+            found[name] = text
+    for name in _CARD_LISTS:
+        items = entry.get(name)
+        if isinstance(items, list) and len(items) <= MAX_CARD_LIST:
+            texts = [_text(item) for item in items]
+            if all(texts):
+                found[name] = texts
+    return found

@@ -35,6 +35,7 @@ from swarm_handoff.api import (
     PluginHost,
     SwarmError,
     accept_incoming,
+    clear_leftovers,
     discover,
     get_host,
     make_context,
@@ -246,6 +247,7 @@ class Receiver:
     sock: socket.socket
     server: Any = None
     thread: threading.Thread | None = None
+    cleared: tuple[Path, ...] = ()  # what a stopped run left under the session root, removed at the start
 
     @property
     def url(self) -> str:
@@ -300,8 +302,12 @@ def build_receiver(
     """Build a receiving host: bind the socket, make the card from the skills here, wire the SDK's routes.
 
     Binding beyond loopback needs `auth`; port 0 picks a free port (the card names the real one).
+    What a receiver killed mid-write left under `session_root` (its temporaries and quarantine
+    copies, older than this start, their writer gone) is removed first: `clear_leftovers`.
     """
     from starlette.applications import Starlette
+
+    started = time.time()
 
     if not is_loopback(host) and auth is None:
         raise SwarmError(
@@ -350,7 +356,8 @@ def build_receiver(
     guarded = Guard(
         app, max_bytes=max_request_bytes, auth=auth, rate=rate, burst=burst, public=(AGENT_CARD_WELL_KNOWN_PATH,)
     )
-    return Receiver(host, bound, Path(session_root), store_url, card, guarded, sock)
+    cleared = clear_leftovers(Path(session_root), started=started)
+    return Receiver(host, bound, Path(session_root), store_url, card, guarded, sock, cleared=cleared)
 
 
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, session_root: Path | None = None, **options: Any) -> None:

@@ -40,7 +40,7 @@ from swarm_handoff.api import (
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, EXTENSION_URI, payload_message, task_id_for
+from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, EXTENSION_URI, payload_message, skill_handoff, task_id_for
 
 A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
 A2A_NO_EXTENSION = "A2A_NO_EXTENSION"  # the remote host does not declare the swarm-handoff extension
@@ -183,6 +183,15 @@ async def fetch_card(url: str, *, credentials: Credentials | None = None, timeou
 
 def _declares_extension(card: AgentCard) -> bool:
     return any(ext.uri == EXTENSION_URI for ext in card.capabilities.extensions)
+
+
+def _extension_params(card: AgentCard) -> dict[str, Any]:
+    """The params of our extension in the card ({} when it has none)."""
+    for ext in card.capabilities.extensions:
+        if ext.uri == EXTENSION_URI and ext.HasField("params"):
+            params = MessageToDict(ext.params)
+            return params if isinstance(params, dict) else {}
+    return {}
 
 
 def _error_of(task: Task) -> dict[str, Any] | None:
@@ -365,8 +374,16 @@ async def remote_skills_async(
 
 def skills_of(url: str, card: AgentCard, headers: Mapping[str, str]) -> RemoteSkills:
     """A card as `RemoteSkills`: its skills, whether it declares our extension, its caching headers."""
+    params = _extension_params(card)
     skills = tuple(
-        {"id": s.id, "name": s.name, "description": s.description, "tags": list(s.tags), "examples": list(s.examples)}
+        {
+            "id": s.id,
+            "name": s.name,
+            "description": s.description,
+            "tags": list(s.tags),
+            "examples": list(s.examples),
+            "handoff": skill_handoff(params, s.id),
+        }
         for s in card.skills
     )
     return RemoteSkills(

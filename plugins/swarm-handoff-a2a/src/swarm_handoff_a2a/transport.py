@@ -22,7 +22,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.api import RemoteDelivery, RemoteSkill, SwarmError, UsageError, config_dir, read_text
 from swarm_handoff_a2a.auth import sender_credentials
@@ -36,6 +36,7 @@ SCHEMES = ("http", "https")
 TOKEN_FILE_ENV = "SWARM_HANDOFF_A2A_TOKEN_FILE"
 AUTH_SCHEME_ENV = "SWARM_HANDOFF_A2A_AUTH_SCHEME"
 ATTEMPTS_ENV = "SWARM_HANDOFF_A2A_ATTEMPTS"
+_CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
 MAX_ATTEMPTS = 100
 
 
@@ -76,16 +77,7 @@ class A2ATransport:
                 "it could not verify the payload, so nothing was written or sent",
                 hint="run `swarm-handoff a2a serve` on that host, or hand the work over another way",
             )
-        return tuple(
-            RemoteSkill(
-                id=str(s["id"]),
-                name=str(s["name"]),
-                description=str(s["description"]),
-                tags=tuple(s["tags"]),
-                examples=tuple(s["examples"]),
-            )
-            for s in found.skills
-        )
+        return tuple(_remote_skill(s) for s in found.skills)
 
     def card(self, url: str) -> RemoteSkills:
         """The host's card (cached as its headers say, `cardcache.py`), connections retried up to the bound."""
@@ -141,6 +133,21 @@ class A2ATransport:
                 return None
             raise
         return f"A2A task {task_id}: {state}"
+
+
+def _remote_skill(skill: dict[str, Any]) -> RemoteSkill:
+    """One card skill as the core takes it; the hand-off fields the card gives (checked in `skill_handoff`)."""
+    given = skill.get("handoff") or {}  # a card cached before the card said them has none
+    fields: dict[str, Any] = {name: str(given[name]) for name in ("trigger", "schema_version") if name in given}
+    fields.update({name: tuple(given[name]) for name in _CARD_LISTS if name in given})
+    return RemoteSkill(
+        id=str(skill["id"]),
+        name=str(skill["name"]),
+        description=str(skill["description"]),
+        tags=tuple(skill["tags"]),
+        examples=tuple(skill["examples"]),
+        **fields,
+    )
 
 
 def _sqlite_file(store_url: str) -> Path | None:

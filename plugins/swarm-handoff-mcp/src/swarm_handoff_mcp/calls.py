@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, ErrorCode, PluginHost, SwarmError, UsageError
+from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, UsageError
 
 if TYPE_CHECKING:
     from swarm_handoff.api import Synthesis
@@ -238,18 +238,11 @@ def validate_tool(call: Call) -> Document:
 
 
 def ack_tool(call: Call) -> Document:
-    """Acknowledge as `ack`, after the same integrity check: only an intact payload is recorded."""
-    from swarm_handoff.api import AckReport, config_dir, load_payload, open_history, require_intact
+    """Acknowledge as `ack` (the core's `acknowledge`): an intact payload recorded, then the transports told."""
+    from swarm_handoff.api import acknowledge
 
-    payload = Path(call.args["path"])
-    data = load_payload(payload)
-    if not isinstance(data, dict) or not isinstance(data.get("handoff"), dict):
-        raise SwarmError(ErrorCode.INVALID_PAYLOAD, f"{payload} is not a hand-off payload")
     required = call.args.get("require_signature")
-    require_intact(payload, data, config_dir(), require_signature=required, host=call.host, surface=MCP)
-    with open_history(config_dir()) as history:
-        row = history.acknowledge(payload.resolve(), data, call.args["status"])
-        return AckReport(handoff=row, problems=history.problems)
+    return acknowledge(call.host, Path(call.args["path"]), call.args["status"], require_signature=required, surface=MCP)
 
 
 def history_tool(call: Call) -> Document:
