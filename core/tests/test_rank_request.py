@@ -99,7 +99,7 @@ def test_no_scorer_named_keeps_swarm_v2_for_declared_targets_of_a_synthesis(
         (("--request", "  "), "--request is empty"),
         (("--request", "x" * (MAX_REQUEST_CHARS + 1)), "at most"),
         (("--request", "plan it", "--synthesis", "s.yaml"), "give one"),
-        ((), "needs a synthesis file or a request"),
+        ((), "needs a synthesis or a request in words: neither --synthesis nor --request"),
         (("--request", "plan it", "--problem-type", "cooking"), "not a problem type"),
     ],
 )

@@ -133,6 +133,7 @@ if TYPE_CHECKING:
     from swarm_handoff.reporoot import Repository as Repository
     from swarm_handoff.reporoot import find_repository as find_repository
     from swarm_handoff.request_words import synthesis_from_request as synthesis_from_request
+    from swarm_handoff.request_words import synthesis_or_request as synthesis_or_request
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
@@ -348,6 +349,7 @@ _EXPORTS: dict[str, str] = {
     "rank": "swarm_handoff.ranking",
     "choose_scorer": "swarm_handoff.ranking",
     "synthesis_from_request": "swarm_handoff.request_words",
+    "synthesis_or_request": "swarm_handoff.request_words",
     "RankingRequest": "swarm_handoff.ranking",
     "RankingResult": "swarm_handoff.ranking",
     "RankedCandidate": "swarm_handoff.ranking",

@@ -6,7 +6,16 @@ from typing import Any
 
 import pytest
 
-from swarm_handoff.api import Contribution, SkillRecord, SwarmError, hookimpl, record_from_frontmatter
+from swarm_handoff.api import (
+    MCP,
+    Contribution,
+    SkillRecord,
+    SwarmError,
+    hookimpl,
+    record_from_frontmatter,
+    spell_error,
+    surface_spelling,
+)
 from swarm_handoff_mcp.calls import rank_tool
 from swarm_handoff_mcp.tools import Call, check_arguments, tool_specs
 
@@ -44,8 +53,12 @@ def host(swarm_host: Any, register_source: Any, monkeypatch: pytest.MonkeyPatch,
 
 
 def _rank(host: Any, args: dict[str, Any]) -> dict[str, Any]:
+    """Call the tool's body and spell a refusal as the server does (`server._spell`)."""
     spec = next(s for s in tool_specs() if s.name == "rank")
-    return rank_tool(Call(check_arguments(spec, args), host)).to_data()
+    try:
+        return rank_tool(Call(check_arguments(spec, args), host)).to_data()
+    except SwarmError as error:
+        raise spell_error(error, surface_spelling(MCP, "rank")) from None
 
 
 def test_a_request_in_words_ranks_every_skill_with_the_router(host: Any, register_plugin: Any) -> None:

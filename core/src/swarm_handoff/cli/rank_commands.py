@@ -15,7 +15,6 @@ from swarm_handoff.transport import remote_records, transport_for
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts
-    from swarm_handoff.synthesis import Synthesis
 
 HISTORY_INVALID = "HISTORY_INVALID"
 
@@ -91,10 +90,11 @@ def rank_operation(
     from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.eligibility import Query, by_category
     from swarm_handoff.ranking import INDISTINCT, RankingRequest, choose_scorer, rank
+    from swarm_handoff.request_words import synthesis_or_request
 
     in_words = request is not None
     ranking = RankingRequest(
-        synthesis=_synthesis(synthesis, request, problem_type),
+        synthesis=synthesis_or_request(synthesis, request, problem_type),
         chain=chain_names(chain),  # checked as `handoff --chain` and the MCP tools check it
         autonomy=autonomy,
         history=load_history(history) if history is not None else recorded_history(),
@@ -142,25 +142,3 @@ def rank_operation(
         if p.code == INDISTINCT and format == "text"
     )
     return OperationResult(result, notes=notes)
-
-
-def _synthesis(synthesis: Path | None, request: str | None, problem_type: str | None) -> Synthesis:
-    """The synthesis file's, or the one a request in words stands for: exactly one of the two."""
-    from swarm_handoff.request_words import synthesis_from_request
-    from swarm_handoff.synthesis import load_synthesis
-
-    if synthesis is not None and request is not None:
-        raise UsageError(
-            "--synthesis and --request are two ways to say the same thing: give one",
-            hint="drop --request to rank for the synthesis file, or --synthesis to rank for the words",
-        )
-    if request is not None:
-        return synthesis_from_request(request, problem_type)
-    if problem_type is not None:
-        raise UsageError("--problem-type goes with --request", hint="a synthesis file carries its own problem_type")
-    if synthesis is None:
-        raise UsageError(
-            "rank needs a synthesis file or a request in words",
-            hint='give --synthesis synthesis.yaml, or --request "what you need"',
-        )
-    return load_synthesis(synthesis)

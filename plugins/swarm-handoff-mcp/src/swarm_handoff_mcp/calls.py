@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, UsageError
 
 if TYPE_CHECKING:
-    from swarm_handoff.api import Synthesis
     from swarm_handoff_mcp.tools import Call
 
 
@@ -110,10 +109,11 @@ def rank_tool(call: Call) -> Document:
         make_context,
         rank,
         recorded_history,
+        synthesis_or_request,
     )
 
     words = call.args.get("request")
-    synthesis = _rank_synthesis(call.args.get("synthesis"), words, call.args.get("problem_type"))
+    synthesis = synthesis_or_request(call.args.get("synthesis"), words, call.args.get("problem_type"))
     chain = chain_names(call.args.get("chain", []), "chain")  # trimmed and checked as `rank --chain` is
     source = call.args.get("source")
     if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
@@ -140,27 +140,6 @@ def rank_tool(call: Call) -> Document:
         problems=found.problems,
         scorer_option="scorer",
     )
-
-
-def _rank_synthesis(given: Any, words: str | None, problem_type: str | None) -> Synthesis:
-    """The synthesis given, or the one a request in words stands for: exactly one, named as this tool spells it."""
-    from swarm_handoff.api import load_synthesis, parse_synthesis, synthesis_from_request
-
-    if given is not None and words is not None:
-        raise UsageError(
-            "rank: synthesis and request are two ways to say the same thing: give one",
-            hint="drop request to rank for the synthesis, or synthesis to rank for the words",
-        )
-    if words is not None:
-        return synthesis_from_request(words, problem_type, option="request", type_option="problem_type")
-    if problem_type is not None:
-        raise UsageError("rank: problem_type goes with request", hint="a synthesis carries its own problem_type")
-    if given is None:
-        raise UsageError(
-            "rank: neither synthesis nor request was given",
-            hint="give synthesis (an object or a file path), or request: what you need, in words",
-        )
-    return load_synthesis(Path(given)) if isinstance(given, str) else parse_synthesis(given, path="synthesis")
 
 
 def handoff_tool(call: Call) -> Document:
