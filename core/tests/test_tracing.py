@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK is absent (pip install opentelemetry-sdk)")
 
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from swarm_handoff import tracing
 from swarm_handoff.api import HandoffOptions, SwarmError, discover, hand_off
@@ -25,22 +23,8 @@ from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
 
-EXPORTER = InMemorySpanExporter()
 SYNTHESIS = "original_prompt: Review it.\nproblem_type: analytical\nsynthesis_summary: Review.\n"
 PARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-
-
-@pytest.fixture
-def spans() -> InMemorySpanExporter:
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):  # set once per process: OpenTelemetry allows no second one
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    if not getattr(provider, "_swarm_handoff_core_test", False):
-        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
-        provider._swarm_handoff_core_test = True  # type: ignore[attr-defined]
-    EXPORTER.clear()
-    return EXPORTER
 
 
 @pytest.fixture
@@ -52,7 +36,7 @@ def world(handoff_world):
     return handoff_world(records, SYNTHESIS)
 
 
-def ours(exporter: InMemorySpanExporter) -> dict[str, list]:
+def ours(exporter: Any) -> dict[str, list]:
     found: dict[str, list] = {}
     for finished in exporter.get_finished_spans():
         if finished.instrumentation_scope.name == tracing.TRACER_NAME:

@@ -10,30 +10,14 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK (test extra of swarm-handoff-a2a) is absent")
 
+
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from swarm_handoff_a2a.ack import ack_task
 from swarm_handoff_a2a.sender import send
 
-EXPORTER = InMemorySpanExporter()
 # The A2A plugin's own spans; the core's (discover, rank, hand-off) are there too, from building the payloads.
 A2A_SPANS = {"swarm_handoff.send", "swarm_handoff.receive", "swarm_handoff.verify", "swarm_handoff.ack"}
-
-
-@pytest.fixture
-def spans():
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):  # set once per process: OpenTelemetry allows no second one
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    if not getattr(provider, "_swarm_handoff_test", False):
-        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
-        provider._swarm_handoff_test = True  # type: ignore[attr-defined]
-    EXPORTER.clear()
-    return EXPORTER
 
 
 def test_send_receive_verify_and_ack_are_one_trace_the_chains(hosts, receiver, payload, spans):

@@ -18,30 +18,12 @@ import pytest
 pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK (test extra of swarm-handoff-mcp) is absent")
 
 from mcp.client.client import Client
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from swarm_handoff_mcp.server import SwarmServer
 from swarm_handoff_mcp.testing import World
 
-EXPORTER = InMemorySpanExporter()
 CALLER = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 STATE = "congo=t61rcWkgMzE"
-
-
-@pytest.fixture
-def spans() -> InMemorySpanExporter:
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):  # set once per process: OpenTelemetry allows no second one
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    if not getattr(provider, "_swarm_handoff_mcp_test", False):
-        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
-        provider._swarm_handoff_mcp_test = True  # type: ignore[attr-defined]
-    EXPORTER.clear()
-    return EXPORTER
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ Fixtures:
     temp_home         a HOME, Claude config folder and cache folder of the test's own, as an env mapping
     swarm_cli         run the `swarm-handoff` CLI in-process against the current host
     use_workflows     make the workflow commands see exactly the given workflows
+    spans             OpenTelemetry's in-memory exporter, emptied (skips without the SDK)
 
 Helpers for source authors:
     write_skill(folder, name, text)   write `folder/<name>/SKILL.md`, eligible for hand-off
@@ -45,6 +46,7 @@ from swarm_handoff.testing.hosts import (
     swarm_cli,
     swarm_host,
 )
+from swarm_handoff.testing.traces import spans
 from swarm_handoff.testing.workflows import run_workflow_case, use_workflows, workflow_cases
 
 __all__ = [
@@ -60,6 +62,7 @@ __all__ = [
     "reseal",
     "run_workflow_case",
     "skill_tree",
+    "spans",
     "swarm_cli",
     "swarm_host",
     "temp_home",
