@@ -228,7 +228,9 @@ def test_the_layers_do_not_grow(house):
     assert count <= LAYERS_NOW, " -> ".join(chain)
 
 
-@pytest.mark.xfail(strict=True, reason="13 layers: the testing kit sits over the workflow protocol, demo over the hand-off")
+@pytest.mark.xfail(
+    strict=True, reason="13 layers: the testing kit sits over the workflow protocol, demo over the hand-off"
+)
 def test_at_most_ten_layers(house):
     modules, edges, _ = house
     count, chain = layers(modules, edges)
