@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from unittest.mock import ANY
 
 import pytest
 
@@ -291,3 +292,25 @@ def test_session_close_finds_a_handoff_recorded_with_a_relative_path(tmp_path, m
     with open_history(tmp_path / "config") as history:
         history.record("s/handoff-payload.yaml", unsourced)
         assert [r.target for r in history.from_session(str((tmp_path / "s").resolve()))] == ["lit-pm"]
+
+
+def test_the_history_command_shows_where_a_handoff_was_sent_and_its_remote_state(
+    tmp_path, swarm_host, swarm_cli, monkeypatch
+):
+    """Issue 29: `history` shows the remote task of a hand-off sent over the network; others are as before."""
+    sent, kept = "sha256:" + "5" * 64, "sha256:" + "6" * 64
+    with open_history(tmp_path) as history:
+        history.record("/s/a.yaml", payload("reviewer", sent))
+        history.record("/s/b.yaml", payload("planner", kept))
+        history.set_remote(sent, "http://build-host:8470/", "working", task_id="task-1")
+        history.set_remote(sent, "http://build-host:8470/", "completed", task_id=None)  # the id stays
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    data = swarm_cli("history", "--format", "json").json()
+    by_hash = {row["payload_hash"]: row for row in data["handoffs"]}
+    assert by_hash[sent]["remote"] == [
+        {"url": "http://build-host:8470/", "task_id": "task-1", "state": "completed", "detail": "", "updated_at": ANY}
+    ]
+    assert "remote" not in by_hash[kept]  # a local hand-off's row is what it always was
+    text = swarm_cli("history").stdout
+    assert "  sent to http://build-host:8470/: completed (task task-1)" in text
+    assert text.count("sent to") == 1

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     from swarm_handoff.history import open_history as open_history
     from swarm_handoff.history_reports import HistoryReport as HistoryReport
     from swarm_handoff.history_reports import TraceReport as TraceReport
+    from swarm_handoff.history_reports import history_report as history_report
     from swarm_handoff.hookspecs import hookimpl as hookimpl
     from swarm_handoff.inputs import HANDOFF_INPUTS as HANDOFF_INPUTS
     from swarm_handoff.inputs import handoff_names as handoff_names
@@ -386,6 +387,7 @@ _EXPORTS: dict[str, str] = {
     "AdapterResult": "swarm_handoff.payload.adapters",
     "open_history": "swarm_handoff.history",
     "HistoryReport": "swarm_handoff.history_reports",
+    "history_report": "swarm_handoff.history_reports",
     "TraceReport": "swarm_handoff.history_reports",
     "ACK_STATUSES": "swarm_handoff.history",
     "render": "swarm_handoff.render",

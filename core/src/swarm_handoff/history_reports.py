@@ -5,12 +5,13 @@ They lay out `HandoffRow`s that `history.py` reads from the store (`history_db.p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import attrs
 
 from swarm_handoff.errors import Problem
-from swarm_handoff.history import HandoffRow
+from swarm_handoff.history import HandoffRow, History
 from swarm_handoff.payload.canonical import span_from_hash
 
 
@@ -22,14 +23,35 @@ class HistoryReport:
     handoffs: tuple[HandoffRow, ...]
     skill: str | None = None
     problems: tuple[Problem, ...] = ()
+    # By payload hash: the hosts a hand-off was sent to over the network (`handoff --to`), newest first.
+    remote: Mapping[str, tuple[dict[str, Any], ...]] = attrs.field(factory=dict)
 
     def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
+        """Give the JSON-ready form; a row sent to another host carries `remote`, the others are as before."""
         return {
             "skill": self.skill,
-            "handoffs": [h.to_data() for h in self.handoffs],
+            "handoffs": [self._row(h) for h in self.handoffs],
             "problems": [p.to_data() for p in self.problems],
         }
+
+    def _row(self, row: HandoffRow) -> dict[str, Any]:
+        sent = self.remote.get(row.payload_hash or "")
+        return {**row.to_data(), "remote": [dict(task) for task in sent]} if sent else row.to_data()
+
+
+def history_report(store: History, skill: str | None = None) -> HistoryReport:
+    """The `history` document, the same for the command and the MCP tool: rows and where each was sent."""
+    return HistoryReport(
+        handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems, remote=remote_by_hash(store.remote())
+    )
+
+
+def remote_by_hash(tasks: list[dict[str, Any]]) -> dict[str, tuple[dict[str, Any], ...]]:
+    """The history's remote tasks grouped by payload hash, each without the hash it is filed under."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for task in tasks:
+        grouped.setdefault(task["payload_hash"], []).append({k: v for k, v in task.items() if k != "payload_hash"})
+    return {key: tuple(value) for key, value in grouped.items()}
 
 
 def span_of(row: HandoffRow) -> str | None:

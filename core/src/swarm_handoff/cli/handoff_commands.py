@@ -245,10 +245,10 @@ def history_operation(host: PluginHost, *, skill: str | None, trace: str | None)
     """`history`: recorded hand-offs, newest first, with their latest acknowledgment; or one chain."""
     from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import open_history
-    from swarm_handoff.history_reports import HistoryReport
+    from swarm_handoff.history_reports import history_report
 
     with open_history(config_dir()) as store:
         _warn(store.problems)
         if trace is not None:
             return trace_report(store, trace, skill)
-        return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
+        return history_report(store, skill)

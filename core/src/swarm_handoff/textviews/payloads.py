@@ -126,6 +126,9 @@ def _handoff_row(row: dict[str, Any]) -> list[str]:
         lines.append(f"  updated {row['updated_at']}")
     if row.get("eligibility_override"):
         lines.append(f"  handed off despite accepts_from: {row['eligibility_override']}")
+    for task in row.get("remote") or ():  # sent to another host (`handoff --to`): its task there
+        task_id = f" (task {task['task_id']})" if task.get("task_id") else ""
+        lines.append(f"  sent to {task['url']}: {task['state']}{task_id}")
     return lines
 
 

@@ -226,7 +226,7 @@ def ack_tool(call: Call) -> Document:
 
 def history_tool(call: Call) -> Document:
     """List or trace hand-offs as `history`; `trace` and `skill` together are refused, not one ignored."""
-    from swarm_handoff.api import HistoryReport, TraceReport, config_dir, open_history
+    from swarm_handoff.api import TraceReport, config_dir, history_report, open_history
 
     skill = call.args.get("skill")
     trace = call.args.get("trace")
@@ -235,7 +235,7 @@ def history_tool(call: Call) -> Document:
     with open_history(config_dir()) as store:
         if trace is not None:
             return TraceReport(trace_id=trace, hops=store.trace(trace), problems=store.problems)
-        return HistoryReport(handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems)
+        return history_report(store, skill)
 
 
 def workflow_step_tool(call: Call) -> Document:
