@@ -4,7 +4,8 @@ A transport (the A2A plugin, `swarm-handoff-a2a`) hands over the payload's exact
 root; this module decides everything else. The text is bounded before it is parsed, then read by
 `received.load_received` exactly as `handoff --from` reads a received file (limits, schema,
 integrity hash, the signature when a key is configured or required), and the hand-off is checked
-as one this host would make: the target must be a skill here that accepts hand-offs, its
+as one this host would make: the target must be a skill here that accepts hand-offs, the payload
+must carry every path its `requires` names (VALIDATION_FAILED, as `handoff` says), its
 `accepts_from` must name the source (the sender's override is not honoured: the receiver's policy
 is the receiver's), and the chain must pass the loop rules (`continuation.check_loop_rules`, the
 approval a long chain needs read from the payload's `user_approved`). One difference from a local
@@ -171,9 +172,12 @@ def accept_incoming(
                 from swarm_handoff.payload.handoff_checks import not_found
 
                 raise not_found(target, [r.name for r in found.workflows], list(found.ineligible))
-            from swarm_handoff.payload.targeting import check_source
+            from swarm_handoff.payload.targeting import check_source, requirements, requirements_error
 
             check_source(record, source, override=False)
+            missing, _notes = requirements(record, received.payload)
+            if missing:  # the receiver's `requires`, as `handoff` checks its own target's
+                raise requirements_error(record, missing, received.version)
             reason = meta.get("handoff_reason")
             approved = meta.get("user_approved") is True
             continuation.check_loop_rules(
