@@ -54,14 +54,14 @@ def test_a_stale_card_is_revalidated_with_its_etag(hosts, receiver, monkeypatch)
     url = receiver(card_max_age=0).url
     first = cached_card(url)
     seen: list[Any] = []
-    real_get = httpx.Client.get
+    real_send = httpx.Client.send
 
-    def spy(self: httpx.Client, target: str, **kwargs: Any) -> httpx.Response:
-        response = real_get(self, target, **kwargs)
-        seen.append((self.headers.get("if-none-match"), response.status_code))
+    def spy(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        response = real_send(self, request, **kwargs)
+        seen.append((request.headers.get("if-none-match"), response.status_code))
         return response
 
-    monkeypatch.setattr(httpx.Client, "get", spy)
+    monkeypatch.setattr(httpx.Client, "send", spy)
     second = cached_card(url)
     assert seen == [(first.etag, 304)]
     assert second.skills == first.skills

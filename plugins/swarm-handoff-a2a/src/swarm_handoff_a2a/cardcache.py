@@ -4,10 +4,10 @@ The card is read from `/.well-known/agent-card.json` and kept in
 `$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; a folder only its owner can open),
 one file per URL named by its SHA-256. `Cache-Control: max-age=N` keeps it fresh for N seconds (at
 most a day); `no-cache`, or no `max-age`, keeps it but revalidates it on every use with its `ETag`
-(`If-None-Match`; a 304 costs no card); `no-store` keeps nothing. A card larger than 1 MiB is
-refused before it is parsed, and a cached file that cannot be read or parsed is read again from the
-host. `SWARM_HANDOFF_NO_CACHE=1` turns the cache off, as for the core's caches. `a2a skills URL`
-always asks the host (it shows the headers).
+(`If-None-Match`; a 304 costs no card); `no-store` keeps nothing. A card larger than 1 MiB, slower
+than a minute to arrive or nested too deeply is refused (`sender.CardBody`), and a cached file
+that cannot be read or parsed is read again from the host. `SWARM_HANDOFF_NO_CACHE=1` turns the
+cache off, as for the core's caches. `a2a skills URL` always asks the host (it shows the headers).
 """
 
 from __future__ import annotations
@@ -22,21 +22,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from a2a.client.card_resolver import parse_agent_card
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
 from swarm_handoff.api import LoadError, atomic_write, read_text
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.sender import RemoteSkills, skills_of
+from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of
 
-MAX_CARD_BYTES = 1024 * 1024
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
 NO_CACHE_ENV = "SWARM_HANDOFF_NO_CACHE"
 _MAX_AGE_RE = re.compile(r"(?:^|[,\s])max-age\s*=\s*(\d{1,12})")
-
-
-class CardTooLarge(ValueError):
-    """A card over MAX_CARD_BYTES: refused before parsing."""
 
 
 def folder() -> Path | None:
@@ -90,16 +84,20 @@ def cached_card(url: str, *, credentials: Credentials | None = None, timeout: fl
     headers = dict((credentials or Credentials()).headers())
     if entry is not None and entry["card"].get("etag"):
         headers["If-None-Match"] = str(entry["card"]["etag"])
-    with httpx.Client(timeout=timeout, headers=headers) as http:
-        response = http.get(url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH)
-    if response.status_code == 304 and entry is not None:
-        card = entry["card"]
-        card["cache_control"] = response.headers.get("cache-control", card.get("cache_control"))
-    else:
-        response.raise_for_status()
-        if len(response.content) > MAX_CARD_BYTES:
-            raise CardTooLarge(f"the agent card is {len(response.content)} bytes, more than {MAX_CARD_BYTES}")
-        card = skills_of(url, parse_agent_card(response.json()), response.headers).to_data()
+    headers["Accept-Encoding"] = "identity"  # read raw (`sender.CardBody`): a compressed card is no card
+    with (
+        httpx.Client(timeout=timeout, headers=headers) as http,
+        http.stream("GET", url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as response,
+    ):
+        if response.status_code == 304 and entry is not None:
+            card = entry["card"]
+            card["cache_control"] = response.headers.get("cache-control", card.get("cache_control"))
+        else:
+            response.raise_for_status()
+            body = CardBody(response.headers.get("content-length"))
+            for chunk in response.iter_raw():
+                body.add(chunk)
+            card = skills_of(url, body.card(), response.headers).to_data()
     seconds = fresh_for(card.get("cache_control"))
     if path is not None:
         if seconds is None:

@@ -17,6 +17,7 @@ import asyncio
 import json
 import random
 import ssl
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,11 @@ from urllib.parse import urlsplit
 
 import attrs
 import httpx
-from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client.card_resolver import parse_agent_card
 from a2a.client.errors import A2AClientError, AgentCardResolutionError
 from a2a.types import AgentCard, GetTaskRequest, SendMessageRequest, Task, TaskState
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseError
 
 from swarm_handoff.api import (
     LoadError,
@@ -48,6 +50,8 @@ A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
 _RETRYABLE_STATUS = {429, 502, 503, 504}
+MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
+CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
 
 
 @attrs.frozen(kw_only=True)
@@ -164,21 +168,57 @@ def _retryable(exc: BaseException) -> bool:
     return any(f" {code}" in text or f"({code}" in text for code in ("429", "502", "503", "504"))
 
 
+class CardRefused(ValueError):
+    """A card too large, too slow to arrive or too deep to read: refused, never parsed whole."""
+
+
+class CardBody:
+    """A card's bytes as they arrive, refused past `MAX_CARD_BYTES` or `CARD_READ_S` (a host's say-so is bounded)."""
+
+    def __init__(self, declared: str | None) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.until = time.monotonic() + CARD_READ_S
+        if declared and declared.isdigit() and int(declared) > MAX_CARD_BYTES:
+            raise CardRefused(f"the agent card is {declared} bytes, more than {MAX_CARD_BYTES}")
+
+    def add(self, chunk: bytes) -> None:
+        """Take one chunk; refuse the card once it is too large or has taken too long."""
+        self.size += len(chunk)
+        if self.size > MAX_CARD_BYTES:
+            raise CardRefused(f"the agent card is more than {MAX_CARD_BYTES} bytes")
+        if time.monotonic() > self.until:
+            raise CardRefused(f"the agent card took more than {CARD_READ_S:g} s to arrive")
+        self.chunks.append(chunk)
+
+    def card(self) -> AgentCard:
+        """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
+        try:
+            return parse_agent_card(json.loads(b"".join(self.chunks)))
+        except (RecursionError, ParseError) as exc:
+            raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
+
+
 async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Headers]:
-    from a2a.client.card_resolver import parse_agent_card
     from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
-    response = await http.get(url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH)
-    response.raise_for_status()
-    return parse_agent_card(response.json()), response.headers
+    # Asked uncompressed and read raw: a compressed card is no card (no decompression bomb to bound).
+    where = url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
+    async with http.stream("GET", where, headers={"Accept-Encoding": "identity"}) as response:
+        response.raise_for_status()
+        body = CardBody(response.headers.get("content-length"))
+        async for chunk in response.aiter_raw():
+            body.add(chunk)
+    return body.card(), response.headers
 
 
 async def fetch_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> AgentCard:
-    """A host's agent card, read with the SDK's resolver."""
+    """A host's agent card, read bounded (size, time, depth) and parsed with the SDK's parser."""
     async with httpx.AsyncClient(
         timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
     ) as http:
-        return await A2ACardResolver(http, url).get_agent_card()
+        card, _headers = await _card(http, url)
+        return card
 
 
 def _declares_extension(card: AgentCard) -> bool:
@@ -283,7 +323,14 @@ async def _deliver(
                         return outcome(task.id, _state(task.status.state), _error_of(task) if rejected else None)
                 no_task = {"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""}
                 return outcome(None, "undelivered", no_task)
-            except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, asyncio.TimeoutError) as exc:
+            except (
+                httpx.HTTPError,
+                A2AClientError,
+                AgentCardResolutionError,
+                CardRefused,
+                OSError,
+                asyncio.TimeoutError,
+            ) as exc:
                 last = exc
                 if not _retryable(exc):
                     refused = {

@@ -1,0 +1,106 @@
+"""A card is another host's say-so: a hostile one (endless, deep, slow) is refused with a code, never a traceback."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+CHUNK = b" " * 65_536
+
+
+@pytest.fixture
+def hostile() -> Iterator[Callable[..., dict[str, Any]]]:
+    """Return `serve(body=b"", endless=False, dribble=False)`: a host whose card is `body`, then spaces without end
+    (`endless`) or one space every 50 ms (`dribble`); what it saw, and its URL."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def serve(body: bytes = b"", *, endless: bool = False, dribble: bool = False) -> dict[str, Any]:
+        seen: dict[str, Any] = {"written": 0, "done": threading.Event()}
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if not endless and not dribble:
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                    seen["written"] += len(body)
+                    for _ in range(6000 if dribble else 0):  # a byte at a time, for minutes
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.05)
+                    while endless and seen["written"] < 256 * 1024 * 1024:  # the client stops it long before
+                        self.wfile.write(CHUNK)
+                        seen["written"] += len(CHUNK)
+                except OSError:  # the client hung up: what this test wants
+                    seen["hung_up"] = True
+                finally:
+                    seen["done"].set()
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        seen["url"] = f"http://127.0.0.1:{server.server_address[1]}"
+        return seen
+
+    try:
+        yield serve
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def test_an_endless_card_is_cut_at_its_bound_not_read_to_the_end(hostile, swarm_cli, monkeypatch):
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    host = hostile(b'{"name": "x", "skills": [', endless=True)
+    found = swarm_cli("discover", "--remote", host["url"], "-f", "json")
+    assert found.exit_code == 1
+    assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
+    assert "1048576" in found.json()["error"]["message"]
+    host["done"].wait(120)  # only a safety net: the host ends as soon as the sender hangs up
+    assert host.get("hung_up")  # the sender stopped reading; it never took in the 256 MiB offered
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 200_000,  # deeper than Python's JSON reader can go
+        b'{"name": "x", "capabilities": {"extensions": [{"uri": "u", "params": '
+        + b'{"a": ' * 500
+        + b"{}"
+        + b"}" * 500
+        + b"}]}}",  # deeper than the card's reader (protobuf) takes
+    ],
+    ids=["json-depth", "struct-depth"],
+)
+def test_a_deeply_nested_card_is_refused_with_a_code(hostile, swarm_cli, monkeypatch, body):
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    host = hostile(body)
+    for args in (("discover", "--remote", host["url"]), ("a2a", "skills", host["url"])):
+        found = swarm_cli(*args, "-f", "json")
+        assert found.exit_code == 1, found.stdout
+        assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR", args
+
+
+def test_a_card_that_arrives_a_byte_at_a_time_is_refused_at_the_bound(hostile, swarm_cli, monkeypatch):
+    from swarm_handoff_a2a import sender
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    monkeypatch.setattr(sender, "CARD_READ_S", 0.5)  # product bound, made small; no time is asserted here
+    host = hostile(b'{"name": "x", ', dribble=True)
+    found = swarm_cli("discover", "--remote", host["url"], "-f", "json")
+    assert found.exit_code == 1
+    assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
+    assert "took more than 0.5 s" in found.json()["error"]["message"]
