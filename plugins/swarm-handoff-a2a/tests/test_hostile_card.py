@@ -104,3 +104,68 @@ def test_a_card_that_arrives_a_byte_at_a_time_is_refused_at_the_bound(hostile, s
     assert found.exit_code == 1
     assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
     assert "took more than 0.5 s" in found.json()["error"]["message"]
+
+
+def _card_with(text: str) -> bytes:
+    import json
+
+    skill = {"id": "evil", "name": text, "description": text, "tags": [text], "examples": [text]}
+    extension = {"uri": "urn:swarm-handoff:a2a:handoff-payload:v1", "params": {}}
+    card = {"name": text, "description": text, "version": "1", "skills": [skill]}
+    return json.dumps({**card, "capabilities": {"extensions": [extension]}}).encode()
+
+
+def test_a_cards_text_reaches_the_terminal_with_its_control_characters_escaped(hostile, swarm_cli, monkeypatch):
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    host = hostile(_card_with("x\u001b]0;owned\u0007\u001b[2J\rcleared\u009b31m"))
+    for args in (("discover", "--remote", host["url"]), ("a2a", "skills", host["url"])):
+        found = swarm_cli(*args)
+        assert found.exit_code == 0, found.stdout
+        assert "evil" in found.stdout
+        for raw in ("\u001b", "\u0007", "\r", "\u009b"):
+            assert raw not in found.stdout + found.stderr, (args, raw)
+
+
+def test_a_cards_skill_ids_in_a_refusal_and_a_ranking_are_escaped(hostile, hosts, swarm_cli, monkeypatch):
+    import json
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    evil = "ev\u001b[2Jil"
+    card = json.loads(_card_with("plain"))
+    card["skills"][0]["id"] = evil
+    host = hostile(json.dumps(card).encode())
+    session, synthesis = str(hosts["session"]), str(hosts["synthesis"])
+    refused = swarm_cli("handoff", "evil", "--to", host["url"], "--session", session, "--synthesis", synthesis)
+    ranked = swarm_cli("rank", "--synthesis", synthesis, "--remote", host["url"], "--top", "10")
+    assert refused.exit_code != 0
+    for found in (refused, ranked):
+        assert "\u001b" not in found.stdout + found.stderr, found.stdout + found.stderr
+
+
+def test_a_card_skill_id_that_is_a_path_writes_nothing_outside_the_session(hostile, hosts, swarm_cli, monkeypatch):
+    import json
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    card = json.loads(_card_with("plain"))
+    card["skills"][0]["id"] = "../../escaped"
+    host = hostile(json.dumps(card).encode())
+    session, synthesis = hosts["session"], str(hosts["synthesis"])
+    before = {p for p in hosts["root"].rglob("*") if not p.is_relative_to(session)}
+    found = swarm_cli(
+        "handoff",
+        "../../escaped",
+        "--to",
+        host["url"],
+        "--session",
+        str(session),
+        "--synthesis",
+        synthesis,
+        "--source",
+        "alpha",
+        "-f",
+        "json",
+    )
+    assert found.exit_code != 0
+    assert found.json()["error"]["code"] == "UNSAFE_NAME", found.stdout
+    after = {p for p in hosts["root"].rglob("*") if not p.is_relative_to(session)}
+    assert {p for p in after - before if "escaped" in p.name} == set()
