@@ -71,3 +71,23 @@ def test_serve_says_what_it_cleared(hosts: dict[str, Any], swarm_cli: Any, monke
     assert result.exit_code == 0, result.stderr
     assert not stale.exists()
     assert f"cleared 1 file(s) a stopped receiver left in {root}" in result.stderr
+
+
+def test_a_file_another_user_owns_in_a_shared_root_is_never_cleared(hosts, receiver):
+    """A shared (group-writable) root, or a receiver run as root: the pattern and a dead pid are not proof enough."""
+    import pytest
+
+    root = hosts["inbox"]
+    theirs = [
+        put(root / ".incoming" / f"{dead_pid()}-{'a' * 16}-{'b' * 8}.json", 3600.0),
+        put(root / "a2a-0123456789abcdef" / "handoffs" / f".x.json.{dead_pid()}.{'c' * 12}.tmp", 3600.0),
+    ]
+    other = os.getuid() + 4242
+    try:
+        for path in theirs:
+            os.chown(path, other, -1)
+    except PermissionError:
+        pytest.skip("giving a file to another user needs root: run as root to check this")
+    running = receiver()
+    assert running.cleared == ()
+    assert [p for p in theirs if not p.exists()] == []

@@ -283,9 +283,10 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
 
     Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
     (`PID-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID.HEX12.tmp`) in a session folder
-    this module names (`a2a-*` and its `handoffs`), a regular file last changed before `started`,
-    whose writer is gone, or is this process from before it loaded this module (a restart that got
-    the same pid, as in a container). Symlinks are not followed; nothing else is touched; best effort.
+    this module names (`a2a-*` and its `handoffs`), a regular file of the user running this, last
+    changed before `started`, whose writer is gone, or is this process from before it loaded this
+    module (a restart that got the same pid, as in a container). Symlinks are not followed; nothing
+    else is touched; best effort.
     """
     root = Path(session_root).expanduser()
     if root.is_symlink() or not root.is_dir():
@@ -321,9 +322,12 @@ def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) ->
     try:
         if not entry.is_file(follow_symlinks=False):
             return False
-        changed = entry.stat(follow_symlinks=False).st_mtime
+        found = entry.stat(follow_symlinks=False)
     except OSError:
         return False
+    if hasattr(os, "getuid") and found.st_uid != os.getuid():  # another user's (a shared root, or run as root)
+        return False
+    changed = found.st_mtime
     if changed >= started:
         return False
     if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
