@@ -1,13 +1,15 @@
 """A remote host's agent card, kept as its caching headers say (`discover --remote`, `rank --remote`, `handoff --to`).
 
 The card is read from `/.well-known/agent-card.json` and kept in
-`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; a folder only its owner can open),
-one file per URL named by its SHA-256. `Cache-Control: max-age=N` keeps it fresh for N seconds (at
-most a day); `no-cache`, or no `max-age`, keeps it but revalidates it on every use with its `ETag`
-(`If-None-Match`; a 304 costs no card); `no-store` keeps nothing. A card larger than 1 MiB, slower
-than a minute to arrive or nested too deeply is refused (`sender.CardBody`), and a cached file
-that cannot be read or parsed is read again from the host. `SWARM_HANDOFF_NO_CACHE=1` turns the
-cache off, as for the core's caches. `a2a skills URL` always asks the host (it shows the headers).
+`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; made 0700, and not used when it or
+`swarm-handoff` is a link, another user's, or writable by group or others), one file per URL named
+by its SHA-256 and holding that URL (a card filed under another URL's name is not used).
+`Cache-Control: max-age=N` keeps it fresh for N seconds (at most a day); `no-cache`, or no
+`max-age`, keeps it but revalidates it on every use with its `ETag` (`If-None-Match`; a 304 costs no
+card); `no-store` keeps nothing. A card larger than 1 MiB, slower than a minute to arrive or nested
+too deeply is refused (`sender.CardBody`), and a cached file that cannot be read or parsed is read
+again from the host. `SWARM_HANDOFF_NO_CACHE=1` turns the cache off, as for the core's caches. `a2a
+skills URL` always asks the host (it shows the headers).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -41,8 +44,11 @@ def folder() -> Path | None:
     path = Path(base) / "swarm-handoff" / "a2a-cards"
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.is_symlink() or not path.is_dir() or path.stat().st_uid != os.getuid():
-            return None
+        # As the core's caches: whoever else may write a folder on the way could forge any host's card.
+        for place in (path.parent, path):
+            found = place.lstat()
+            if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o022:
+                return None
     except OSError:
         return None
     return path
@@ -59,11 +65,11 @@ def fresh_for(cache_control: str | None) -> int | None:
     return min(int(found.group(1)), MAX_AGE) if found else 0
 
 
-def _load(path: Path) -> dict[str, Any] | None:
+def _load(path: Path, url: str) -> dict[str, Any] | None:
     with contextlib.suppress(LoadError, OSError, ValueError):
         entry = json.loads(read_text(path, limit=2 * MAX_CARD_BYTES))
-        if isinstance(entry, dict) and isinstance(entry.get("card"), dict):
-            RemoteSkills(**entry["card"])  # it still has the fields a card has
+        if isinstance(entry, dict) and isinstance(entry.get("card"), dict) and entry["card"].get("url") == url:
+            RemoteSkills(**entry["card"])  # it still has the fields a card has, and is this URL's
             return entry
     return None
 
@@ -77,7 +83,7 @@ def cached_card(url: str, *, credentials: Credentials | None = None, timeout: fl
     """The host's card: from the cache while fresh, revalidated with its ETag, else read again."""
     place = folder()
     path = place / (hashlib.sha256(url.encode("utf-8")).hexdigest() + ".json") if place else None
-    entry = _load(path) if path is not None and path.is_file() else None
+    entry = _load(path, url) if path is not None and path.is_file() else None
     now = time.time()
     if entry is not None and float(entry.get("fresh_until", 0)) > now:
         return _remote(entry["card"])
