@@ -169,3 +169,18 @@ def test_a_card_skill_id_that_is_a_path_writes_nothing_outside_the_session(hosti
     assert found.json()["error"]["code"] == "UNSAFE_NAME", found.stdout
     after = {p for p in hosts["root"].rglob("*") if not p.is_relative_to(session)}
     assert {p for p in after - before if "escaped" in p.name} == set()
+
+
+def test_a_card_listing_more_skills_than_the_bound_is_refused(hostile, swarm_cli, monkeypatch):
+    import json
+
+    from swarm_handoff_a2a.sender import MAX_CARD_SKILLS
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    card = json.loads(_card_with("plain"))
+    card["skills"] = [{"id": f"s{n}", "name": "s", "description": "", "tags": []} for n in range(MAX_CARD_SKILLS + 1)]
+    host = hostile(json.dumps(card).encode())
+    found = swarm_cli("discover", "--remote", host["url"], "-f", "json")
+    assert found.exit_code == 1
+    assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
+    assert f"more than {MAX_CARD_SKILLS} skills" in found.json()["error"]["message"]

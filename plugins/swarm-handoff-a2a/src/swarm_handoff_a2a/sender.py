@@ -51,6 +51,7 @@ A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a seale
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
 _RETRYABLE_STATUS = {429, 502, 503, 504}
 MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
+MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
 CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
 
 
@@ -173,7 +174,7 @@ class CardRefused(ValueError):
 
 
 class CardBody:
-    """A card's bytes as they arrive, refused past `MAX_CARD_BYTES` or `CARD_READ_S` (a host's say-so is bounded)."""
+    """A card's bytes as they arrive, refused past `MAX_CARD_BYTES`, `CARD_READ_S` or `MAX_CARD_SKILLS` (bounded)."""
 
     def __init__(self, declared: str | None) -> None:
         self.chunks: list[bytes] = []
@@ -194,9 +195,12 @@ class CardBody:
     def card(self) -> AgentCard:
         """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
         try:
-            return parse_agent_card(json.loads(b"".join(self.chunks)))
+            card = parse_agent_card(json.loads(b"".join(self.chunks)))
         except (RecursionError, ParseError) as exc:
             raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
+        if len(card.skills) > MAX_CARD_SKILLS:
+            raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
+        return card
 
 
 async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Headers]:
