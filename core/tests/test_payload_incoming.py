@@ -240,3 +240,17 @@ def test_clearing_leftovers_follows_no_symlink_and_keeps_a_symlinked_file(tmp_pa
     assert theirs.exists()
     assert linked.is_symlink()
     assert clear_leftovers(tmp_path / "missing", started=time.time()) == ()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o1777])
+def test_a_session_root_others_may_write_is_refused_and_nothing_is_written(world, mode):
+    """Whoever else may write the root could plant a session folder, or the very file a payload's hash names."""
+    root = world["inbox"]
+    root.mkdir(mode=0o700)
+    root.chmod(mode)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(sent(world), root, context=world["receiver"])
+    assert caught.value.code == "USAGE"
+    assert "chmod 700" in (caught.value.hint or "")
+    assert files_under(root) == []
+    assert history_rows(world["receiver"]) == []

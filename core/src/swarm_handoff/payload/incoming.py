@@ -199,7 +199,7 @@ def _safe(name: str) -> bool:
 
 
 def _own_root(session_root: Path) -> Path:
-    """The session root, made when absent (private); one that is a symlink or a file is refused."""
+    """The session root, made when absent (private); a symlink, a file, or a folder others may write is refused."""
     root = Path(session_root).expanduser()
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     if root.is_symlink() or not root.is_dir():
@@ -207,6 +207,21 @@ def _own_root(session_root: Path) -> Path:
             ErrorCode.USAGE,
             f"the session root {root} is not a folder of its own (a symlink or a file is in its place)",
             hint="give a real folder as the session root",
+        )
+    # Whoever else may write the root could plant a session folder, or the very file a payload's
+    # hash names (then taken for "already received"): the root is the receiver's alone.
+    found = root.stat()
+    other = hasattr(os, "getuid") and found.st_uid != os.getuid()
+    if other or (os.name == "posix" and found.st_mode & 0o022):
+        why = (
+            f"belongs to uid {found.st_uid}"
+            if other
+            else f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
+        )
+        raise SwarmError(
+            ErrorCode.USAGE,
+            f"the session root {root} {why}: a receiver writes only into a folder of its own",
+            hint=f"chmod 700 {root} (as its owner), or give a folder of your own as the session root",
         )
     return root.resolve()
 
