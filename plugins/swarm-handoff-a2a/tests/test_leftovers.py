@@ -91,3 +91,21 @@ def test_a_file_another_user_owns_in_a_shared_root_is_never_cleared(hosts, recei
     running = receiver()
     assert running.cleared == ()
     assert [p for p in theirs if not p.exists()] == []
+
+
+def test_serve_refuses_a_session_root_others_may_write_at_start(
+    hosts: dict[str, Any], swarm_cli: Any, monkeypatch: Any
+):
+    """Refused once, at start, with the fix: not a receiver that starts and then rejects every payload."""
+    from swarm_handoff_a2a import receiver as receiving
+
+    root = hosts["root"] / "shared"
+    root.mkdir()
+    root.chmod(0o777)
+    monkeypatch.setattr(receiving.Receiver, "run", lambda self: None)
+    result = swarm_cli("a2a", "serve", "--port", "0", "--session-root", str(root))
+    assert result.exit_code != 0, result.stdout
+    assert "USAGE" in result.stderr
+    assert "may be written by group or others" in result.stderr
+    assert f"chmod 700 {root}" in result.stderr
+    assert list(root.iterdir()) == []

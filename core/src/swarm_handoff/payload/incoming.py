@@ -133,7 +133,7 @@ def accept_incoming(
     context = context or make_context()
     host = host or get_host()
     moment = now or utc_now()
-    root = _own_root(session_root)
+    root = own_session_root(session_root)
     inbox = root / INBOX
     with contextlib.suppress(FileExistsError):
         inbox.mkdir(mode=0o700)
@@ -198,8 +198,11 @@ def _safe(name: str) -> bool:
     return bool(SAFE_NAME.match(name))
 
 
-def _own_root(session_root: Path) -> Path:
-    """The session root, made when absent (private); a symlink, a file, or a folder others may write is refused."""
+def own_session_root(session_root: Path) -> Path:
+    """The session root, made when absent (private), checked before a receiver starts and before each write.
+
+    A symlink, a file, a folder another user owns or one group or others may write is refused (USAGE).
+    """
     root = Path(session_root).expanduser()
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     if root.is_symlink() or not root.is_dir():
