@@ -19,19 +19,38 @@ def hostile() -> Iterator[Callable[..., dict[str, Any]]]:
     (`endless`) or one space every 50 ms (`dribble`); what it saw, and its URL."""
     servers: list[ThreadingHTTPServer] = []
 
-    def serve(body: bytes = b"", *, endless: bool = False, dribble: bool = False) -> dict[str, Any]:
+    def serve(
+        body: bytes | Callable[[str], bytes] = b"", *, endless: bool = False, dribble: bool = False
+    ) -> dict[str, Any]:
         seen: dict[str, Any] = {"written": 0, "done": threading.Event()}
 
         class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # a JSON-RPC reply that never ends
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                try:
+                    self.wfile.write(b'{"jsonrpc": "2.0", "id": 1, "result": ')
+                    while seen["written"] < 256 * 1024 * 1024:
+                        self.wfile.write(CHUNK)
+                        seen["written"] += len(CHUNK)
+                except OSError:
+                    seen["hung_up"] = True
+                finally:
+                    seen["done"].set()
+
             def do_GET(self) -> None:
+                card = body(seen["url"]) if callable(body) else body
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 if not endless and not dribble:
-                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Content-Length", str(len(card)))
                 self.end_headers()
                 try:
-                    self.wfile.write(body)
-                    seen["written"] += len(body)
+                    self.wfile.write(card)
+                    if not callable(body):
+                        seen["written"] += len(card)
                     for _ in range(6000 if dribble else 0):  # a byte at a time, for minutes
                         self.wfile.write(b" ")
                         self.wfile.flush()
@@ -184,3 +203,33 @@ def test_a_card_listing_more_skills_than_the_bound_is_refused(hostile, swarm_cli
     assert found.exit_code == 1
     assert found.json()["error"]["code"] == "A2A_REMOTE_ERROR"
     assert f"more than {MAX_CARD_SKILLS} skills" in found.json()["error"]["message"]
+
+
+def test_an_endless_reply_to_a_send_is_cut_at_its_bound(hostile, payload, monkeypatch):
+    """The host's answer to the message is bounded as its card is: a sender never reads an endless reply."""
+    import json
+
+    from swarm_handoff_a2a.extension import EXTENSION_URI
+    from swarm_handoff_a2a.sender import Retry, send
+
+    def card(url: str) -> bytes:
+        skill = {"id": "beta", "name": "beta", "description": "", "tags": []}
+        interface = {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        return json.dumps(
+            {
+                "name": "hostile",
+                "description": "",
+                "version": "1",
+                "supportedInterfaces": [interface],
+                "capabilities": {"extensions": [{"uri": EXTENSION_URI}]},
+                "skills": [skill],
+            }
+        ).encode()
+
+    host = hostile(card)
+    result = send(payload(), host["url"], retry=Retry(attempts=1), record=False)
+    assert not result.delivered
+    assert result.error is not None
+    assert "bytes" in str(result.error["message"]), result.error
+    host["done"].wait(120)  # only a safety net: the host ends as soon as the sender hangs up
+    assert host.get("hung_up")

@@ -18,7 +18,7 @@ import json
 import random
 import ssl
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -53,6 +53,7 @@ _RETRYABLE_STATUS = {429, 502, 503, 504}
 MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
 MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
 CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # any answer of a host while sending (a task is a few KiB): cut past this
 
 
 @attrs.frozen(kw_only=True)
@@ -203,6 +204,54 @@ class CardBody:
         return card
 
 
+class ReplyTooLarge(httpx.DecodingError):
+    """A host's answer over MAX_REPLY_BYTES: cut while it arrives (not a connection failure: never retried)."""
+
+
+class _BoundedBody(httpx.AsyncByteStream):
+    """A response body that stops at MAX_REPLY_BYTES instead of being read to its end."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request) -> None:
+        self.inner = inner
+        self.request = request
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > MAX_REPLY_BYTES:
+                raise ReplyTooLarge(f"the host's reply is more than {MAX_REPLY_BYTES} bytes", request=self.request)
+            yield chunk
+
+    async def aclose(self) -> None:
+        """Close the connection's body."""
+        await self.inner.aclose()
+
+
+class BoundedTransport(httpx.AsyncBaseTransport):
+    """httpx's transport with every response body bounded: the SDK's client reads whole replies."""
+
+    def __init__(self, verify: ssl.SSLContext | bool) -> None:
+        self.inner = httpx.AsyncHTTPTransport(verify=verify)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send through httpx; hand back the response with its body bounded."""
+        response = await self.inner.handle_async_request(request)
+        body = response.stream
+        if not isinstance(body, httpx.AsyncByteStream):  # httpx's async transport always gives one
+            raise TypeError(f"an async transport answered with a {type(body).__name__}")
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_BoundedBody(body, request),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        await self.inner.aclose()
+
+
 async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Headers]:
     from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
@@ -309,7 +358,8 @@ async def _deliver(
             error=error,
         )
 
-    async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=tls_verification(url)) as http:
+    bounded = BoundedTransport(tls_verification(url))
+    async with httpx.AsyncClient(timeout=timeout, headers=headers, transport=bounded) as http:
         card: AgentCard | None = None
         while True:
             attempts += 1
@@ -463,7 +513,9 @@ async def remote_status_async(
 ) -> str:
     """A hand-off's remote task state (`history`/`ack --remote` show it); recorded when `payload_hash` is given."""
     async with httpx.AsyncClient(
-        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
+        timeout=timeout,
+        headers=(credentials or Credentials()).headers(),
+        transport=BoundedTransport(tls_verification(url)),
     ) as http:
         card, _headers = await _card(http, url)
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
