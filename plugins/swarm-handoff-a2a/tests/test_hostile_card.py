@@ -32,6 +32,10 @@ def hostile() -> Iterator[Callable[..., dict[str, Any]]]:
                 self.end_headers()
                 try:
                     self.wfile.write(b'{"jsonrpc": "2.0", "id": 1, "result": ')
+                    for _ in range(6000 if dribble else 0):  # a byte at a time, for minutes
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.05)
                     while seen["written"] < 256 * 1024 * 1024:
                         self.wfile.write(CHUNK)
                         seen["written"] += len(CHUNK)
@@ -205,28 +209,42 @@ def test_a_card_listing_more_skills_than_the_bound_is_refused(hostile, swarm_cli
     assert f"more than {MAX_CARD_SKILLS} skills" in found.json()["error"]["message"]
 
 
-def test_an_endless_reply_to_a_send_is_cut_at_its_bound(hostile, payload, monkeypatch):
-    """The host's answer to the message is bounded as its card is: a sender never reads an endless reply."""
+def hostile_card(url: str) -> bytes:
+    """A card that takes our payloads for `beta`: what a hostile host shows to be sent to."""
     import json
 
     from swarm_handoff_a2a.extension import EXTENSION_URI
+
+    skill = {"id": "beta", "name": "beta", "description": "", "tags": []}
+    interface = {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    return json.dumps(
+        {
+            "name": "hostile",
+            "description": "",
+            "version": "1",
+            "supportedInterfaces": [interface],
+            "capabilities": {"extensions": [{"uri": EXTENSION_URI}]},
+            "skills": [skill],
+        }
+    ).encode()
+
+
+def test_a_reply_to_a_send_that_arrives_a_byte_at_a_time_is_cut_at_the_bound(hostile, payload, monkeypatch):
+    from swarm_handoff_a2a import sender
+
+    monkeypatch.setattr(sender, "REPLY_READ_S", 0.5)  # product bound, made small; no time is asserted here
+    host = hostile(hostile_card, dribble=True)
+    result = sender.send(payload(), host["url"], retry=sender.Retry(attempts=1), record=False)
+    assert not result.delivered
+    assert result.error is not None
+    assert "took more than 0.5 s" in str(result.error["message"]), result.error
+
+
+def test_an_endless_reply_to_a_send_is_cut_at_its_bound(hostile, payload):
+    """The host's answer to the message is bounded as its card is: a sender never reads an endless reply."""
     from swarm_handoff_a2a.sender import Retry, send
 
-    def card(url: str) -> bytes:
-        skill = {"id": "beta", "name": "beta", "description": "", "tags": []}
-        interface = {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
-        return json.dumps(
-            {
-                "name": "hostile",
-                "description": "",
-                "version": "1",
-                "supportedInterfaces": [interface],
-                "capabilities": {"extensions": [{"uri": EXTENSION_URI}]},
-                "skills": [skill],
-            }
-        ).encode()
-
-    host = hostile(card)
+    host = hostile(hostile_card)
     result = send(payload(), host["url"], retry=Retry(attempts=1), record=False)
     assert not result.delivered
     assert result.error is not None

@@ -54,6 +54,7 @@ MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arri
 MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
 CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # any answer of a host while sending (a task is a few KiB): cut past this
+REPLY_READ_S = 120.0  # ... or once it has taken this long to arrive (a host dribbling bytes)
 
 
 @attrs.frozen(kw_only=True)
@@ -205,15 +206,16 @@ class CardBody:
 
 
 class ReplyTooLarge(httpx.DecodingError):
-    """A host's answer over MAX_REPLY_BYTES: cut while it arrives (not a connection failure: never retried)."""
+    """A host's answer over MAX_REPLY_BYTES or REPLY_READ_S: cut while it arrives (an answer: never retried)."""
 
 
 class _BoundedBody(httpx.AsyncByteStream):
-    """A response body that stops at MAX_REPLY_BYTES instead of being read to its end."""
+    """A response body that stops at MAX_REPLY_BYTES or REPLY_READ_S instead of being read to its end."""
 
     def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request) -> None:
         self.inner = inner
         self.request = request
+        self.until = time.monotonic() + REPLY_READ_S
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
@@ -221,6 +223,8 @@ class _BoundedBody(httpx.AsyncByteStream):
             seen += len(chunk)
             if seen > MAX_REPLY_BYTES:
                 raise ReplyTooLarge(f"the host's reply is more than {MAX_REPLY_BYTES} bytes", request=self.request)
+            if time.monotonic() > self.until:
+                raise ReplyTooLarge(f"the host's reply took more than {REPLY_READ_S:g} s", request=self.request)
             yield chunk
 
     async def aclose(self) -> None:
