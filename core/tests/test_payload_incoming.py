@@ -122,6 +122,32 @@ def test_the_receivers_accepts_from_decides(world):
     assert files_under(world["inbox"]) == []
 
 
+def test_the_receivers_requires_decides_with_the_code_a_local_handoff_gives(handoff_world, tmp_path):
+    """A target that requires a field the payload lacks here is refused as `handoff` refuses it; nothing written."""
+    receiving = {"on": False}
+
+    def records():
+        needs = ("context.budget_owner",) if receiving["on"] else ()
+        return (
+            SkillRecord(name="alpha", scope="global", source="test", protocol_version="3.0"),
+            SkillRecord(name="needy", scope="global", source="test", protocol_version="3.0", requires=needs),
+        )
+
+    made = handoff_world(records, SYNTHESIS)
+    receiver = make_context(env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "receiver-config")})
+    text = sent({**made}, "needy")
+    receiving["on"] = True
+    with pytest.raises(SwarmError) as local:
+        hand_off(HandoffOptions(target="needy", synthesis=made["synthesis"], session=made["session"], source="alpha"))
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, tmp_path / "inbox", context=receiver)
+    assert caught.value.code == local.value.code == "VALIDATION_FAILED"
+    assert caught.value.details["missing_fields"] == ["context.budget_owner"]
+    assert caught.value.details["target_skill"] == "needy"
+    assert files_under(tmp_path / "inbox") == []
+    assert history_rows(receiver) == []
+
+
 def test_an_unsigned_payload_is_refused_when_a_signature_is_required(world):
     with pytest.raises(SwarmError) as caught:
         accept_incoming(sent(world), world["inbox"], context=world["receiver"], require_signature=True)
@@ -214,3 +240,17 @@ def test_clearing_leftovers_follows_no_symlink_and_keeps_a_symlinked_file(tmp_pa
     assert theirs.exists()
     assert linked.is_symlink()
     assert clear_leftovers(tmp_path / "missing", started=time.time()) == ()
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o1777])
+def test_a_session_root_others_may_write_is_refused_and_nothing_is_written(world, mode):
+    """Whoever else may write the root could plant a session folder, or the very file a payload's hash names."""
+    root = world["inbox"]
+    root.mkdir(mode=0o700)
+    root.chmod(mode)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(sent(world), root, context=world["receiver"])
+    assert caught.value.code == "USAGE"
+    assert "chmod 700" in (caught.value.hint or "")
+    assert files_under(root) == []
+    assert history_rows(world["receiver"]) == []

@@ -71,3 +71,41 @@ def test_serve_says_what_it_cleared(hosts: dict[str, Any], swarm_cli: Any, monke
     assert result.exit_code == 0, result.stderr
     assert not stale.exists()
     assert f"cleared 1 file(s) a stopped receiver left in {root}" in result.stderr
+
+
+def test_a_file_another_user_owns_in_a_shared_root_is_never_cleared(hosts, receiver):
+    """A shared (group-writable) root, or a receiver run as root: the pattern and a dead pid are not proof enough."""
+    import pytest
+
+    root = hosts["inbox"]
+    theirs = [
+        put(root / ".incoming" / f"{dead_pid()}-{'a' * 16}-{'b' * 8}.json", 3600.0),
+        put(root / "a2a-0123456789abcdef" / "handoffs" / f".x.json.{dead_pid()}.{'c' * 12}.tmp", 3600.0),
+    ]
+    other = os.getuid() + 4242
+    try:
+        for path in theirs:
+            os.chown(path, other, -1)
+    except PermissionError:
+        pytest.skip("giving a file to another user needs root: run as root to check this")
+    running = receiver()
+    assert running.cleared == ()
+    assert [p for p in theirs if not p.exists()] == []
+
+
+def test_serve_refuses_a_session_root_others_may_write_at_start(
+    hosts: dict[str, Any], swarm_cli: Any, monkeypatch: Any
+):
+    """Refused once, at start, with the fix: not a receiver that starts and then rejects every payload."""
+    from swarm_handoff_a2a import receiver as receiving
+
+    root = hosts["root"] / "shared"
+    root.mkdir()
+    root.chmod(0o777)
+    monkeypatch.setattr(receiving.Receiver, "run", lambda self: None)
+    result = swarm_cli("a2a", "serve", "--port", "0", "--session-root", str(root))
+    assert result.exit_code != 0, result.stdout
+    assert "USAGE" in result.stderr
+    assert "may be written by group or others" in result.stderr
+    assert f"chmod 700 {root}" in result.stderr
+    assert list(root.iterdir()) == []

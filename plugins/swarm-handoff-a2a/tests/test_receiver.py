@@ -233,3 +233,18 @@ def test_the_messages_own_target_and_hash_are_bounded_before_they_label_a_span()
     assert len(carried.target) <= MAX_LABEL_CHARS
     assert len(carried.payload_hash) <= MAX_LABEL_CHARS
     assert carried.text == "{}"
+
+
+def test_the_messages_labels_reach_a_span_without_control_characters_and_a_bad_traceparent_is_dropped():
+    """A span exporter writing lines (the console's, a log file's) must not take a sender's newlines or escapes."""
+    from swarm_handoff_a2a.extension import carried_payload
+
+    forged = "beta\n2026-11-28 INFO accepted everything\u001b[2J\u009b"
+    carried = carried_payload(payload_message("{}", "sha256:ab\r\ncd", forged, traceparent="00-" + "a" * 10_000))
+    assert carried is not None
+    for label in (carried.target, carried.payload_hash):
+        assert label.isprintable(), label
+    assert carried.target.startswith("beta")
+    assert carried.traceparent is None  # not W3C: never a parent, never kept
+    good = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    assert carried_payload(payload_message("{}", "sha256:ab", "beta", traceparent=good)).traceparent == good

@@ -54,14 +54,14 @@ def test_a_stale_card_is_revalidated_with_its_etag(hosts, receiver, monkeypatch)
     url = receiver(card_max_age=0).url
     first = cached_card(url)
     seen: list[Any] = []
-    real_get = httpx.Client.get
+    real_send = httpx.Client.send
 
-    def spy(self: httpx.Client, target: str, **kwargs: Any) -> httpx.Response:
-        response = real_get(self, target, **kwargs)
-        seen.append((self.headers.get("if-none-match"), response.status_code))
+    def spy(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        response = real_send(self, request, **kwargs)
+        seen.append((request.headers.get("if-none-match"), response.status_code))
         return response
 
-    monkeypatch.setattr(httpx.Client, "get", spy)
+    monkeypatch.setattr(httpx.Client, "send", spy)
     second = cached_card(url)
     assert seen == [(first.etag, 304)]
     assert second.skills == first.skills
@@ -112,3 +112,52 @@ def test_a_cards_hand_off_fields_are_read_bounded_and_a_bad_one_is_left_to_its_d
     }
     assert skill_handoff(params, "odd") == {}
     assert skill_handoff(params, "missing") == skill_handoff({"skills": []}, "ok") == {}
+
+
+@pytest.mark.parametrize("loose", ["a2a-cards", "swarm-handoff"])
+def test_a_card_cache_others_may_write_is_not_used(hosts, receiver, swarm_cli, monkeypatch, loose):
+    """Whoever can write the cache folder could forge any host's card: a folder group or others may write is skipped."""
+    import hashlib
+    import json
+    import os
+    import time
+
+    from swarm_handoff_a2a.cardcache import folder
+
+    url = receiver().url
+    assert swarm_cli("discover", "--remote", url).exit_code == 0
+    cards = folder()
+    assert cards is not None
+    entry = cards / (hashlib.sha256(url.encode()).hexdigest() + ".json")
+    forged = json.loads(entry.read_text(encoding="utf-8"))
+    forged["fresh_until"] = time.time() + 86_400
+    forged["card"]["skills"] = [{**forged["card"]["skills"][0], "id": "forged"}]
+    entry.write_text(json.dumps(forged), encoding="utf-8")
+    (cards if loose == "a2a-cards" else cards.parent).chmod(0o777)
+    try:
+        found = swarm_cli("discover", "--remote", url, "-f", "json")
+        assert found.exit_code == 0, found.stdout
+        assert "forged" not in {s["id"] for s in found.json()["skills"]}
+    finally:
+        (cards if loose == "a2a-cards" else cards.parent).chmod(0o700)
+    assert os.stat(cards).st_mode & 0o777 == 0o700
+
+
+def test_a_cached_card_filed_under_another_url_is_not_used(hosts, receiver, swarm_cli, monkeypatch):
+    import hashlib
+    import json
+    import shutil
+
+    from swarm_handoff_a2a.cardcache import folder
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    url = receiver().url
+    other = "http://127.0.0.1:9/"
+    assert swarm_cli("discover", "--remote", url).exit_code == 0
+    cards = folder()
+    assert cards is not None
+    name = {u: cards / (hashlib.sha256(u.encode()).hexdigest() + ".json") for u in (url, other)}
+    shutil.copyfile(name[url], name[other])  # another host's card, fresh, under this URL's name
+    assert json.loads(name[other].read_text(encoding="utf-8"))["card"]["url"] == url
+    found = swarm_cli("discover", "--remote", other, "-f", "json")
+    assert found.exit_code == 1  # asked the host (nobody there), not answered from the misfiled card

@@ -4,7 +4,8 @@ A transport (the A2A plugin, `swarm-handoff-a2a`) hands over the payload's exact
 root; this module decides everything else. The text is bounded before it is parsed, then read by
 `received.load_received` exactly as `handoff --from` reads a received file (limits, schema,
 integrity hash, the signature when a key is configured or required), and the hand-off is checked
-as one this host would make: the target must be a skill here that accepts hand-offs, its
+as one this host would make: the target must be a skill here that accepts hand-offs, the payload
+must carry every path its `requires` names (VALIDATION_FAILED, as `handoff` says), its
 `accepts_from` must name the source (the sender's override is not honoured: the receiver's policy
 is the receiver's), and the chain must pass the loop rules (`continuation.check_loop_rules`, the
 approval a long chain needs read from the payload's `user_approved`). One difference from a local
@@ -132,7 +133,7 @@ def accept_incoming(
     context = context or make_context()
     host = host or get_host()
     moment = now or utc_now()
-    root = _own_root(session_root)
+    root = own_session_root(session_root)
     inbox = root / INBOX
     with contextlib.suppress(FileExistsError):
         inbox.mkdir(mode=0o700)
@@ -171,9 +172,12 @@ def accept_incoming(
                 from swarm_handoff.payload.handoff_checks import not_found
 
                 raise not_found(target, [r.name for r in found.workflows], list(found.ineligible))
-            from swarm_handoff.payload.targeting import check_source
+            from swarm_handoff.payload.targeting import check_source, requirements, requirements_error
 
             check_source(record, source, override=False)
+            missing, _notes = requirements(record, received.payload)
+            if missing:  # the receiver's `requires`, as `handoff` checks its own target's
+                raise requirements_error(record, missing, received.version)
             reason = meta.get("handoff_reason")
             approved = meta.get("user_approved") is True
             continuation.check_loop_rules(
@@ -194,8 +198,11 @@ def _safe(name: str) -> bool:
     return bool(SAFE_NAME.match(name))
 
 
-def _own_root(session_root: Path) -> Path:
-    """The session root, made when absent (private); one that is a symlink or a file is refused."""
+def own_session_root(session_root: Path) -> Path:
+    """The session root, made when absent (private), checked before a receiver starts and before each write.
+
+    A symlink, a file, a folder another user owns or one group or others may write is refused (USAGE).
+    """
     root = Path(session_root).expanduser()
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     if root.is_symlink() or not root.is_dir():
@@ -203,6 +210,21 @@ def _own_root(session_root: Path) -> Path:
             ErrorCode.USAGE,
             f"the session root {root} is not a folder of its own (a symlink or a file is in its place)",
             hint="give a real folder as the session root",
+        )
+    # Whoever else may write the root could plant a session folder, or the very file a payload's
+    # hash names (then taken for "already received"): the root is the receiver's alone.
+    found = root.stat()
+    other = hasattr(os, "getuid") and found.st_uid != os.getuid()
+    if other or (os.name == "posix" and found.st_mode & 0o022):
+        why = (
+            f"belongs to uid {found.st_uid}"
+            if other
+            else f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
+        )
+        raise SwarmError(
+            ErrorCode.USAGE,
+            f"the session root {root} {why}: a receiver writes only into a folder of its own",
+            hint=f"chmod 700 {root} (as its owner), or give a folder of your own as the session root",
         )
     return root.resolve()
 
@@ -279,9 +301,10 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
 
     Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
     (`PID-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID.HEX12.tmp`) in a session folder
-    this module names (`a2a-*` and its `handoffs`), a regular file last changed before `started`,
-    whose writer is gone, or is this process from before it loaded this module (a restart that got
-    the same pid, as in a container). Symlinks are not followed; nothing else is touched; best effort.
+    this module names (`a2a-*` and its `handoffs`), a regular file of the user running this, last
+    changed before `started`, whose writer is gone, or is this process from before it loaded this
+    module (a restart that got the same pid, as in a container). Symlinks are not followed; nothing
+    else is touched; best effort.
     """
     root = Path(session_root).expanduser()
     if root.is_symlink() or not root.is_dir():
@@ -317,9 +340,12 @@ def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) ->
     try:
         if not entry.is_file(follow_symlinks=False):
             return False
-        changed = entry.stat(follow_symlinks=False).st_mtime
+        found = entry.stat(follow_symlinks=False)
     except OSError:
         return False
+    if hasattr(os, "getuid") and found.st_uid != os.getuid():  # another user's (a shared root, or run as root)
+        return False
+    changed = found.st_mtime
     if changed >= started:
         return False
     if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)

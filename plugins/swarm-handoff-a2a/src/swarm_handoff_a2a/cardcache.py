@@ -1,13 +1,15 @@
 """A remote host's agent card, kept as its caching headers say (`discover --remote`, `rank --remote`, `handoff --to`).
 
 The card is read from `/.well-known/agent-card.json` and kept in
-`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; a folder only its owner can open),
-one file per URL named by its SHA-256. `Cache-Control: max-age=N` keeps it fresh for N seconds (at
-most a day); `no-cache`, or no `max-age`, keeps it but revalidates it on every use with its `ETag`
-(`If-None-Match`; a 304 costs no card); `no-store` keeps nothing. A card larger than 1 MiB is
-refused before it is parsed, and a cached file that cannot be read or parsed is read again from the
-host. `SWARM_HANDOFF_NO_CACHE=1` turns the cache off, as for the core's caches. `a2a skills URL`
-always asks the host (it shows the headers).
+`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; made 0700, and not used when it or
+`swarm-handoff` is a link, another user's, or writable by group or others), one file per URL named
+by its SHA-256 and holding that URL (a card filed under another URL's name is not used).
+`Cache-Control: max-age=N` keeps it fresh for N seconds (at most a day); `no-cache`, or no
+`max-age`, keeps it but revalidates it on every use with its `ETag` (`If-None-Match`; a 304 costs no
+card); `no-store` keeps nothing. A card larger than 1 MiB, slower than a minute to arrive or nested
+too deeply is refused (`sender.CardBody`), and a cached file that cannot be read or parsed is read
+again from the host. `SWARM_HANDOFF_NO_CACHE=1` turns the cache off, as for the core's caches. `a2a
+skills URL` always asks the host (it shows the headers).
 """
 
 from __future__ import annotations
@@ -17,26 +19,21 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-from a2a.client.card_resolver import parse_agent_card
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
 from swarm_handoff.api import LoadError, atomic_write, read_text
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.sender import RemoteSkills, skills_of
+from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of
 
-MAX_CARD_BYTES = 1024 * 1024
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
 NO_CACHE_ENV = "SWARM_HANDOFF_NO_CACHE"
 _MAX_AGE_RE = re.compile(r"(?:^|[,\s])max-age\s*=\s*(\d{1,12})")
-
-
-class CardTooLarge(ValueError):
-    """A card over MAX_CARD_BYTES: refused before parsing."""
 
 
 def folder() -> Path | None:
@@ -47,8 +44,11 @@ def folder() -> Path | None:
     path = Path(base) / "swarm-handoff" / "a2a-cards"
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if path.is_symlink() or not path.is_dir() or path.stat().st_uid != os.getuid():
-            return None
+        # As the core's caches: whoever else may write a folder on the way could forge any host's card.
+        for place in (path.parent, path):
+            found = place.lstat()
+            if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o022:
+                return None
     except OSError:
         return None
     return path
@@ -65,11 +65,11 @@ def fresh_for(cache_control: str | None) -> int | None:
     return min(int(found.group(1)), MAX_AGE) if found else 0
 
 
-def _load(path: Path) -> dict[str, Any] | None:
+def _load(path: Path, url: str) -> dict[str, Any] | None:
     with contextlib.suppress(LoadError, OSError, ValueError):
         entry = json.loads(read_text(path, limit=2 * MAX_CARD_BYTES))
-        if isinstance(entry, dict) and isinstance(entry.get("card"), dict):
-            RemoteSkills(**entry["card"])  # it still has the fields a card has
+        if isinstance(entry, dict) and isinstance(entry.get("card"), dict) and entry["card"].get("url") == url:
+            RemoteSkills(**entry["card"])  # it still has the fields a card has, and is this URL's
             return entry
     return None
 
@@ -83,23 +83,27 @@ def cached_card(url: str, *, credentials: Credentials | None = None, timeout: fl
     """The host's card: from the cache while fresh, revalidated with its ETag, else read again."""
     place = folder()
     path = place / (hashlib.sha256(url.encode("utf-8")).hexdigest() + ".json") if place else None
-    entry = _load(path) if path is not None and path.is_file() else None
+    entry = _load(path, url) if path is not None and path.is_file() else None
     now = time.time()
     if entry is not None and float(entry.get("fresh_until", 0)) > now:
         return _remote(entry["card"])
     headers = dict((credentials or Credentials()).headers())
     if entry is not None and entry["card"].get("etag"):
         headers["If-None-Match"] = str(entry["card"]["etag"])
-    with httpx.Client(timeout=timeout, headers=headers) as http:
-        response = http.get(url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH)
-    if response.status_code == 304 and entry is not None:
-        card = entry["card"]
-        card["cache_control"] = response.headers.get("cache-control", card.get("cache_control"))
-    else:
-        response.raise_for_status()
-        if len(response.content) > MAX_CARD_BYTES:
-            raise CardTooLarge(f"the agent card is {len(response.content)} bytes, more than {MAX_CARD_BYTES}")
-        card = skills_of(url, parse_agent_card(response.json()), response.headers).to_data()
+    headers["Accept-Encoding"] = "identity"  # read raw (`sender.CardBody`): a compressed card is no card
+    with (
+        httpx.Client(timeout=timeout, headers=headers) as http,
+        http.stream("GET", url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as response,
+    ):
+        if response.status_code == 304 and entry is not None:
+            card = entry["card"]
+            card["cache_control"] = response.headers.get("cache-control", card.get("cache_control"))
+        else:
+            response.raise_for_status()
+            body = CardBody(response.headers.get("content-length"))
+            for chunk in response.iter_raw():
+                body.add(chunk)
+            card = skills_of(url, body.card(), response.headers).to_data()
     seconds = fresh_for(card.get("cache_control"))
     if path is not None:
         if seconds is None:

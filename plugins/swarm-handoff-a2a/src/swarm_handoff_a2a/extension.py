@@ -15,6 +15,7 @@ The extension's `params` in the card say `payload_versions`, `max_payload_bytes`
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +25,7 @@ from a2a.types import Message, Part, Role
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
+from swarm_handoff.api import escape_controls
 from swarm_handoff_a2a.ids import EXTENSION_URI as EXTENSION_URI
 from swarm_handoff_a2a.ids import task_id_for as task_id_for
 
@@ -37,8 +39,9 @@ MAX_CARD_LIST = 100
 MAX_CARD_TEXT = 500
 _CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
 # The message's own target and hash only label spans (the checked payload decides); a sender's
-# say-so is cut to this length before it reaches a trace exporter.
+# say-so is cut to this length, its control characters escaped, before it reaches a trace exporter.
 MAX_LABEL_CHARS = 200
+TRACEPARENT_FORM = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")  # anything else is dropped on arrival
 
 
 @attrs.frozen
@@ -94,11 +97,16 @@ def carried_payload(message: Message | None) -> CarriedPayload | None:
             parent = meta.get(TRACEPARENT) if isinstance(meta, Mapping) else None
             return CarriedPayload(
                 text=text,
-                payload_hash=stated[:MAX_LABEL_CHARS] if isinstance(stated, str) else "",
-                target=target[:MAX_LABEL_CHARS] if isinstance(target, str) else "",
-                traceparent=parent if isinstance(parent, str) else None,
+                payload_hash=_label(stated),
+                target=_label(target),
+                traceparent=parent if isinstance(parent, str) and TRACEPARENT_FORM.match(parent) else None,
             )
     return None
+
+
+def _label(value: Any) -> str:
+    """A sender's say-so as a span label: cut, and with control characters escaped (an exporter may write lines)."""
+    return escape_controls(value[:MAX_LABEL_CHARS])[:MAX_LABEL_CHARS] if isinstance(value, str) else ""
 
 
 def _text(value: Any) -> str | None:

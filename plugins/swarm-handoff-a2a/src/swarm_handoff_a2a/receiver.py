@@ -39,6 +39,7 @@ from swarm_handoff.api import (
     discover,
     get_host,
     make_context,
+    own_session_root,
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Auth
@@ -302,8 +303,9 @@ def build_receiver(
     """Build a receiving host: bind the socket, make the card from the skills here, wire the SDK's routes.
 
     Binding beyond loopback needs `auth`; port 0 picks a free port (the card names the real one).
-    What a receiver killed mid-write left under `session_root` (its temporaries and quarantine
-    copies, older than this start, their writer gone) is removed first: `clear_leftovers`.
+    `session_root` is made (0700) or checked first (`own_session_root`: USAGE for a root others may
+    write). What a receiver killed mid-write left under it (its temporaries and quarantine copies,
+    older than this start, their writer gone) is removed: `clear_leftovers`.
     """
     from starlette.applications import Starlette
 
@@ -315,6 +317,7 @@ def build_receiver(
             f"binding to {host} exposes the receiver beyond this machine, and no authentication scheme is set",
             hint="set a bearer token or API key (from an environment variable or a file), or bind to 127.0.0.1",
         )
+    own_session_root(Path(session_root))  # a root others may write is refused now, not at every payload
     context = context or make_context()
     plugin_host = plugin_host or get_host()
     family = socket.AF_INET6 if ":" in host else socket.AF_INET

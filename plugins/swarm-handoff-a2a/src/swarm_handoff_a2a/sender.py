@@ -17,17 +17,19 @@ import asyncio
 import json
 import random
 import ssl
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
 import httpx
-from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.client import ClientConfig, ClientFactory
+from a2a.client.card_resolver import parse_agent_card
 from a2a.client.errors import A2AClientError, AgentCardResolutionError
 from a2a.types import AgentCard, GetTaskRequest, SendMessageRequest, Task, TaskState
-from google.protobuf.json_format import MessageToDict
+from google.protobuf.json_format import MessageToDict, ParseError
 
 from swarm_handoff.api import (
     LoadError,
@@ -48,6 +50,11 @@ A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
 _RETRYABLE_STATUS = {429, 502, 503, 504}
+MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
+MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
+CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
+MAX_REPLY_BYTES = 8 * 1024 * 1024  # any answer of a host while sending (a task is a few KiB): cut past this
+REPLY_READ_S = 120.0  # ... or once it has taken this long to arrive (a host dribbling bytes)
 
 
 @attrs.frozen(kw_only=True)
@@ -164,21 +171,111 @@ def _retryable(exc: BaseException) -> bool:
     return any(f" {code}" in text or f"({code}" in text for code in ("429", "502", "503", "504"))
 
 
+class CardRefused(ValueError):
+    """A card too large, too slow to arrive or too deep to read: refused, never parsed whole."""
+
+
+class CardBody:
+    """A card's bytes as they arrive, refused past `MAX_CARD_BYTES`, `CARD_READ_S` or `MAX_CARD_SKILLS` (bounded)."""
+
+    def __init__(self, declared: str | None) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.until = time.monotonic() + CARD_READ_S
+        if declared and declared.isdigit() and int(declared) > MAX_CARD_BYTES:
+            raise CardRefused(f"the agent card is {declared} bytes, more than {MAX_CARD_BYTES}")
+
+    def add(self, chunk: bytes) -> None:
+        """Take one chunk; refuse the card once it is too large or has taken too long."""
+        self.size += len(chunk)
+        if self.size > MAX_CARD_BYTES:
+            raise CardRefused(f"the agent card is more than {MAX_CARD_BYTES} bytes")
+        if time.monotonic() > self.until:
+            raise CardRefused(f"the agent card took more than {CARD_READ_S:g} s to arrive")
+        self.chunks.append(chunk)
+
+    def card(self) -> AgentCard:
+        """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
+        try:
+            card = parse_agent_card(json.loads(b"".join(self.chunks)))
+        except (RecursionError, ParseError) as exc:
+            raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
+        if len(card.skills) > MAX_CARD_SKILLS:
+            raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
+        return card
+
+
+class ReplyTooLarge(httpx.DecodingError):
+    """A host's answer over MAX_REPLY_BYTES or REPLY_READ_S: cut while it arrives (an answer: never retried)."""
+
+
+class _BoundedBody(httpx.AsyncByteStream):
+    """A response body that stops at MAX_REPLY_BYTES or REPLY_READ_S instead of being read to its end."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request) -> None:
+        self.inner = inner
+        self.request = request
+        self.until = time.monotonic() + REPLY_READ_S
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > MAX_REPLY_BYTES:
+                raise ReplyTooLarge(f"the host's reply is more than {MAX_REPLY_BYTES} bytes", request=self.request)
+            if time.monotonic() > self.until:
+                raise ReplyTooLarge(f"the host's reply took more than {REPLY_READ_S:g} s", request=self.request)
+            yield chunk
+
+    async def aclose(self) -> None:
+        """Close the connection's body."""
+        await self.inner.aclose()
+
+
+class BoundedTransport(httpx.AsyncBaseTransport):
+    """httpx's transport with every response body bounded: the SDK's client reads whole replies."""
+
+    def __init__(self, verify: ssl.SSLContext | bool) -> None:
+        self.inner = httpx.AsyncHTTPTransport(verify=verify)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send through httpx; hand back the response with its body bounded."""
+        response = await self.inner.handle_async_request(request)
+        body = response.stream
+        if not isinstance(body, httpx.AsyncByteStream):  # httpx's async transport always gives one
+            raise TypeError(f"an async transport answered with a {type(body).__name__}")
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_BoundedBody(body, request),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        await self.inner.aclose()
+
+
 async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Headers]:
-    from a2a.client.card_resolver import parse_agent_card
     from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
-    response = await http.get(url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH)
-    response.raise_for_status()
-    return parse_agent_card(response.json()), response.headers
+    # Asked uncompressed and read raw: a compressed card is no card (no decompression bomb to bound).
+    where = url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
+    async with http.stream("GET", where, headers={"Accept-Encoding": "identity"}) as response:
+        response.raise_for_status()
+        body = CardBody(response.headers.get("content-length"))
+        async for chunk in response.aiter_raw():
+            body.add(chunk)
+    return body.card(), response.headers
 
 
 async def fetch_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> AgentCard:
-    """A host's agent card, read with the SDK's resolver."""
+    """A host's agent card, read bounded (size, time, depth) and parsed with the SDK's parser."""
     async with httpx.AsyncClient(
         timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
     ) as http:
-        return await A2ACardResolver(http, url).get_agent_card()
+        card, _headers = await _card(http, url)
+        return card
 
 
 def _declares_extension(card: AgentCard) -> bool:
@@ -265,7 +362,8 @@ async def _deliver(
             error=error,
         )
 
-    async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=tls_verification(url)) as http:
+    bounded = BoundedTransport(tls_verification(url))
+    async with httpx.AsyncClient(timeout=timeout, headers=headers, transport=bounded) as http:
         card: AgentCard | None = None
         while True:
             attempts += 1
@@ -283,7 +381,14 @@ async def _deliver(
                         return outcome(task.id, _state(task.status.state), _error_of(task) if rejected else None)
                 no_task = {"code": A2A_REMOTE_ERROR, "message": "the host answered with no task", "hint": ""}
                 return outcome(None, "undelivered", no_task)
-            except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, asyncio.TimeoutError) as exc:
+            except (
+                httpx.HTTPError,
+                A2AClientError,
+                AgentCardResolutionError,
+                CardRefused,
+                OSError,
+                asyncio.TimeoutError,
+            ) as exc:
                 last = exc
                 if not _retryable(exc):
                     refused = {
@@ -412,7 +517,9 @@ async def remote_status_async(
 ) -> str:
     """A hand-off's remote task state (`history`/`ack --remote` show it); recorded when `payload_hash` is given."""
     async with httpx.AsyncClient(
-        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
+        timeout=timeout,
+        headers=(credentials or Credentials()).headers(),
+        transport=BoundedTransport(tls_verification(url)),
     ) as http:
         card, _headers = await _card(http, url)
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
