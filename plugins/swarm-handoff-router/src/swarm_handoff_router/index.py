@@ -110,11 +110,13 @@ class Index:
             counts = [doc.fields[field] for field in FIELDS]
             for place, field in enumerate(FIELDS):
                 totals[place] += doc.lengths[field]
-            words = set().union(*counts)
-            for word in words:
-                docs, tfs = rows.setdefault(word, ([], []))
-                docs.append(number)
-                tfs.extend(c.get(word, 0) for c in counts)
+            name, description, opening, body = counts  # FIELDS order, spelt out: this loop runs once per skill-word
+            for word in set().union(*counts):
+                row = rows.get(word)
+                if row is None:
+                    row = rows[word] = ([], [])
+                row[0].append(number)
+                row[1].extend((name.get(word, 0), description.get(word, 0), opening.get(word, 0), body.get(word, 0)))
             frequency.update(set().union(*(set(doc.fields[f]) for f in DF_FIELDS)))
             mentions.update(doc.fields["body"].keys())
             for word in doc.negative_terms:
