@@ -358,3 +358,16 @@ def test_a_few_skills_are_analysed_in_this_process(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("SWARM_HANDOFF_JOBS", "2")
     assert analyse(skills) == [Document.of(skill) for skill in skills]
     assert calls == [1]  # fewer than MIN_PARALLEL to analyse: a fork would cost more than it saves
+
+
+def test_documents_analysed_in_this_process_are_not_rebuilt_from_the_memo_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = [write_skill(tmp_path, index) for index in range(COUNT)]
+    rebuilt: list[object] = []
+    real = analysis_cache.from_state
+    monkeypatch.setattr(analysis_cache, "from_state", lambda *a: rebuilt.append(a) or real(*a))
+    assert analyse(skills) == [Document.of(skill) for skill in skills]
+    assert rebuilt == []  # a cold, serial analysis keeps its documents as made
+    assert analyse(skills) == [Document.of(skill) for skill in skills]
+    assert len(rebuilt) == len(skills)  # a warm one reads them all from the memo

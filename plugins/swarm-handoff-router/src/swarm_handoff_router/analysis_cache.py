@@ -225,15 +225,20 @@ def analyse_cached(
             else:
                 advance(1)
 
+        made: dict[int, T] = {}  # the documents this process analysed itself: not rebuilt from their states
+
         def analysed(chunk: list[SkillRecord]) -> list[object]:
             """Each record's analysis as memo data (None: a document the memo cannot keep)."""
+            here = os.getpid() == parent
             states: list[object] = []
             for record in chunk:
+                document = analyse_one(record)
                 try:
-                    states.append(to_state(analyse_one(record)))
+                    states.append(to_state(document))
                 except TypeError:
                     states.append(None)
-                if os.getpid() == parent:  # a forked child draws nothing: the terminal is the parent's
+                if here:  # a forked child draws nothing: the terminal is the parent's
+                    made[id(record)] = document
                     advance(1)
             return states
 
@@ -244,7 +249,8 @@ def analyse_cached(
         states = iter(map_chunks(analysed, missed, jobs))
         for position, document in enumerate(documents):
             if document is None:
-                documents[position] = _kept(memo, records[position], next(states), analyse_one, cls)
+                record = records[position]
+                documents[position] = _kept(memo, record, next(states), made.get(id(record)), analyse_one, cls)
     memo.save()
     if observed is not None:
         observed.extend(memo.seen.values())
@@ -283,12 +289,18 @@ def _stored(memo: FileMemo, record: SkillRecord, cls: type[T], expected: object)
 
 
 def _kept(
-    memo: FileMemo, record: SkillRecord, state: object, analyse_one: Callable[[SkillRecord], T], cls: type[T]
+    memo: FileMemo,
+    record: SkillRecord,
+    state: object,
+    document: T | None,
+    analyse_one: Callable[[SkillRecord], T],
+    cls: type[T],
 ) -> T:
-    """The document of a fresh analysis (`state`, from this process or a child), kept in the memo."""
-    if state is None:
-        return analyse_one(record)  # a field the memo cannot keep: the analysis is given, not kept
-    document = from_state(cls, state)
+    """The document of a fresh analysis (`document` made here, or `state` from a child), kept in the memo."""
+    if state is None:  # a field the memo cannot keep: the analysis is given, not kept
+        return analyse_one(record) if document is None else document
+    if document is None:  # analysed by a child: rebuilt from what it sent
+        document = from_state(cls, state)
     if record.path and record.path.endswith("SKILL.md"):
         memo.put(record.path, (record.to_row(), state))
     return document
