@@ -8,10 +8,11 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from swarm_handoff.api import FileMemo, SkillRecord, parse_synthesis
+from swarm_handoff.api import MIN_PARALLEL, FileMemo, SkillRecord, parse_synthesis
 from swarm_handoff_router import analysis_cache
 from swarm_handoff_router.analysis_cache import MEMO_NAME, decode, encode, from_state, memo_version, to_state
 from swarm_handoff_router.document import Document, analyse
@@ -319,3 +320,54 @@ def test_unreadable_code_turns_the_memo_off_without_an_error(
     assert memo_version() == ""
     assert analyse(skills) == [Document.of(s) for s in skills]
     assert not (own_cache / "swarm-handoff" / "memo").exists()
+
+
+def test_a_cold_analysis_of_many_skills_uses_the_scan_s_worker_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = [write_skill(tmp_path, index) for index in range(MIN_PARALLEL + 5)]
+    expected = [Document.of(skill) for skill in skills]
+    calls: list[tuple[int, int]] = []
+    real = analysis_cache.map_chunks
+
+    def spy(work: Any, tasks: list[Any], jobs: int) -> list[Any]:
+        calls.append((len(tasks), jobs))
+        return real(work, tasks, jobs)
+
+    monkeypatch.setattr(analysis_cache, "map_chunks", spy)
+    monkeypatch.setenv("SWARM_HANDOFF_JOBS", "2")
+    assert analyse(skills) == expected
+    assert calls == [(len(skills), 2)]  # every analysis missed, split over two processes
+    again: list[str] = []
+    real_of = Document.of
+
+    def counting(record: SkillRecord, body: str | None = None) -> Document:
+        again.append(record.name)
+        return real_of(record, body)
+
+    monkeypatch.setattr(Document, "of", counting)
+    assert analyse(skills) == expected  # what the children analysed was kept in the memo
+    assert again == ["shape"]  # only the reference document every ranking builds to learn the shape
+
+
+def test_a_few_skills_are_analysed_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    skills = [write_skill(tmp_path, index) for index in range(COUNT)]
+    calls: list[int] = []
+    real = analysis_cache.map_chunks
+    monkeypatch.setattr(analysis_cache, "map_chunks", lambda w, t, jobs: calls.append(jobs) or real(w, t, jobs))
+    monkeypatch.setenv("SWARM_HANDOFF_JOBS", "2")
+    assert analyse(skills) == [Document.of(skill) for skill in skills]
+    assert calls == [1]  # fewer than MIN_PARALLEL to analyse: a fork would cost more than it saves
+
+
+def test_documents_analysed_in_this_process_are_not_rebuilt_from_the_memo_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = [write_skill(tmp_path, index) for index in range(COUNT)]
+    rebuilt: list[object] = []
+    real = analysis_cache.from_state
+    monkeypatch.setattr(analysis_cache, "from_state", lambda *a: rebuilt.append(a) or real(*a))
+    assert analyse(skills) == [Document.of(skill) for skill in skills]
+    assert rebuilt == []  # a cold, serial analysis keeps its documents as made
+    assert analyse(skills) == [Document.of(skill) for skill in skills]
+    assert len(rebuilt) == len(skills)  # a warm one reads them all from the memo

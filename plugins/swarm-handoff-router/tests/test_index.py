@@ -241,3 +241,23 @@ def test_the_evidence_is_the_weighted_sum_of_its_features(skills: list[SkillReco
     assert found.score == pytest.approx(expected, abs=1e-3)
     assert found.threshold == evidence.ABSTAIN_THRESHOLD
     assert set(found.features) == set(evidence.EVIDENCE_WEIGHTS)
+
+
+def test_postings_are_stored_in_the_narrowest_numbers_that_hold_them() -> None:
+    small = Document.of(SkillRecord(name="a", scope="global", source="t", description="vendor quotes"))
+    built = Index.of([small])
+    _, _, docs, counts = built.postings["vend"]  # "vendor", stemmed
+    assert len(docs) == 2  # one skill number, under 65,536 skills: two bytes
+    assert len(counts) == len(FIELDS)  # four counts under 256: a byte each
+
+
+def test_counts_too_large_for_a_byte_keep_their_points(tmp_path: Path) -> None:
+    body = "vendor " * 300 + "\n\nquotes and prices.\n"
+    records = [write(tmp_path, f"skill-{n}", f"helper {n}", body if n == 0 else "prices.\n") for n in range(3)]
+    documents = [Document.of(r) for r in records]
+    built = Index.of(documents)
+    assert built.posting("vend").counts[3] >= 256  # type: ignore[union-attr]
+    _, _, _, counts = built.postings["vend"]
+    assert len(counts) == 2 * len(FIELDS)  # two bytes a count for this posting only
+    query = Query("vendor prices")
+    assert scoring.score_index(built, query) == scoring.score_all(documents, query)

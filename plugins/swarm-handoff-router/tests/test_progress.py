@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
 
 import pytest
 
@@ -74,3 +75,11 @@ def test_without_rich_there_is_no_bar_and_no_error(monkeypatch: pytest.MonkeyPat
         advance(1)
     assert stream.getvalue() == ""
     assert progress_module.MIN_ITEMS == MIN_ITEMS
+
+
+def test_the_bar_runs_no_thread_so_the_analysis_may_fork() -> None:
+    stream = Terminal()
+    with progress(MIN_ITEMS, "analysing skills", stream) as advance:
+        advance(1)
+        assert threading.active_count() == 1  # a refresh thread would keep `map_chunks` serial
+    assert "analysing skills" in stream.getvalue()

@@ -11,6 +11,10 @@ and the Python version, so an upgrade or an edit of any of its modules never rea
 forged entry (counts that are not positive integers, lengths that are not their sums, fields of
 another type) is analysed again.
 
+The skills the memo does not have are analysed by the cold discovery scan's worker processes
+(`map_chunks`: forked children, from `MIN_PARALLEL` skills, as many as `SWARM_HANDOFF_JOBS` or the
+idle CPUs allow), each sending back the memo's encoding of its documents.
+
 The ranking is unchanged: a document rebuilt from the memo equals the one `Document.of` builds.
 The memo's bounds grow with the skill set it serves (`memo_bounds`), so a tree of 10,000 skills
 keeps every analysis instead of evicting most of them on each run; and a ranking whose skills did
@@ -19,8 +23,8 @@ not change does not read it at all, only the index built from it (`index`).
 
 from __future__ import annotations
 
-import contextlib
 import math
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -29,7 +33,7 @@ from typing import TypeVar
 
 import attrs
 
-from swarm_handoff.api import FileMemo, SkillRecord
+from swarm_handoff.api import MIN_PARALLEL, FileMemo, SkillRecord, jobs_from, map_chunks
 from swarm_handoff_router.progress import progress
 
 MEMO_NAME = "router"
@@ -209,15 +213,48 @@ def analyse_cached(
     if not memo.enabled:
         return _each(records, analyse_one)
     expected = state_shape(to_state(analyse_one(_REFERENCE)))
-    documents = []
+    documents: list[T | None] = []
+    missed: list[SkillRecord] = []
+    parent = os.getpid()
     with progress(len(records), "analysing skills") as advance:
         for record in records:
-            documents.append(_analysed(memo, record, analyse_one, cls, expected))
-            advance(1)
+            document = _stored(memo, record, cls, expected)
+            documents.append(document)
+            if document is None:
+                missed.append(record)
+            else:
+                advance(1)
+
+        made: dict[int, T] = {}  # the documents this process analysed itself: not rebuilt from their states
+
+        def analysed(chunk: list[SkillRecord]) -> list[object]:
+            """Each record's analysis as memo data (None: a document the memo cannot keep)."""
+            here = os.getpid() == parent
+            states: list[object] = []
+            for record in chunk:
+                document = analyse_one(record)
+                try:
+                    states.append(to_state(document))
+                except TypeError:
+                    states.append(None)
+                if here:  # a forked child draws nothing: the terminal is the parent's
+                    made[id(record)] = document
+                    advance(1)
+            return states
+
+        # The cold scan's mechanism (`map_chunks`: forked children, as many as `SWARM_HANDOFF_JOBS` or
+        # the idle CPUs allow, from `MIN_PARALLEL` tasks): analysing a body is pure Python, so only
+        # processes share it out.
+        jobs = jobs_from(os.environ) if len(missed) >= MIN_PARALLEL else 1
+        states = iter(map_chunks(analysed, missed, jobs))
+        for position, document in enumerate(documents):
+            if document is None:
+                record = records[position]
+                documents[position] = _kept(memo, record, next(states), made.get(id(record)), analyse_one, cls)
     memo.save()
     if observed is not None:
         observed.extend(memo.seen.values())
-    return documents
+    return [document for document in documents if document is not None]
 
 
 def _each(records: list[SkillRecord], analyse_one: Callable[[SkillRecord], T]) -> list[T]:
@@ -234,21 +271,36 @@ def _each(records: list[SkillRecord], analyse_one: Callable[[SkillRecord], T]) -
 _REFERENCE = SkillRecord(name="shape", scope="global", source="router", description="shape; not for shapes")
 
 
-def _analysed(
-    memo: FileMemo, record: SkillRecord, analyse_one: Callable[[SkillRecord], T], cls: type[T], expected: object
-) -> T:
-    """One record's document: from the memo when its file and record are unchanged, else analysed and kept."""
+def _stored(memo: FileMemo, record: SkillRecord, cls: type[T], expected: object) -> T | None:
+    """One record's document from the memo when its SKILL.md and record are unchanged, else None.
+
+    The file's stat is taken here, before anything reads it: what a later `_kept` stores rests on it.
+    """
     path = record.path
     if not path or not path.endswith("SKILL.md"):
-        return analyse_one(record)
-    row = record.to_row()
-    stored = memo.get(path)  # the file's stat is taken here, before `analyse_one` reads it
-    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == row:
+        return None
+    stored = memo.get(path)
+    if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == record.to_row():
         try:
             return from_state(cls, stored[1], expected)
         except (TypeError, ValueError, KeyError, AttributeError):
-            pass  # a damaged or forged entry: analyse again, and overwrite it
-    document = analyse_one(record)
-    with contextlib.suppress(TypeError):  # a field the memo cannot keep: the analysis is given, not kept
-        memo.put(path, (row, to_state(document)))
+            pass  # a damaged or forged entry: analysed again, and overwritten
+    return None
+
+
+def _kept(
+    memo: FileMemo,
+    record: SkillRecord,
+    state: object,
+    document: T | None,
+    analyse_one: Callable[[SkillRecord], T],
+    cls: type[T],
+) -> T:
+    """The document of a fresh analysis (`document` made here, or `state` from a child), kept in the memo."""
+    if state is None:  # a field the memo cannot keep: the analysis is given, not kept
+        return analyse_one(record) if document is None else document
+    if document is None:  # analysed by a child: rebuilt from what it sent
+        document = from_state(cls, state)
+    if record.path and record.path.endswith("SKILL.md"):
+        memo.put(record.path, (record.to_row(), state))
     return document

@@ -48,9 +48,13 @@ MEMO_NAME = "router-index"
 # Skill sets whose index is kept at once (one per working tree or scope filter used lately).
 MAX_INDEXES = 8
 # The shape of a stored index: a stored value of another shape is built again.
-INDEX_FORMAT = 1
-_DOCS = "I"  # skill numbers
-_COUNTS = "I"  # term counts, four per skill (a body is read up to 64 KiB: more than 'H' could hold)
+INDEX_FORMAT = 2
+# Numbers are stored in the narrowest unsigned array that holds them (the memo is read on every
+# warm ranking, so its size is load time): skill numbers in two bytes while the set has fewer than
+# 65,536 skills, four beyond; a posting's four counts per skill in one byte when all are under 256,
+# else two, else four (a body is read up to 64 KiB). The width is not stored: it follows from the
+# number of skills, and a posting's from its byte length, which is checked against its skills.
+_WIDTHS = {array.array(code).itemsize: code for code in "IHB"}  # bytes per number -> code
 
 
 class DamagedIndex(ValueError):
@@ -106,11 +110,13 @@ class Index:
             counts = [doc.fields[field] for field in FIELDS]
             for place, field in enumerate(FIELDS):
                 totals[place] += doc.lengths[field]
-            words = set().union(*counts)
-            for word in words:
-                docs, tfs = rows.setdefault(word, ([], []))
-                docs.append(number)
-                tfs.extend(c.get(word, 0) for c in counts)
+            name, description, opening, body = counts  # FIELDS order, spelt out: this loop runs once per skill-word
+            for word in set().union(*counts):
+                row = rows.get(word)
+                if row is None:
+                    row = rows[word] = ([], [])
+                row[0].append(number)
+                row[1].extend((name.get(word, 0), description.get(word, 0), opening.get(word, 0), body.get(word, 0)))
             frequency.update(set().union(*(set(doc.fields[f]) for f in DF_FIELDS)))
             mentions.update(doc.fields["body"].keys())
             for word in doc.negative_terms:
@@ -120,18 +126,19 @@ class Index:
             for first, second in doc.pairs:
                 pairs.setdefault(f"{first} {second}", []).append(number)
         count = len(documents) or 1
+        code = _docs_code(len(documents))
         return cls(
             names=tuple(doc.name for doc in documents),
             lengths=tuple(tuple(doc.lengths[f] for f in FIELDS) for doc in documents),
             clauses=tuple(tuple(doc.negative) for doc in documents),
             average=tuple(total / count for total in totals),
             postings={
-                word: (frequency[word], mentions[word], _pack(_DOCS, docs), _pack(_COUNTS, tfs))
+                word: (frequency[word], mentions[word], _pack(code, docs), _pack(_code(max(tfs)), tfs))
                 for word, (docs, tfs) in rows.items()
             },
-            negatives={word: _pack(_DOCS, docs) for word, docs in negatives.items()},
-            description_negatives={word: _pack(_DOCS, docs) for word, docs in described.items()},
-            pairs={pair: _pack(_DOCS, docs) for pair, docs in pairs.items()},
+            negatives={word: _pack(code, docs) for word, docs in negatives.items()},
+            description_negatives={word: _pack(code, docs) for word, docs in described.items()},
+            pairs={pair: _pack(code, docs) for pair, docs in pairs.items()},
         )
 
     def posting(self, word: str) -> Posting | None:
@@ -142,7 +149,13 @@ class Index:
         if not (isinstance(stored, tuple) and len(stored) == 4):
             raise DamagedIndex("a posting of another shape")
         frequency, mentions, docs, counts = stored
-        numbers, tfs = _unpack(_DOCS, docs), _unpack(_COUNTS, counts)
+        numbers = _unpack(_docs_code(self.size), docs)
+        if not isinstance(counts, bytes) or not numbers:
+            raise DamagedIndex("a posting without skills or counts")
+        width, rest = divmod(len(counts), len(numbers) * len(FIELDS))
+        if rest or width not in _WIDTHS:
+            raise DamagedIndex("a posting's counts do not match its skills")
+        tfs = _unpack(_WIDTHS[width], counts)
         if not (type(frequency) is int and type(mentions) is int and 0 <= frequency <= self.size and mentions >= 0):
             raise DamagedIndex("a posting's frequencies out of range")
         if len(tfs) != len(numbers) * len(FIELDS) or (numbers and max(numbers) >= self.size):
@@ -200,8 +213,8 @@ class Index:
         """The skill numbers `table` holds for `key` (none when absent); ValueError for a damaged entry."""
         docs = table.get(key)
         if docs is None:
-            return array.array(_DOCS)
-        numbers = _unpack(_DOCS, docs)
+            return array.array(_docs_code(self.size))
+        numbers = _unpack(_docs_code(self.size), docs)
         if numbers and max(numbers) >= self.size:
             raise DamagedIndex("a posting's skills out of range")
         return numbers
@@ -210,6 +223,16 @@ class Index:
 def _counts(row: object, width: int) -> bool:
     """True for a tuple of `width` non-negative ints."""
     return isinstance(row, tuple) and len(row) == width and all(type(n) is int and n >= 0 for n in row)
+
+
+def _docs_code(size: int) -> str:
+    """The array code of skill numbers in an index of `size` skills."""
+    return "H" if size <= 1 << 16 else "I"
+
+
+def _code(largest: int) -> str:
+    """The narrowest unsigned array code that holds numbers up to `largest`."""
+    return "B" if largest < 1 << 8 else "H" if largest < 1 << 16 else "I"
 
 
 def _pack(code: str, numbers: list[int]) -> bytes:

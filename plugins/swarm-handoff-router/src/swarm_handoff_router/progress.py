@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
 # Fewer skills than this are analysed in well under a second: no bar.
 MIN_ITEMS = 200
+# How often the bar is drawn again, at most (seconds).
+REFRESH = 0.1
 
 
 def _terminal(stream: TextIO) -> bool:
@@ -40,11 +43,18 @@ def progress(total: int, what: str, stream: TextIO | None = None) -> Iterator[Ca
         return
     console = Console(file=out, force_terminal=True)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
+    # Drawn from `advance`, at most every REFRESH seconds, not by rich's refresh thread: a running
+    # thread keeps the analysis from forking its worker processes (`parallel.can_fork`).
+    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
         task = bar.add_task(what, total=total)
+        last = [0.0]
 
         def advance(done: int = 1) -> None:
             bar.advance(task, done)
+            now = time.monotonic()
+            if now - last[0] >= REFRESH or bar.tasks[0].completed >= total:
+                last[0] = now
+                bar.refresh()
 
         yield advance
 
