@@ -22,7 +22,9 @@ def hostile() -> Iterator[Callable[..., dict[str, Any]]]:
     def serve(
         body: bytes | Callable[[str], bytes] = b"", *, endless: bool = False, dribble: bool = False
     ) -> dict[str, Any]:
-        seen: dict[str, Any] = {"written": 0, "done": threading.Event()}
+        # `done`: the card's answer ended; `replied`: the answer to a message (POST) ended. Two events,
+        # because the card is read first: waiting on one event for both raced with the reply.
+        seen: dict[str, Any] = {"written": 0, "done": threading.Event(), "replied": threading.Event()}
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # a JSON-RPC reply that never ends
@@ -42,7 +44,7 @@ def hostile() -> Iterator[Callable[..., dict[str, Any]]]:
                 except OSError:
                     seen["hung_up"] = True
                 finally:
-                    seen["done"].set()
+                    seen["replied"].set()
 
             def do_GET(self) -> None:
                 card = body(seen["url"]) if callable(body) else body
@@ -249,5 +251,5 @@ def test_an_endless_reply_to_a_send_is_cut_at_its_bound(hostile, payload):
     assert not result.delivered
     assert result.error is not None
     assert "bytes" in str(result.error["message"]), result.error
-    host["done"].wait(120)  # only a safety net: the host ends as soon as the sender hangs up
+    host["replied"].wait(120)  # only a safety net: the host ends as soon as the sender hangs up
     assert host.get("hung_up")
