@@ -253,3 +253,14 @@ def test_an_endless_reply_to_a_send_is_cut_at_its_bound(hostile, payload):
     assert "bytes" in str(result.error["message"]), result.error
     host["replied"].wait(120)  # only a safety net: the host ends as soon as the sender hangs up
     assert host.get("hung_up")
+
+
+def test_a_card_that_is_not_json_is_a_failed_send_not_a_traceback(hostile, payload):
+    """A host that answers its card's address with a web page: the send says so, it does not crash."""
+    from swarm_handoff_a2a.sender import Retry, send
+
+    host = hostile(b"<html>not an agent card</html>")
+    result = send(payload(), host["url"], retry=Retry(attempts=1), record=False)
+    assert not result.delivered
+    assert result.error is not None
+    assert "agent card cannot be read" in str(result.error["message"]), result.error

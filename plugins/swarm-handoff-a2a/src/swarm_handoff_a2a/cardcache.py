@@ -29,7 +29,7 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
 from swarm_handoff.api import LoadError, atomic_write, read_text
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of
+from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of, tls_verification
 
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
 NO_CACHE_ENV = "SWARM_HANDOFF_NO_CACHE"
@@ -92,7 +92,7 @@ def cached_card(url: str, *, credentials: Credentials | None = None, timeout: fl
         headers["If-None-Match"] = str(entry["card"]["etag"])
     headers["Accept-Encoding"] = "identity"  # read raw (`sender.CardBody`): a compressed card is no card
     with (
-        httpx.Client(timeout=timeout, headers=headers) as http,
+        httpx.Client(timeout=timeout, headers=headers, verify=tls_verification(url)) as http,
         http.stream("GET", url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as response,
     ):
         if response.status_code == 304 and entry is not None:

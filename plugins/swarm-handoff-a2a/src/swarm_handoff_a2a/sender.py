@@ -198,7 +198,7 @@ class CardBody:
         """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
         try:
             card = parse_agent_card(json.loads(b"".join(self.chunks)))
-        except (RecursionError, ParseError) as exc:
+        except (RecursionError, ParseError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
             raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
         if len(card.skills) > MAX_CARD_SKILLS:
             raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
