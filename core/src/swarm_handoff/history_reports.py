@@ -36,7 +36,7 @@ class HistoryReport:
 
     def _row(self, row: HandoffRow) -> dict[str, Any]:
         sent = self.remote.get(row.payload_hash or "")
-        return {**row.to_data(), "remote": [dict(task) for task in sent]} if sent else row.to_data()
+        return {**row.to_data(), "remote": list(sent)} if sent else row.to_data()  # remote_by_hash made them fresh
 
 
 def history_report(store: History, skill: str | None = None) -> HistoryReport:

@@ -190,8 +190,8 @@ def acknowledged(host: PluginHost, payload: Path, status: str) -> tuple[str, ...
             seen.add(id(transport))
             line = transport.acknowledged(payload, status)
         except Exception as exc:  # the ack is recorded: a transport's trouble is a warning, never a failure
-            ref = host.components(Kind.TRANSPORT)[name]
-            lines.append(f"warning: {TRANSPORT_FAILED}: transport {name!r} from {ref.distribution}: {exc}")
+            component = host.components(Kind.TRANSPORT)[name]
+            lines.append(f"warning: {TRANSPORT_FAILED}: transport {name!r} from {component.distribution}: {exc}")
             continue
         if line:
             lines.append(line)
