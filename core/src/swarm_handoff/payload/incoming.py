@@ -14,9 +14,11 @@ arrives late was not delivered in time and the sender can send a fresh one.
 
 Accepted, the payload is written under the session root in a folder and file the receiver names
 (the payload never names a path here) and recorded in the history once: the same payload (the same
-`payload_hash`) delivered again writes nothing new and is reported as `already`. A history that
-cannot record it refuses it with the history's own code (HISTORY_BUSY, ...). Refused, nothing
-is written: the text waits in a private `.incoming` folder while it is checked, and is removed.
+`payload_hash`) delivered again writes nothing new and is reported as `already`. File and row are
+decided together under the session folder's lock: a history that cannot record it refuses it with
+the history's own code (HISTORY_BUSY, ...) and a write that fails with VALIDATION_FAILED, and
+neither leaves a row without its file or a new file without its row. Refused, nothing is written:
+the text waits in a private `.incoming` folder while it is checked, and is removed.
 """
 
 from __future__ import annotations
@@ -252,15 +254,30 @@ def _take_in(
     handoff = payload["handoff"]
     trace_id = handoff.get("trace_id")
     session = root / _session_name(trace_id, stated)
+    folder = session / "handoffs"
     own_folder(session)
-    own_folder(session / "handoffs")
-    path = session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
-    # Recorded first: a history that cannot record refuses the hand-off (nothing written) with its
-    # own code, and the sender's retry takes it in; accepted always means written and recorded.
-    history_id, fresh, problems = _record_once(context, path, payload)
-    # One name per payload_hash, created exclusively: the same payload again (even re-serialised,
-    # the hash being over its canonical form) finds its first copy and writes nothing.
-    already = not safefs.create_new(path, data)
+    own_folder(folder)
+    path = folder / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+    try:
+        # File and row are decided together under the folder's lock, so receivers of one payload at
+        # once (threads, processes) never see one without the other. The file first (one name per
+        # payload_hash, created exclusively and synced: the same payload again finds its first copy),
+        # then the record; a history that cannot record refuses the hand-off with its own code and
+        # the file this call made is removed, so the sender's retry takes it in whole. Accepted
+        # always means written and recorded; a write that fails records nothing.
+        with safefs.locked(folder):
+            created = safefs.create_new(path, data)
+            try:
+                history_id, fresh, problems = _record_once(context, path, payload)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                raise
+    except safefs.FolderBusy as busy:
+        raise _not_written(f"its session folder is {busy.why}") from None
+    except OSError as exc:
+        raise _not_written(exc.strerror or type(exc).__name__) from None
     return Incoming(
         path=path,
         session=session,
@@ -269,9 +286,20 @@ def _take_in(
         target=target,
         trace_id=trace_id if isinstance(trace_id, str) else None,
         history_id=history_id,
-        already=already and not fresh,
+        already=not created and not fresh,
         warnings=(*warnings, *problems),
         payload=payload,
+    )
+
+
+def _not_written(why: str) -> SwarmError:
+    """The receiver could not write a checked payload (disk full, permissions, a busy folder): try again later."""
+    return SwarmError(
+        ErrorCode.VALIDATION_FAILED,
+        f"the receiver could not write the payload: {why}; nothing was recorded",
+        details={"missing_fields": [], "validation_errors": [why]},
+        hint="send it again once the receiver can write: a payload sent twice is one hand-off",
+        recoverable=True,
     )
 
 
