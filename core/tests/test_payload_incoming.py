@@ -339,3 +339,63 @@ def test_two_receivers_of_one_payload_at_once_keep_row_and_file_together(world, 
     assert taken.path.read_text(encoding="utf-8") == text
     assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(taken.payload_hash, "received")]
     assert files_under(world["inbox"]) == [taken.path]
+
+
+def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_wrote_it(world):
+    """Receivers in two containers sharing a root: the other one's files look stopped here, so only age clears them."""
+    import subprocess
+    import sys
+    import time
+
+    from swarm_handoff import safefs
+    from swarm_handoff.payload.incoming import INBOX, clear_leftovers
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    gone, ours = child.pid, safefs.machine_identity()
+    other = "0" * 8 if ours != "0" * 8 else "1" * 8
+    root = world["inbox"]
+    session = root / "a2a-0123456789abcdef" / "handoffs"
+    for folder in (root / INBOX, session):
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def put(path: Path, age: float) -> Path:
+        path.write_text("{}", encoding="utf-8")
+        then = time.time() - age
+        os.utime(path, (then, then))
+        return path
+
+    hour = 3600.0
+    old = safefs.MAX_TEMP_AGE_S + hour
+    cleared = [
+        put(root / INBOX / f"{gone}-{ours}-{'a' * 16}-{'b' * 8}.json", hour),  # this machine's, its writer gone
+        put(session / f".x.json.{gone}-{ours}.{'c' * 12}.tmp", hour),
+        put(root / INBOX / f"{gone}-{other}-{'d' * 16}-{'e' * 8}.json", old),  # another's, past the age bound
+        put(session / f".x.json.{gone}-{other}.{'f' * 12}.tmp", old),
+    ]
+    kept = [
+        put(root / INBOX / f"{gone}-{other}-{'1' * 16}-{'2' * 8}.json", hour),  # another's: a pid proves nothing
+        put(session / f".x.json.{gone}-{other}.{'3' * 12}.tmp", hour),
+        put(root / INBOX / f"{os.getpid()}-{other}-{'4' * 16}-{'5' * 8}.json", hour),  # our pid number, not us
+    ]
+    assert sorted(clear_leftovers(root, started=time.time())) == sorted(cleared)
+    assert [p for p in kept if not p.exists()] == []
+
+
+def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
+    """What the receiver writes while it checks carries the identity that `clear_leftovers` judges it by."""
+    from swarm_handoff import safefs
+    from swarm_handoff.payload import incoming
+
+    seen: list[str] = []
+    working = safefs.create_new
+
+    def watched(path, data, **options):
+        seen.append(Path(path).name)
+        return working(path, data, **options)
+
+    monkeypatch.setattr(safefs, "create_new", watched)
+    accept_incoming(sent(world), world["inbox"], context=world["receiver"])
+    quarantine = seen[0]
+    assert quarantine.startswith(f"{os.getpid()}-{safefs.machine_identity()}-")
+    assert incoming._quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())

@@ -42,7 +42,8 @@ from swarm_handoff.textfile import MAX_BYTES
 
 _HEX = re.compile(r"[0-9a-f]{8,64}\Z")
 INBOX = ".incoming"  # under the session root: payloads being checked, each under a name `_QUARANTINE` matches
-_QUARANTINE = re.compile(r"(\d{1,10})-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
+# PID-MACHINE-HASH16-RAND8.json (PID-HASH16-RAND8.json before the machine was in the name)
+_QUARANTINE = re.compile(r"(\d{1,10}(?:-[0-9a-f]{8})?)-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
 SESSION_PREFIX = "a2a-"  # the receiver's session folders under the root (`_session_name`)
 # A file's mtime may be rounded down by the file system: "before this process loaded this module"
 # keeps this margin (a file of this pid written just after loading must never look older).
@@ -139,7 +140,8 @@ def accept_incoming(
     inbox = root / INBOX
     with contextlib.suppress(FileExistsError):
         inbox.mkdir(mode=0o700)
-    quarantine = inbox / f"{os.getpid()}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
+    writer = f"{os.getpid()}-{safefs.machine_identity()}"
+    quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
     if not safefs.create_new(quarantine, data, durable=False):
         raise FileExistsError(str(quarantine))
     try:
@@ -328,11 +330,14 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
     """Remove what a receiver killed mid-write left under `session_root`; the paths removed.
 
     Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
-    (`PID-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID.HEX12.tmp`) in a session folder
-    this module names (`a2a-*` and its `handoffs`), a regular file of the user running this, last
-    changed before `started`, whose writer is gone, or is this process from before it loaded this
-    module (a restart that got the same pid, as in a container). Symlinks are not followed; nothing
-    else is touched; best effort.
+    (`PID-MACHINE-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID-MACHINE.HEX12.tmp`) in a
+    session folder this module names (`a2a-*` and its `handoffs`), a regular file of the user running
+    this, last changed before `started`, whose writer is gone, or is this process from before it
+    loaded this module (a restart that got the same pid, as in a container). A pid is judged only
+    when MACHINE is this one's (`safefs.machine_identity`: this boot, this pid namespace; a name
+    without it is from before it was added); another machine's file (a receiver in another
+    container sharing the root) is removed only once older than `safefs.MAX_TEMP_AGE_S`. Symlinks
+    are not followed; nothing else is touched; best effort.
     """
     root = Path(session_root).expanduser()
     if root.is_symlink() or not root.is_dir():
@@ -349,21 +354,21 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
             continue
         with contextlib.suppress(OSError), os.scandir(folder) as entries:
             for entry in entries:
-                pid = _quarantine_owner(entry.name) if quarantine else safefs.temp_owner(entry.name)
-                if pid is not None and _left_by_a_stopped_run(entry, pid, started):
+                writer = _quarantine_writer(entry.name) if quarantine else safefs.temp_writer(entry.name)
+                if writer is not None and _left_by_a_stopped_run(entry, writer, started):
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
                         removed.append(Path(entry.path))
     return tuple(removed)
 
 
-def _quarantine_owner(name: str) -> int | None:
-    """The receiving pid in a quarantine copy's name (`PID-HASH16-RAND8.json`), else None."""
+def _quarantine_writer(name: str) -> tuple[int, str | None] | None:
+    """The receiver's (pid, machine) in a quarantine copy's name (`PID-MACHINE-HASH16-RAND8.json`), else None."""
     found = _QUARANTINE.match(name)
-    return int(found.group(1)) if found else None
+    return safefs.writer_of(found.group(1)) if found else None
 
 
-def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) -> bool:
+def _left_by_a_stopped_run(entry: os.DirEntry[str], writer: tuple[int, str | None], started: float) -> bool:
     """A regular file older than the start whose writer cannot be writing it any more."""
     try:
         if not entry.is_file(follow_symlinks=False):
@@ -376,6 +381,9 @@ def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) ->
     changed = found.st_mtime
     if changed >= started:
         return False
+    pid, machine = writer
+    if not safefs.seen_from_here(machine):  # its pid is another namespace's: only age tells
+        return time.time() - changed >= safefs.MAX_TEMP_AGE_S
     if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
         return changed < _LOADED - _CLOCK_MARGIN_S
     return not safefs.writer_alive(pid)
