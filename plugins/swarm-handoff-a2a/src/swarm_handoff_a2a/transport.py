@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff.api import RemoteDelivery, RemoteSkill, SwarmError, UsageError, config_dir, read_text
 from swarm_handoff_a2a.auth import sender_credentials
 from swarm_handoff_a2a.ids import EXTENSION_URI, TASK_STORE_ENV, store_file, task_id_for
+from swarm_handoff_a2a.operation_table import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
     from swarm_handoff_a2a.auth import Credentials
@@ -37,7 +38,6 @@ TOKEN_FILE_ENV = "SWARM_HANDOFF_A2A_TOKEN_FILE"
 AUTH_SCHEME_ENV = "SWARM_HANDOFF_A2A_AUTH_SCHEME"
 ATTEMPTS_ENV = "SWARM_HANDOFF_A2A_ATTEMPTS"
 _CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
-MAX_ATTEMPTS = 100
 
 
 def credentials() -> Credentials:
