@@ -282,10 +282,12 @@ def claims_folder(store_url: str, config_dir: Path) -> Path:
 
 
 def default_store_url(config_dir: Path) -> str:
-    """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`."""
+    """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`, escaped so `?`, `#` stay a path."""
+    from sqlalchemy.engine import URL
+
     path = store_file(config_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite+aiosqlite:///{path}"
+    return URL.create("sqlite+aiosqlite", database=str(path)).render_as_string(hide_password=False)
 
 
 @attrs.define

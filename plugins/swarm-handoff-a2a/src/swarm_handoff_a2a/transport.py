@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
 
 from swarm_handoff.api import RemoteDelivery, RemoteSkill, SwarmError, UsageError, config_dir, read_text
 from swarm_handoff_a2a.auth import sender_credentials
@@ -153,6 +154,7 @@ def _remote_skill(skill: dict[str, Any]) -> RemoteSkill:
 def _sqlite_file(store_url: str) -> Path | None:
     """The file of a SQLite store URL (`sqlite+aiosqlite:///PATH`), None for another database."""
     scheme, _, rest = store_url.partition(":///")
+    rest = unquote(rest.partition("?")[0])  # as SQLAlchemy reads it: the query apart, escapes decoded
     return Path(rest) if scheme.split("+")[0] == "sqlite" and rest else None
 
 
@@ -160,7 +162,7 @@ def _has_task(database: Path, task_id: str) -> bool:
     """Whether the SDK's `tasks` table holds `task_id` (read-only, with the standard library)."""
     with (
         contextlib.suppress(sqlite3.Error),
-        contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db,
+        contextlib.closing(sqlite3.connect(f"file:{quote(str(database))}?mode=ro", uri=True, timeout=5)) as db,
     ):
         return db.execute("SELECT 1 FROM tasks WHERE id = ?", (task_id,)).fetchone() is not None
     return False
