@@ -399,3 +399,22 @@ def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
     quarantine = seen[0]
     assert quarantine.startswith(f"{os.getpid()}-{safefs.machine_identity()}-")
     assert incoming._quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
+
+
+def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(world, monkeypatch):
+    """Another writer kept the folder locked: SESSION_BUSY, recoverable, without the receiver's paths; nothing kept."""
+    from swarm_handoff import safefs
+
+    text = sent(world)
+
+    def held(folder):
+        raise safefs.FolderBusy(str(folder), [4242], 0.5)
+
+    monkeypatch.setattr(safefs, "locked", held)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "SESSION_BUSY"
+    assert caught.value.recoverable
+    assert str(world["inbox"].resolve()) not in caught.value.message
+    assert history_rows(world["receiver"]) == []
+    assert files_under(world["inbox"]) == []

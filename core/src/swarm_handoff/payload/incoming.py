@@ -16,9 +16,10 @@ Accepted, the payload is written under the session root in a folder and file the
 (the payload never names a path here) and recorded in the history once: the same payload (the same
 `payload_hash`) delivered again writes nothing new and is reported as `already`. File and row are
 decided together under the session folder's lock: a history that cannot record it refuses it with
-the history's own code (HISTORY_BUSY, ...) and a write that fails with VALIDATION_FAILED, and
-neither leaves a row without its file or a new file without its row. Refused, nothing is written:
-the text waits in a private `.incoming` folder while it is checked, and is removed.
+the history's own code (HISTORY_BUSY, ...), a write that fails with VALIDATION_FAILED (a folder
+held past the lock's wait: SESSION_BUSY), and neither leaves a row without its file or a new file
+without its row. Refused, nothing is written: the text waits in a private `.incoming` folder while
+it is checked, and is removed.
 """
 
 from __future__ import annotations
@@ -251,7 +252,7 @@ def _take_in(
     warnings: tuple[Problem, ...],
 ) -> Incoming:
     """Write the checked payload under a name its hash gives (once), and record it in the history once."""
-    from swarm_handoff.payload.handoff_write import own_folder
+    from swarm_handoff.payload.handoff_write import SESSION_BUSY, own_folder
 
     handoff = payload["handoff"]
     trace_id = handoff.get("trace_id")
@@ -277,7 +278,13 @@ def _take_in(
                         path.unlink()
                 raise
     except safefs.FolderBusy as busy:
-        raise _not_written(f"its session folder is {busy.why}") from None
+        raise SwarmError(
+            SESSION_BUSY,
+            f"the receiver's session folder is {busy.why}; nothing was written or recorded",
+            details={"holder_pids": list(busy.holders), "waited_s": busy.waited},
+            hint="send it again shortly: a payload sent twice is one hand-off",
+            recoverable=True,
+        ) from None
     except OSError as exc:
         raise _not_written(exc.strerror or type(exc).__name__) from None
     return Incoming(
