@@ -65,8 +65,9 @@ A2A_AUTH_REQUIRED = "A2A_AUTH_REQUIRED"  # binding beyond loopback without an au
 DEFAULT_PORT = 8470
 MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus the JSON-RPC envelope
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
-# Claim folders per task store: payloads whose task ids fall in one wait for each other, no others.
-CLAIM_STRIPES = 64
+# Claim folders per task store, named by a task id's first two hex digits (256): payloads whose ids
+# share them wait for each other, no others (a folder per task would be one more folder per hand-off).
+CLAIM_PREFIX = 2
 
 
 def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
@@ -215,7 +216,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
         if self._claims is None:
             yield
             return
-        stripe = self._claims / f"{int(task_id[:2], 16) % CLAIM_STRIPES:02x}"
+        stripe = self._claims / task_id[:CLAIM_PREFIX]  # a UUID's hex digits: a safe folder name
         stripe.mkdir(mode=0o700, parents=True, exist_ok=True)
         claim = locked(stripe)  # released when its descriptor closes, however the process ends
         taking = asyncio.ensure_future(asyncio.to_thread(claim.__enter__))
