@@ -237,6 +237,20 @@ def test_at_most_ten_layers(house):
     assert count <= MAX_LAYERS, " -> ".join(chain)
 
 
+# Imports cut to lower the house, each by moving a concept to where it belongs (docs/architecture.md,
+# "Layers"): none may come back, at the top of a module or inside a function.
+CUT = {
+    ("swarm_handoff.workflow.registry", "swarm_handoff.plugins"): "the caller passes the host's settings",
+    ("swarm_handoff.payload.continuation", "swarm_handoff.payload.received"): "the record is below both",
+}
+
+
+def test_the_cut_imports_stay_cut(house):
+    _, edges, _ = house
+    back = sorted(f"{m} -> {t} ({why})" for (m, t), why in CUT.items() if t in edges[m])
+    assert back == []
+
+
 def test_every_import_inside_a_function_is_listed_with_its_reason(house):
     _, _, lazy = house
     listed = listed_lazy_imports(ARCHITECTURE.read_text(encoding="utf-8"))
