@@ -242,6 +242,7 @@ def test_at_most_ten_layers(house):
 CUT = {
     ("swarm_handoff.workflow.registry", "swarm_handoff.plugins"): "the caller passes the host's settings",
     ("swarm_handoff.payload.continuation", "swarm_handoff.payload.received"): "the record is below both",
+    ("swarm_handoff.payload.continuation", "swarm_handoff.payload.adapters"): "a v2.0 trace id is v2.0's",
 }
 
 

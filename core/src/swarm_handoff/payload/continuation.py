@@ -36,7 +36,7 @@ from swarm_handoff.payload.received_record import RECEIVED_INVALID, Received, re
 from swarm_handoff.payload.received_record import section as _section
 from swarm_handoff.payload.signing import ABSENT
 from swarm_handoff.payload.unsigned import mark_unsigned
-from swarm_handoff.payload.v2 import DEFAULT_TTL, build_v2, invocation_for, stamp, workflow_id_for
+from swarm_handoff.payload.v2 import DEFAULT_TTL, build_v2, invocation_for, stamp, trace_id_for, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
     CHAIN_MAX,
@@ -207,8 +207,6 @@ def _anchored(tiers: dict[str, Any], received: Received) -> dict[str, Any]:
 
 def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
     """Tie the next v3.0 payload to the received one: same trace, the received span as parent, all events."""
-    from swarm_handoff.payload.adapters import trace_id_for
-
     old = received.handoff
     handoff = payload["handoff"]
     handoff["trace_id"] = old["trace_id"] if received.version == "3.0" else trace_id_for(old)
