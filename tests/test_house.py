@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_LAYERS = 10
 # Where the graph stands today, as a ratchet: it may only go down (issue 27 asks for MAX_LAYERS).
-LAYERS_NOW = 13
+LAYERS_NOW = 12
 # The product's top-level packages are the core and every installed `swarm_handoff_*` plugin; the
 # documented examples (tutorials, never released) are left out.
 EXAMPLES = frozenset({"swarm_handoff_envdir", "swarm_handoff_example_think", "swarm_handoff_markdown"})
@@ -229,7 +229,8 @@ def test_the_layers_do_not_grow(house):
 
 
 @pytest.mark.xfail(
-    strict=True, reason="13 layers: the testing kit sits over the workflow protocol, demo over the hand-off"
+    strict=True,
+    reason="12 layers: the testing kit over the typer app over the plugin host; demo over the hand-off over the host",
 )
 def test_at_most_ten_layers(house):
     modules, edges, _ = house
@@ -243,6 +244,7 @@ CUT = {
     ("swarm_handoff.workflow.registry", "swarm_handoff.plugins"): "the caller passes the host's settings",
     ("swarm_handoff.payload.continuation", "swarm_handoff.payload.received"): "the record is below both",
     ("swarm_handoff.payload.continuation", "swarm_handoff.payload.adapters"): "a v2.0 trace id is v2.0's",
+    ("swarm_handoff.payload.handoff_run", "swarm_handoff.payload.handoff_checks"): "the run keeps the payload",
 }
 
 

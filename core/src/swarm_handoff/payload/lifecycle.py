@@ -35,12 +35,12 @@ from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_targe
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
-from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
 from swarm_handoff.payload.handoff_run import HANDOFF_FAILED as HANDOFF_FAILED
 from swarm_handoff.payload.handoff_run import HandoffOptions as HandoffOptions
 from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpected
+from swarm_handoff.payload.handoff_run import preserve as preserve
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
