@@ -245,6 +245,8 @@ CUT = {
     ("swarm_handoff.payload.continuation", "swarm_handoff.payload.received"): "the record is below both",
     ("swarm_handoff.payload.continuation", "swarm_handoff.payload.adapters"): "a v2.0 trace id is v2.0's",
     ("swarm_handoff.payload.handoff_run", "swarm_handoff.payload.handoff_checks"): "the run keeps the payload",
+    ("swarm_handoff.limits", "swarm_handoff.errors"): "the shared limits are facts: numbers and codes",
+    ("swarm_handoff.jsonio", "swarm_handoff.textfile"): "the file size cap is one of the shared limits",
 }
 
 
