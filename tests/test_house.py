@@ -247,6 +247,7 @@ CUT = {
     ("swarm_handoff.payload.handoff_run", "swarm_handoff.payload.handoff_checks"): "the run keeps the payload",
     ("swarm_handoff.limits", "swarm_handoff.errors"): "the shared limits are facts: numbers and codes",
     ("swarm_handoff.jsonio", "swarm_handoff.textfile"): "the file size cap is one of the shared limits",
+    ("swarm_handoff.loader", "swarm_handoff.plugin_checks"): "running plugin code quietly is not checking it",
 }
 
 

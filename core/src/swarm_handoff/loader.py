@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.entrypoints import dist_of, entry_points
-from swarm_handoff.plugin_checks import quiet, short_error
+from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.plugin_records import LoadFailure, SkippedPlugin
 
 ENTRY_POINT_GROUP = "swarm_handoff"

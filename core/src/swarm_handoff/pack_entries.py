@@ -23,8 +23,8 @@ from typing import Any
 import attrs
 
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.isolation import quiet as _quiet
 from swarm_handoff.loader import PACK_LOAD_FAILED, PACKS, Candidate, failure, load_one, select
-from swarm_handoff.plugin_checks import quiet as _quiet
 from swarm_handoff.plugin_records import LoadFailure, PackSkill, SkippedPlugin
 
 PACK_NOT_A_SKILL = "PACK_NOT_A_SKILL"

@@ -19,6 +19,7 @@ import pluggy
 from swarm_handoff import __version__, hookspecs
 from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from swarm_handoff.loader import ENV_DISABLE as ENV_DISABLE
 from swarm_handoff.loader import ENV_LOAD as ENV_LOAD
@@ -29,14 +30,7 @@ from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.pack_entries import report as pack_report
-from swarm_handoff.plugin_checks import (
-    PLUGIN_BAD_RESULT,
-    PLUGIN_HOOK_OPTION_UNSUPPORTED,
-    option_problem,
-    quiet,
-    short_error,
-    unhonoured,
-)
+from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT, PLUGIN_HOOK_OPTION_UNSUPPORTED, option_problem, unhonoured
 from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
 from swarm_handoff.plugin_operations import PluginOperations, collect_operations

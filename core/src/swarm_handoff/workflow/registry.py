@@ -29,9 +29,9 @@ import attrs
 
 from swarm_handoff.entrypoints import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.isolation import quiet
 from swarm_handoff.loader import Candidate, load_one
 from swarm_handoff.pack_entries import entry_points as pack_entry_points  # the one loader's controls apply
-from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
