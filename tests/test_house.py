@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_LAYERS = 10
 # Where the graph stands today, as a ratchet: it may only go down (issue 27 asks for MAX_LAYERS).
-LAYERS_NOW = 12
+LAYERS_NOW = 11
 # The product's top-level packages are the core and every installed `swarm_handoff_*` plugin; the
 # documented examples (tutorials, never released) are left out.
 EXAMPLES = frozenset({"swarm_handoff_envdir", "swarm_handoff_example_think", "swarm_handoff_markdown"})
@@ -230,7 +230,7 @@ def test_the_layers_do_not_grow(house):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="12 layers: the testing kit over the typer app over the plugin host; demo over the hand-off over the host",
+    reason="11 layers: the testing kit over the typer app over the plugin host; demo over the hand-off",
 )
 def test_at_most_ten_layers(house):
     modules, edges, _ = house
@@ -248,6 +248,7 @@ CUT = {
     ("swarm_handoff.limits", "swarm_handoff.errors"): "the shared limits are facts: numbers and codes",
     ("swarm_handoff.jsonio", "swarm_handoff.textfile"): "the file size cap is one of the shared limits",
     ("swarm_handoff.loader", "swarm_handoff.plugin_checks"): "running plugin code quietly is not checking it",
+    ("swarm_handoff.loader", "swarm_handoff.entrypoints"): "the loader selects what its caller's scan found",
 }
 
 

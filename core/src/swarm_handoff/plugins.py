@@ -18,6 +18,7 @@ import pluggy
 
 from swarm_handoff import __version__, hookspecs
 from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
+from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
@@ -190,7 +191,7 @@ class PluginHost:
     def load_entry_points(self, env: Mapping[str, str]) -> None:
         """Import each admitted `swarm_handoff` entry point on its own (the one loader, `loader.py`)."""
         self.env = env
-        candidates, skipped = select(PLUGINS, env)
+        candidates, skipped = select(PLUGINS, env, entry_points(PLUGINS.name))
         for skip in skipped:
             if skip.reason.startswith("blocked"):
                 self.pm.set_blocked(skip.name)

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff.entrypoints import dist_of
+from swarm_handoff.entrypoint_records import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff.isolation import quiet
 from swarm_handoff.loader import Candidate, load_one
