@@ -23,7 +23,8 @@ from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult  #
 from swarm_handoff.discovery_result import Shadowed
 from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.handoff_edges import receive_named
-from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
+from swarm_handoff.isolation import quiet
+from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
 from swarm_handoff.scopes import OVERLAY

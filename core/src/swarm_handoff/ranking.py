@@ -20,7 +20,8 @@ from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.eligibility import estimated_duration as read
 from swarm_handoff.errors import Problem, Severity, SwarmError, UsageError
-from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions, quiet
+from swarm_handoff.isolation import quiet
+from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP

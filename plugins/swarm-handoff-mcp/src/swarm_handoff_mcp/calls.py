@@ -242,7 +242,7 @@ def workflow_step_tool(call: Call) -> Document:
     """Show a workflow step as `workflow step`, so an agent follows a workflow without a shell."""
     from swarm_handoff.api import SessionResources, coerce_state, get_registry, render_step
 
-    registry = get_registry()
+    registry = get_registry(call.host.env)  # packs under the server's host's settings, as plugins
     workflow = registry.get(call.args["skill"])
     state = {str(k): coerce_state(str(v)) for k, v in call.args.get("state", {}).items()}
     params = {str(k): str(v) for k, v in call.args.get("params", {}).items()}
