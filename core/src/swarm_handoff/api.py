@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import explain as explain
+    from swarm_handoff.filecache import subfolder as subfolder
     from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
@@ -267,6 +268,8 @@ _EXPORTS: dict[str, str] = {
     "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skilltrust",
     # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
     "FileMemo": "swarm_handoff.filememo",
+    # a plugin's own folder in the user cache folder, reached and checked as the core's stores are
+    "subfolder": "swarm_handoff.filecache",
     # errors
     "Problem": "swarm_handoff.errors",
     "Severity": "swarm_handoff.errors",

@@ -1,8 +1,9 @@
 """A remote host's agent card, kept as its caching headers say (`discover --remote`, `rank --remote`, `handoff --to`).
 
 The card is read from `/.well-known/agent-card.json` and kept in
-`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; made 0700, and not used when it or
-`swarm-handoff` is a link, another user's, or writable by group or others), one file per URL named
+`$XDG_CACHE_HOME/swarm-handoff/a2a-cards/` (else `~/.cache/...`; reached through the core's
+`subfolder`, so made 0700 and not used, with one warning, when it or `swarm-handoff` is a link,
+another user's, or writable by group or others), one file per URL named
 by its SHA-256 and holding that URL (a card filed under another URL's name is not used).
 `Cache-Control: max-age=N` keeps it fresh for N seconds (at most a day); `no-cache`, or no
 `max-age`, keeps it but revalidates it on every use with its `ETag` (`If-None-Match`; a 304 costs no
@@ -19,7 +20,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -27,31 +27,21 @@ from typing import Any
 import httpx
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
-from swarm_handoff.api import LoadError, atomic_write, read_text
+from swarm_handoff.api import LoadError, atomic_write, read_text, subfolder
 from swarm_handoff_a2a.auth import Credentials
 from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of, tls_verification
 
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
-NO_CACHE_ENV = "SWARM_HANDOFF_NO_CACHE"
 _MAX_AGE_RE = re.compile(r"(?:^|[,\s])max-age\s*=\s*(\d{1,12})")
 
 
 def folder() -> Path | None:
-    """The cards' cache folder (created 0700, not a symlink), or None when caching is off or impossible."""
-    if os.environ.get(NO_CACHE_ENV, "") not in ("", "0"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "swarm-handoff" / "a2a-cards"
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # As the core's caches: whoever else may write a folder on the way could forge any host's card.
-        for place in (path.parent, path):
-            found = place.lstat()
-            if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o022:
-                return None
-    except OSError:
-        return None
-    return path
+    """The cards' cache folder, reached and checked as the core's stores are (whoever may write it could forge a card).
+
+    None when caching is off or the folder is unsafe (then the core's one warning names it and the fix).
+    """
+    found = subfolder(os.environ, "a2a-cards")
+    return Path(found) if found is not None else None
 
 
 def fresh_for(cache_control: str | None) -> int | None:
