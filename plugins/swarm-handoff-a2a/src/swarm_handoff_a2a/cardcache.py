@@ -24,12 +24,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
 from swarm_handoff.api import LoadError, atomic_write, read_text, subfolder
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, skills_of, tls_verification
+from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, parse_card, skills_of, tls_verification
 
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
 _MAX_AGE_RE = re.compile(r"(?:^|[,\s])max-age\s*=\s*(\d{1,12})")
@@ -55,10 +56,27 @@ def fresh_for(cache_control: str | None) -> int | None:
     return min(int(found.group(1)), MAX_AGE) if found else 0
 
 
+@attrs.frozen
+class ReadCard:
+    """A host's card as read once: its skills as `discover --remote` shows them, and its JSON document.
+
+    The document is what `handoff --to` sends with (`sender.parse_card`), so the card its target
+    was checked against is the card it is sent by, and the host is asked once.
+    """
+
+    skills: RemoteSkills
+    document: dict[str, Any]
+
+
 def _load(path: Path, url: str) -> dict[str, Any] | None:
     with contextlib.suppress(LoadError, OSError, ValueError):
-        entry = json.loads(read_text(path, limit=2 * MAX_CARD_BYTES))
-        if isinstance(entry, dict) and isinstance(entry.get("card"), dict) and entry["card"].get("url") == url:
+        entry = json.loads(read_text(path, limit=3 * MAX_CARD_BYTES))
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("card"), dict)
+            and isinstance(entry.get("document"), dict)  # a file from before the document was kept is read again
+            and entry["card"].get("url") == url
+        ):
             RemoteSkills(**entry["card"])  # it still has the fields a card has, and is this URL's
             return entry
     return None
@@ -66,17 +84,22 @@ def _load(path: Path, url: str) -> dict[str, Any] | None:
 
 def _store(path: Path, entry: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):
-        atomic_write(path, json.dumps(entry).encode("utf-8"), mode=0o600)
+        atomic_write(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), mode=0o600)
 
 
 def cached_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> RemoteSkills:
     """The host's card: from the cache while fresh, revalidated with its ETag, else read again."""
+    return read_card(url, credentials=credentials, timeout=timeout).skills
+
+
+def read_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> ReadCard:
+    """The host's card and its document: from the cache while fresh, revalidated with its ETag, else read again."""
     place = folder()
     path = place / (hashlib.sha256(url.encode("utf-8")).hexdigest() + ".json") if place else None
     entry = _load(path, url) if path is not None and path.is_file() else None
     now = time.time()
     if entry is not None and float(entry.get("fresh_until", 0)) > now:
-        return _remote(entry["card"])
+        return ReadCard(_remote(entry["card"]), entry["document"])
     headers = dict((credentials or Credentials()).headers())
     if entry is not None and entry["card"].get("etag"):
         headers["If-None-Match"] = str(entry["card"]["etag"])
@@ -86,22 +109,23 @@ def cached_card(url: str, *, credentials: Credentials | None = None, timeout: fl
         http.stream("GET", url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as response,
     ):
         if response.status_code == 304 and entry is not None:
-            card = entry["card"]
+            card, document = entry["card"], entry["document"]
             card["cache_control"] = response.headers.get("cache-control", card.get("cache_control"))
         else:
             response.raise_for_status()
             body = CardBody(response.headers.get("content-length"))
             for chunk in response.iter_raw():
                 body.add(chunk)
-            card = skills_of(url, body.card(), response.headers).to_data()
+            document = body.document()
+            card = skills_of(url, parse_card(document), response.headers).to_data()
     seconds = fresh_for(card.get("cache_control"))
     if path is not None:
         if seconds is None:
             with contextlib.suppress(OSError):
                 path.unlink()
         else:
-            _store(path, {"fresh_until": now + seconds, "card": card})
-    return _remote(card)
+            _store(path, {"fresh_until": now + seconds, "card": card, "document": document})
+    return ReadCard(_remote(card), document)
 
 
 def _remote(card: dict[str, Any]) -> RemoteSkills:

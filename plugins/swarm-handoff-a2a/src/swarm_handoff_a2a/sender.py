@@ -194,15 +194,30 @@ class CardBody:
             raise CardRefused(f"the agent card took more than {CARD_READ_S:g} s to arrive")
         self.chunks.append(chunk)
 
+    def document(self) -> dict[str, Any]:
+        """The card's JSON document (what the card cache keeps); not JSON, or nested too deep, is refused."""
+        try:
+            document = json.loads(b"".join(self.chunks))
+        except (RecursionError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
+            raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
+        if not isinstance(document, dict):
+            raise CardRefused(f"the agent card is a JSON {type(document).__name__}, not an object")
+        return document
+
     def card(self) -> AgentCard:
         """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
-        try:
-            card = parse_agent_card(json.loads(b"".join(self.chunks)))
-        except (RecursionError, ParseError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
-            raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
-        if len(card.skills) > MAX_CARD_SKILLS:
-            raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
-        return card
+        return parse_card(self.document())
+
+
+def parse_card(document: dict[str, Any]) -> AgentCard:
+    """A card's JSON document as the SDK's `AgentCard`, read under the same bounds however it was kept."""
+    try:
+        card = parse_agent_card(document)
+    except (RecursionError, ParseError, ValueError) as exc:
+        raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if len(card.skills) > MAX_CARD_SKILLS:
+        raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
+    return card
 
 
 class ReplyTooLarge(httpx.DecodingError):
@@ -312,8 +327,9 @@ async def send_async(
     timeout: float = 30.0,
     config_dir: Path | None = None,
     record: bool = True,
+    card: AgentCard | None = None,
 ) -> SendResult:
-    """Send one payload to the receiving host at `url` (see `send`)."""
+    """Send one payload to the receiving host at `url` (see `send`); `card`: the host's card, already read."""
     text, payload = _payload_text(payload_or_path)
     handoff = payload["handoff"]
     stated = str(handoff["meta"]["payload_hash"])
@@ -333,7 +349,7 @@ async def send_async(
         "swarm_handoff.payload_hash": stated,
     }
     with tracing.span("swarm_handoff.send", attributes, parent=parent) as current:
-        result = await _deliver(text, stated, url, target, credentials or Credentials(), retry, timeout)
+        result = await _deliver(text, stated, url, target, credentials or Credentials(), retry, timeout, card)
         if result.error:
             tracing.mark_error(current, str(result.error.get("code")), str(result.error.get("message")))
     if record:
@@ -342,7 +358,14 @@ async def send_async(
 
 
 async def _deliver(
-    text: str, stated: str, url: str, target: str, credentials: Credentials, retry: Retry, timeout: float
+    text: str,
+    stated: str,
+    url: str,
+    target: str,
+    credentials: Credentials,
+    retry: Retry,
+    timeout: float,
+    known: AgentCard | None,
 ) -> SendResult:
     headers = {**credentials.headers(), "A2A-Extensions": EXTENSION_URI}
     waits = iter(retry.waits())
@@ -364,15 +387,17 @@ async def _deliver(
 
     bounded = BoundedTransport(tls_verification(url))
     async with httpx.AsyncClient(timeout=timeout, headers=headers, transport=bounded) as http:
-        card: AgentCard | None = None
+        card, checked = known, False
         while True:
             attempts += 1
             try:
                 if card is None:
                     card, _headers = await _card(http, url)
+                if not checked:  # a card handed in is checked as one read here is
                     problem = _check_card(card, url, target)
                     if problem is not None:
                         return outcome(None, "undelivered", problem)
+                    checked = True
                 client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
                 async for response in client.send_message(SendMessageRequest(message=message)):
                     if response.HasField("task"):
