@@ -8,9 +8,10 @@ by its SHA-256 and holding that URL (a card filed under another URL's name is no
 `Cache-Control: max-age=N` keeps it fresh for N seconds (at most a day); `no-cache`, or no
 `max-age`, keeps it but revalidates it on every use with its `ETag` (`If-None-Match`; a 304 costs no
 card); `no-store` keeps nothing. A card larger than 1 MiB, slower than a minute to arrive or nested
-too deeply is refused (`sender.CardBody`), and a cached file that cannot be read or parsed is read
+too deeply is refused (`bounded.CardBody`), and a cached file that cannot be read or parsed is read
 again from the host. `SWARM_HANDOFF_NO_CACHE=1` turns the cache off, as for the core's caches. `a2a
-skills URL` always asks the host (it shows the headers).
+skills URL` always asks the host (it shows the headers). `RemoteSkills` is a card as `discover
+--remote` shows it (`skills_of`), kept here beside the card's JSON document (`ReadCard`).
 """
 
 from __future__ import annotations
@@ -21,16 +22,19 @@ import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import httpx
+from a2a.types import AgentCard
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
 from swarm_handoff.api import LoadError, atomic_write, read_text, subfolder
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.sender import MAX_CARD_BYTES, CardBody, RemoteSkills, parse_card, skills_of, tls_verification
+from swarm_handoff_a2a.bounded import MAX_CARD_BYTES, CardBody, parse_card, tls_verification
+from swarm_handoff_a2a.extension import declares_extension, extension_params, skill_handoff
 
 MAX_AGE = 86_400  # a card is never trusted for longer than a day without asking
 _MAX_AGE_RE = re.compile(r"(?:^|[,\s])max-age\s*=\s*(\d{1,12})")
@@ -56,11 +60,51 @@ def fresh_for(cache_control: str | None) -> int | None:
     return min(int(found.group(1)), MAX_AGE) if found else 0
 
 
+@attrs.frozen(kw_only=True)
+class RemoteSkills:
+    """A remote host's card as `discover --remote` shows it: its skills and whether it takes our payloads."""
+
+    url: str
+    name: str
+    skills: tuple[dict[str, Any], ...]
+    extension: bool
+    cache_control: str | None = None
+    etag: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        """Give the JSON-ready form."""
+        return attrs.asdict(self)
+
+
+def skills_of(url: str, card: AgentCard, headers: Mapping[str, str]) -> RemoteSkills:
+    """A card as `RemoteSkills`: its skills, whether it declares our extension, its caching headers."""
+    params = extension_params(card)
+    skills = tuple(
+        {
+            "id": s.id,
+            "name": s.name,
+            "description": s.description,
+            "tags": list(s.tags),
+            "examples": list(s.examples),
+            "handoff": skill_handoff(params, s.id),
+        }
+        for s in card.skills
+    )
+    return RemoteSkills(
+        url=url,
+        name=card.name,
+        skills=skills,
+        extension=declares_extension(card),
+        cache_control=headers.get("cache-control"),
+        etag=headers.get("etag"),
+    )
+
+
 @attrs.frozen
 class ReadCard:
     """A host's card as read once: its skills as `discover --remote` shows them, and its JSON document.
 
-    The document is what `handoff --to` sends with (`sender.parse_card`), so the card its target
+    The document is what `handoff --to` sends with (`bounded.parse_card`), so the card its target
     was checked against is the card it is sent by, and the host is asked once.
     """
 
@@ -103,7 +147,7 @@ def read_card(url: str, *, credentials: Credentials | None = None, timeout: floa
     headers = dict((credentials or Credentials()).headers())
     if entry is not None and entry["card"].get("etag"):
         headers["If-None-Match"] = str(entry["card"]["etag"])
-    headers["Accept-Encoding"] = "identity"  # read raw (`sender.CardBody`): a compressed card is no card
+    headers["Accept-Encoding"] = "identity"  # read raw (`bounded.CardBody`): a compressed card is no card
     with (
         httpx.Client(timeout=timeout, headers=headers, verify=tls_verification(url)) as http,
         http.stream("GET", url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as response,

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from a2a.types import Message, Part, Role
+from a2a.types import AgentCard, Message, Part, Role
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
@@ -131,3 +131,17 @@ def skill_handoff(params: Mapping[str, Any], skill_id: str) -> dict[str, Any]:
             if all(texts):
                 found[name] = texts
     return found
+
+
+def declares_extension(card: AgentCard) -> bool:
+    """Whether the card declares the swarm-handoff extension (a host that can check our payloads)."""
+    return any(ext.uri == EXTENSION_URI for ext in card.capabilities.extensions)
+
+
+def extension_params(card: AgentCard) -> dict[str, Any]:
+    """The params of our extension in the card ({} when it has none)."""
+    for ext in card.capabilities.extensions:
+        if ext.uri == EXTENSION_URI and ext.HasField("params"):
+            params = MessageToDict(ext.params)
+            return params if isinstance(params, dict) else {}
+    return {}

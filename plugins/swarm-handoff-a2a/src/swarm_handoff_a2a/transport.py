@@ -94,9 +94,9 @@ class A2ATransport:
         import httpx
         from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
+        from swarm_handoff_a2a.bounded import retryable
         from swarm_handoff_a2a.cardcache import read_card
         from swarm_handoff_a2a.commands import _remote_failure
-        from swarm_handoff_a2a.sender import _retryable
 
         bound = retry()
         waits = iter(bound.waits())
@@ -105,14 +105,15 @@ class A2ATransport:
             try:
                 return read_card(url, credentials=creds)
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
-                wait = next(waits, None) if _retryable(exc) else None
+                wait = next(waits, None) if retryable(exc) else None
                 if wait is None:
                     raise _remote_failure(url, exc) from None
                 time.sleep(wait)
 
     def send(self, payload: Path, url: str, target: str) -> RemoteDelivery:
         """Send the payload file (recorded in the local history's remote tasks); the outcome, never a raise."""
-        from swarm_handoff_a2a.sender import CardRefused, parse_card, send
+        from swarm_handoff_a2a.bounded import CardRefused, parse_card
+        from swarm_handoff_a2a.sender import send
 
         checked, self._checked = self._checked, None
         card = None
