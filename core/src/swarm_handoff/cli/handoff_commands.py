@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TextIO
+from typing import Any, ClassVar, TextIO
 
 import attrs
 import typer
@@ -23,9 +23,6 @@ from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
 from swarm_handoff.transport import RemoteDelivery, remote_target, transport_for
-
-if TYPE_CHECKING:
-    from swarm_handoff.synthesis import Synthesis
 
 
 def _is_terminal() -> bool:
@@ -105,6 +102,7 @@ def handoff_operation(
     from swarm_handoff.discovery import make_context
     from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
     from swarm_handoff.ranking_options import chain_names
+    from swarm_handoff.request_words import words_or_synthesis
     from swarm_handoff.session_life import parse_duration
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
@@ -114,7 +112,9 @@ def handoff_operation(
         remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
     options = HandoffOptions(
         target=target,
-        synthesis=_synthesis_or_request(synthesis, request, received, problem_type),
+        synthesis=words_or_synthesis(
+            synthesis, request, problem_type, command="handoff", continues=True, received=received
+        ),
         session=Path(session),
         schema=schema,
         source=source,
@@ -137,31 +137,6 @@ def handoff_operation(
         return result
     sent = transport.send(Path(result.payload_path), to, result.target)
     return OperationResult(SentHandoff(result, sent), status=0 if sent.ok else 1, notes=(sent.line(),))
-
-
-def _synthesis_or_request(
-    synthesis: Path | None, request: str | None, received: Path | None, problem_type: str | None = None
-) -> Path | Synthesis | None:
-    """The synthesis file, or the synthesis a request in words stands for (`--request`): never both."""
-    if request is None:
-        if problem_type is not None:
-            raise UsageError(
-                "--problem-type goes with --request", hint="a synthesis file (or --from's payload) carries its own"
-            )
-        if synthesis is None and received is None:
-            raise UsageError(
-                "handoff needs --synthesis FILE, --request TEXT, or --from PAYLOAD to continue a chain",
-                hint='e.g. swarm-handoff handoff SKILL --request "what you need" --session DIR',
-            )
-        return synthesis
-    if synthesis is not None:
-        raise UsageError(
-            "--synthesis and --request are two ways to give the context: give one",
-            hint="drop --request to hand off the synthesis file, or --synthesis to hand off the words",
-        )
-    from swarm_handoff.request_words import synthesis_from_request
-
-    return synthesis_from_request(request, problem_type)
 
 
 def validate_operation(host: PluginHost, *, payload: Path) -> Document:
