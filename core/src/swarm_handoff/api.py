@@ -178,6 +178,7 @@ if TYPE_CHECKING:
     from swarm_handoff.tracing import trace_span as trace_span
     from swarm_handoff.transport import RemoteDelivery as RemoteDelivery
     from swarm_handoff.transport import RemoteSkill as RemoteSkill
+    from swarm_handoff.undeclared import rank_candidates as rank_candidates
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
     from swarm_handoff.undeclared import with_undeclared as with_undeclared
     from swarm_handoff.workflow import AgentRole as AgentRole
@@ -364,6 +365,7 @@ _EXPORTS: dict[str, str] = {
     "MAX_REQUEST_CHARS": "swarm_handoff.ranking_options",
     "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
+    "rank_candidates": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",
     "Synthesis": "swarm_handoff.synthesis",
     "load_synthesis": "swarm_handoff.synthesis",

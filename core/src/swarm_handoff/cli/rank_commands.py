@@ -111,12 +111,11 @@ def rank_operation(
 
         records, problems = load_workflows(workflows)
     else:
-        found = discover(make_context(cwd), host)
-        records, problems = found.workflows, found.problems
-        if include_undeclared or in_words:  # a request in words: every discovered skill is a candidate
-            from swarm_handoff.undeclared import with_undeclared
+        from swarm_handoff.undeclared import rank_candidates
 
-            records = tuple(with_undeclared(found))
+        found = discover(make_context(cwd), host)
+        records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
+        problems = found.problems
     if remote is not None:  # the remote host's skills join the local candidates, marked with its URL
         records = (*records, *remote_records(transport_for(host, remote, "remote").skills(remote), remote))
     records = by_category(records, category or [])
