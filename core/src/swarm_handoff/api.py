@@ -174,6 +174,7 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
+    from swarm_handoff.tracing import TRACEPARENT as TRACEPARENT
     from swarm_handoff.tracing import trace_context as trace_context
     from swarm_handoff.tracing import trace_span as trace_span
     from swarm_handoff.transport import RemoteDelivery as RemoteDelivery
@@ -285,6 +286,7 @@ _EXPORTS: dict[str, str] = {
     "working_directory": "swarm_handoff.errors",
     # spans (OpenTelemetry's, when the process uses it) and the trace context a hand-off carries on
     "trace_span": "swarm_handoff.tracing",
+    "TRACEPARENT": "swarm_handoff.tracing",  # the one W3C traceparent parser (ids never all zeros)
     "trace_context": "swarm_handoff.tracing",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
