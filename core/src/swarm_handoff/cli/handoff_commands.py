@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 import attrs
 import typer
@@ -22,7 +22,9 @@ from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
-from swarm_handoff.transport import RemoteDelivery, remote_target, transport_for
+
+if TYPE_CHECKING:
+    from swarm_handoff.transport import RemoteDelivery
 
 
 def _is_terminal() -> bool:
@@ -104,6 +106,7 @@ def handoff_operation(
     from swarm_handoff.ranking_options import chain_names
     from swarm_handoff.request_words import words_or_synthesis
     from swarm_handoff.session_life import parse_duration
+    from swarm_handoff.transport import remote_target, transport_for
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
     transport = remote = None

@@ -11,7 +11,6 @@ from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking_options import Autonomy, chain_names
-from swarm_handoff.transport import remote_records, transport_for
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts
@@ -117,6 +116,8 @@ def rank_operation(
         records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
         problems = found.problems
     if remote is not None:  # the remote host's skills join the local candidates, marked with its URL
+        from swarm_handoff.transport import remote_records, transport_for
+
         records = (*records, *remote_records(transport_for(host, remote, "remote").skills(remote), remote))
     records = by_category(records, category or [])
     result = rank(
