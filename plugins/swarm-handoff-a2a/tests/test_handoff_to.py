@@ -212,3 +212,22 @@ def test_handoff_to_reads_the_hosts_card_once(hosts, receiver, swarm_cli, monkey
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.json()["remote"]["state"] == "working"
     assert len(seen) == 1, seen
+
+
+def test_a_bad_expires_in_with_an_unreachable_host_is_a_usage_error_and_asks_no_host(hosts, swarm_cli, monkeypatch):
+    """The cheap checks run first: a typo in --expires-in is said at once, not after the retries to a dead host."""
+    import socket
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    seen = card_requests(monkeypatch)
+    result = handoff(swarm_cli, hosts, "beta", url, "--expires-in", "soon")
+    assert result.exit_code == 2, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "USAGE"
+    assert "--expires-in" in error["message"]
+    assert seen == []  # no request left this machine
+    assert written(hosts) == []

@@ -109,11 +109,7 @@ def handoff_operation(
     from swarm_handoff.transport import remote_target, transport_for
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
-    transport = remote = None
-    if to is not None:  # the remote host is asked first: a hand-off it cannot take is never written
-        transport = transport_for(host, to)
-        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
-    options = HandoffOptions(
+    options = HandoffOptions(  # every option checked here, before any host is asked
         target=target,
         synthesis=words_or_synthesis(
             synthesis, request, problem_type, command="handoff", continues=True, received=received
@@ -132,6 +128,10 @@ def handoff_operation(
         expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
         require_signature=require_signature,
     )
+    transport = remote = None
+    if to is not None:  # the remote host is asked next: a hand-off it cannot take is never written
+        transport = transport_for(host, to)
+        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
     result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm), remote=remote)
     _warn(result.warnings)
     for dropped in result.dropped:
