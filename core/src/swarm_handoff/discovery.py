@@ -198,7 +198,7 @@ def discover_detailed(
     def compute(recorder: caches.Recorder) -> DiscoveryResult:
         return merge(run_sources(context, host, recorder), show_all=show_all)
 
-    with tracing.span("swarm_handoff.discover", {"swarm_handoff.show_all": show_all}, env=context.env):
+    with tracing.trace_span("swarm_handoff.discover", {"swarm_handoff.show_all": show_all}, env=context.env):
         found = caches.discover_cached(context, host, compute, show_all=show_all, cache=cache)
         tracing.annotate({"swarm_handoff.skills": len(found[0].workflows)})
     return found

@@ -327,7 +327,7 @@ def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) ->
     )
 
 
-@tracing.span("swarm_handoff.rank")  # one span per call, made afresh each time
+@tracing.trace_span("swarm_handoff.rank")  # one span per call, made afresh each time
 def rank(
     records: Sequence[SkillRecord],
     request: RankingRequest,

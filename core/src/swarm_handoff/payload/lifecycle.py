@@ -92,9 +92,9 @@ def hand_off(
     context = context or make_context()
     run = HandoffRun(options, context)
     spelling = handoff_spelling(surface)
-    caller = tracing.carried(context.env)  # the caller's trace context, before this hand-off's span starts
+    caller = tracing.trace_context(context.env)  # the caller's trace context, before this hand-off's span starts
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": options.target}
-    with tracing.span("swarm_handoff.handoff", attributes, env=context.env):
+    with tracing.trace_span("swarm_handoff.handoff", attributes, env=context.env):
         try:
             result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller, remote)
         except SwarmError as error:
@@ -326,7 +326,7 @@ def _hand_off(
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
         run.payload = seal(run.payload)
-    # The caller's trace context (`tracing.carried`: the current span's, as the MCP server has it from a
+    # The caller's trace context (`tracing.trace_context`: the current span's, as the MCP server has it from a
     # tool call's `_meta`, else TRACEPARENT/TRACESTATE, OpenTelemetry's carriers to a child process)
     # travels with the work in a v3.0 payload's `tracing.tags`, sealed and signed: one trace follows it.
     if caller and version == "3.0":
