@@ -15,13 +15,21 @@ from typing import Any
 import attrs
 import pytest
 
-from swarm_handoff.cli.workflow_commands import _show
+from swarm_handoff.cli.workflow_commands import show_operation
 from swarm_handoff.cli.workflow_documents import WorkflowCheckDocument, WorkflowGraphDocument, WorkflowListDocument
 from swarm_handoff.components import Kind
 from swarm_handoff.discovery import DiscoveryResult, Shadowed
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
 from swarm_handoff.payload_summary import PayloadSummary
-from swarm_handoff.plugins import ComponentRef, LoadFailure, PackSkill, PluginInfo, PluginsReport, SkippedPlugin
+from swarm_handoff.plugins import (
+    ComponentRef,
+    LoadFailure,
+    PackSkill,
+    PluginInfo,
+    PluginsReport,
+    SkippedPlugin,
+    get_host,
+)
 from swarm_handoff.ranking import RankedCandidate, RankingRequest, RankingResult
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
@@ -212,7 +220,7 @@ def samples() -> dict[str, Any]:
                 },
             )
         ),
-        "workflow-show": _show("release-notes", ROOT),
+        "workflow-show": show_operation(get_host(), name="release-notes", project=ROOT),
         "workflow-check": WorkflowCheckDocument(("release-notes",), cases_run=True),
         "workflow-graph": WorkflowGraphDocument("release-notes", "mermaid", "flowchart TD\n  draft --> scan\n"),
     }

@@ -152,3 +152,25 @@ def swarm_version() -> str:
     from swarm_handoff import __version__
 
     return __version__
+
+
+@pytest.mark.parametrize("command", ["discover", "history", "validate", "verify", "rank"])
+def test_a_command_that_reaches_no_other_host_imports_no_transport(tmp_path, project, command):
+    """`handoff --to`, `rank --remote` and `discover --remote` import the transport; nothing else pays for it.
+
+    Measured (docs/architecture.md): 3.5-9 ms of `validate`/`verify`, 4-12 ms of `discover`, and
+    with `swarm_handoff.inputs` 6-13 ms of `history`, on the shared 2-core machine.
+    """
+    payload = tmp_path / "payload.json"
+    payload.write_text("{}\n", encoding="utf-8")
+    args = {
+        "discover": ("discover", "--cwd", str(project), "-f", "json"),
+        "history": ("history", "-f", "json"),
+        "validate": ("validate", str(payload)),
+        "verify": ("verify", str(payload)),
+        "rank": ("rank", "--request", "summarise this document", "--cwd", str(project), "-f", "json"),
+    }[command]
+    modules, _ = imported(tmp_path, *args)
+    ran = {"discover": "discovery_commands", "rank": "rank_commands"}.get(command, "handoff_commands")
+    assert f"swarm_handoff.cli.{ran}" in modules  # the command did run its module
+    assert "swarm_handoff.transport" not in modules

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib_metadata
 import pytest
 
-from swarm_handoff import entrypoints
+from swarm_handoff import entrypoint_records, entrypoints
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
 
 
@@ -72,13 +72,13 @@ def test_name_and_version_come_from_the_header_only():
         "Metadata-Version: 2.1\nName: review-pack\nSummary: a long\n  folded summary\nVersion: 1.2\n"
         "\nName: not-this\nVersion: 9\n"
     )
-    assert entrypoints.dist_of(FakeEntryPoint(FakeDist(text))) == ("review-pack", "1.2")
+    assert entrypoint_records.dist_of(FakeEntryPoint(FakeDist(text))) == ("review-pack", "1.2")
 
 
 def test_an_unusual_metadata_file_falls_back_to_the_full_parser():
     dist = FakeDist("garbage without fields\n", {"Name": "odd-pack", "Version": "0.1"})
-    assert entrypoints.dist_of(FakeEntryPoint(dist)) == ("odd-pack", "0.1")
-    assert entrypoints.dist_of(object()) == ("unknown", "unknown")
+    assert entrypoint_records.dist_of(FakeEntryPoint(dist)) == ("odd-pack", "0.1")
+    assert entrypoint_records.dist_of(object()) == ("unknown", "unknown")
 
 
 def install_late(fake_distributions):
@@ -100,10 +100,10 @@ def test_the_next_process_reads_the_entry_points_from_the_user_cache(scans, fake
     entrypoints.forget()  # what a new process starts with
     cached = late()
     assert scans["n"] == 1
-    assert isinstance(cached, entrypoints.CachedEntryPoint)
+    assert isinstance(cached, entrypoint_records.CachedEntryPoint)
     assert (cached.name, cached.value, cached.module, cached.attr) == ("late", "latepack:SKILL", "latepack", "SKILL")
     assert cached.load() == live.load() == {"description": "late"}
-    assert entrypoints.dist_of(cached) == entrypoints.dist_of(live) == ("late-pack", "2.5")
+    assert entrypoint_records.dist_of(cached) == entrypoint_records.dist_of(live) == ("late-pack", "2.5")
     assert cached.dist._path == str(live.dist._path)
 
 

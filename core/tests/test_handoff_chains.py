@@ -9,8 +9,8 @@ import pytest
 
 from swarm_handoff.history import open_history
 from swarm_handoff.payload.canonical import seal
-from swarm_handoff.payload.continuation import span_id
 from swarm_handoff.payload.io import load_payload_file
+from swarm_handoff.payload.received_record import span_id
 from swarm_handoff.records import SkillRecord
 
 SYNTHESIS = """

@@ -70,7 +70,7 @@ def test_a_v2_payload_that_cannot_be_carried_into_v3_names_the_inputs_as_the_cal
     monkeypatch: pytest.MonkeyPatch, names: str, expected: str
 ) -> None:
     from swarm_handoff.payload import continuation
-    from swarm_handoff.payload.received import RECEIVED_INVALID, Received
+    from swarm_handoff.payload.received_record import RECEIVED_INVALID, Received
 
     def refused(data: object, path: object = None) -> object:
         raise SwarmError("VALIDATION_FAILED", "problem_type is missing")

@@ -89,3 +89,23 @@ def test_request_and_synthesis_are_exclusive_and_the_request_is_checked(
     assert error["code"] == "USAGE"
     assert words in error["message"]
     assert not list(world["session"].glob("handoff-payload*"))  # nothing written
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ("--request", REQUEST, "--synthesis", "SYNTHESIS"),
+        ("--synthesis", "SYNTHESIS", "--problem-type", "decision"),
+        ("--request", REQUEST, "--problem-type", "cooking"),
+    ],
+)
+def test_handoff_and_rank_refuse_the_context_by_one_rule(swarm_cli: Any, world: Any, extra: tuple[str, ...]) -> None:
+    """A synthesis or a request in words is one rule for both commands: the same refusal, word for word."""
+    extra = tuple(str(world["synthesis"]) if part == "SYNTHESIS" else part for part in extra)
+    errors = [
+        swarm_cli("handoff", "reader", *extra, "--session", str(world["session"]), "-f", "json").json()["error"],
+        swarm_cli("rank", *extra, "-f", "json").json()["error"],
+    ]
+    assert [e["code"] for e in errors] == ["USAGE", "USAGE"]
+    assert errors[0]["message"] == errors[1]["message"]
+    assert errors[0].get("hint") == errors[1].get("hint")

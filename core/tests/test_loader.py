@@ -10,6 +10,7 @@ from swarm_handoff import loader, packs, plugins
 from swarm_handoff.api import hookimpl
 from swarm_handoff.components import Kind
 from swarm_handoff.discovery import discover, make_context
+from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.plugin_checks import PLUGIN_HOOK_OPTION_UNSUPPORTED
 
@@ -47,21 +48,21 @@ def names(candidates):
 
 
 def test_packs_obey_the_plugin_controls_and_keep_their_own_names_as_aliases(three_packs):
-    admitted, _ = loader.select(loader.PACKS, {})
+    admitted, _ = loader.select(loader.PACKS, {}, entry_points(loader.PACKS.name))
     assert {"review", "broken", "empty"} <= set(names(admitted))
 
-    kept, skipped = loader.select(loader.PACKS, {loader.ENV_LOAD: "review"})
+    kept, skipped = loader.select(loader.PACKS, {loader.ENV_LOAD: "review"}, entry_points(loader.PACKS.name))
     assert names(kept) == ["review"]
     assert {s.reason for s in skipped} == {f"not in {loader.ENV_LOAD}"}
     assert {s.kind for s in skipped} == {"pack"}
 
-    kept, skipped = loader.select(loader.PACKS, {loader.ENV_DISABLE: "broken"})
+    kept, skipped = loader.select(loader.PACKS, {loader.ENV_DISABLE: "broken"}, entry_points(loader.PACKS.name))
     assert "broken" not in names(kept)
     assert [s.reason for s in skipped if s.name == "broken"] == [f"blocked by {loader.ENV_DISABLE}"]
 
     # The pack names of before: LOAD_PACKS takes the place of LOAD_PLUGINS for packs, DISABLE_PACKS adds.
     env = {loader.ENV_LOAD: "", loader.ENV_LOAD_PACKS: "review,broken", loader.ENV_DISABLE_PACKS: "broken"}
-    kept, skipped = loader.select(loader.PACKS, env)
+    kept, skipped = loader.select(loader.PACKS, env, entry_points(loader.PACKS.name))
     assert names(kept) == ["review"]
     assert [s.reason for s in skipped if s.name == "broken"] == [f"blocked by {loader.ENV_DISABLE_PACKS}"]
 

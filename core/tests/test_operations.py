@@ -130,3 +130,13 @@ def test_a_declared_maximum_bounds_the_option_on_the_command_line(register_plugi
     assert seen == []
     assert swarm_cli("tools", "count", "--count", "5", "-f", "json").exit_code == 0
     assert seen == [5]
+
+
+def test_an_operation_offered_over_mcp_is_a_tool_of_its_own_name_unless_it_names_one() -> None:
+    """`mcp=True` offers the command under its name (`workflow step` as `workflow_step`); `tool=` still names one."""
+    assert Operation("workflow step", "S.", (), "m:f", mcp=True).tool == "workflow_step"
+    assert Operation("lint", "S.", (), "m:f", mcp=True).tool == "lint"
+    assert Operation("route", "S.", (), "m:f", tool="route").tool == "route"  # a plugin's own naming still works
+    assert Operation("convert", "S.", (), "m:f").tool is None  # not offered
+    offered = [op for op in CORE_OPERATIONS if op.tool]
+    assert [op.tool for op in offered] == [op.name.replace(" ", "_") for op in offered]  # the core names none twice

@@ -98,9 +98,21 @@ def test_a_current_span_is_the_parent_and_its_context_travels_in_the_payload(wor
 def test_without_opentelemetry_loaded_nothing_is_traced(world, spans, monkeypatch):
     monkeypatch.delitem(sys.modules, "opentelemetry.trace")
     monkeypatch.setenv("TRACEPARENT", PARENT)
-    with tracing.span("swarm_handoff.discover") as current:
+    with tracing.trace_span("swarm_handoff.discover") as current:
         assert current is None
     result = hand_off(HandoffOptions(target="beta", synthesis=world["synthesis"], session=world["session"]))
     assert ours(spans) == {}
     tags = json.loads(Path(result.payload_path).read_text(encoding="utf-8"))["handoff"]["tracing"]["tags"]
     assert tags == {"traceparent": PARENT}  # as the caller gave it
+
+
+def test_each_tracing_helper_has_one_name_the_core_and_plugins_share():
+    """No alias: the core and plugins (through the api) call a helper by the same name."""
+    import inspect
+
+    from swarm_handoff import api
+
+    helpers = {name: value for name, value in vars(tracing).items() if inspect.isfunction(value)}
+    assert all(value.__name__ == name for name, value in helpers.items()), helpers
+    assert api.trace_span is tracing.trace_span
+    assert api.trace_context is tracing.trace_context

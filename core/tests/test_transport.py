@@ -41,8 +41,10 @@ class MemoryTransport:
         self.state = state
         self.sent: list[tuple[Path, str, str]] = []
         self.acks: list[tuple[Path, str]] = []
+        self.asked: list[str] = []  # each time the host is asked for its skills (over the network, for a real one)
 
     def skills(self, url: str) -> Sequence[RemoteSkill]:
+        self.asked.append(url)
         return self.remote
 
     def send(self, payload: Path, url: str, target: str) -> RemoteDelivery:
@@ -274,4 +276,26 @@ def test_to_a_remote_target_refuses_what_only_this_machine_could_do(
     assert health.exit_code == 2
     assert "runs there" in health.json()["error"]["message"]
     assert payloads(world) == []
+    assert memory.sent == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (("--expires-in", "soon"), "--expires-in"),
+        (("--chain", "planner,bad\u0007name"), "control character"),
+        (("--request", "plan it"), "give one"),  # beside --synthesis: two ways to give the context
+        (("--problem-type", "decision"), "--problem-type goes with --request"),
+    ],
+)
+def test_to_checks_the_options_before_it_asks_the_remote_host(
+    swarm_cli: Any, world: Any, memory: MemoryTransport, extra: tuple[str, ...], words: str
+) -> None:
+    """A bad option is a USAGE error at once: the host (unreachable, or slow) is never asked first."""
+    result = handoff(swarm_cli, world, "--to", "memory://host", *extra, "-f", "json")
+    assert result.exit_code == 2, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "USAGE"
+    assert words in error["message"]
+    assert memory.asked == []
     assert memory.sent == []

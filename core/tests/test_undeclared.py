@@ -94,3 +94,21 @@ def test_the_option_never_reaches_a_skill_that_said_no(world: dict[str, Path]) -
     with pytest.raises(SwarmError) as caught:
         hand_off(options)
     assert caught.value.code == "TARGET_NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("include", "in_words", "names"),
+    [(False, False, ["declared"]), (True, False, ["declared", "plain"]), (False, True, ["declared", "plain"])],
+)
+def test_the_ranking_candidates_are_one_rule_for_every_surface(include: bool, in_words: bool, names: list[str]) -> None:
+    """`rank` and the MCP `rank` tool take their candidates from here: a request in words ranks every skill."""
+    from types import SimpleNamespace
+
+    from swarm_handoff.api import rank_candidates
+
+    found = SimpleNamespace(
+        workflows=tuple(r for r in RECORDS if r.eligible), ineligible=tuple(r for r in RECORDS if not r.eligible)
+    )
+    chosen = rank_candidates(found, include_undeclared=include, in_words=in_words)
+    assert [r.name for r in chosen] == names
+    assert [is_undeclared(r) for r in chosen] == [name == "plain" for name in names]

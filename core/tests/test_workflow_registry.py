@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from swarm_handoff.errors import SwarmError
-from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
-from swarm_handoff.workflow import get_registry, load_registry
+from swarm_handoff.loader import ENV_LOAD_PACKS
+from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP, build_host, reset_host, set_host
+from swarm_handoff.workflow import get_registry, load_registry, reset_registry
 
 MODULE = """
 from swarm_handoff.workflow import Outcome, StepDef, Workflow
@@ -121,6 +124,32 @@ def test_the_registry_is_cached_and_resettable(packs):
     assert get_registry() is first
     reset_registry()
     assert get_registry() is not first
+
+
+def test_the_registry_reads_packs_under_the_settings_its_caller_hands_in(packs):
+    # Plugins and packs share one set of settings: the caller passes the host's, not the registry's guess.
+    only_alpha = {**os.environ, ENV_LOAD_PACKS: "alpha"}
+    assert "beta" not in load_registry(env=only_alpha).names
+    assert "alpha" in load_registry(env=only_alpha).names
+    reset_registry()
+    try:
+        assert "beta" not in get_registry(env=only_alpha).names  # the process-wide one, loaded on first use
+    finally:
+        reset_registry()
+
+
+def test_the_workflow_commands_see_the_packs_the_host_admits(packs, swarm_cli):
+    # The process environment admits every pack; the host this run uses was built to admit one.
+    reset_registry()
+    set_host(build_host({**os.environ, ENV_LOAD_PACKS: "alpha"}))
+    try:
+        listed = swarm_cli("workflow", "list", "--format", "json").json()
+    finally:
+        reset_host()
+        reset_registry()
+    names = {w["name"] for w in listed["workflows"]}
+    assert "alpha" in names
+    assert "beta" not in names
 
 
 def test_unknown_workflow_names_the_available_ones(packs):

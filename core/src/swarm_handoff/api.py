@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from swarm_handoff.errors import situation_error as situation_error
     from swarm_handoff.errors import working_directory as working_directory
     from swarm_handoff.explain import explain as explain
+    from swarm_handoff.filecache import subfolder as subfolder
     from swarm_handoff.filememo import FileMemo as FileMemo
     from swarm_handoff.handoff_edges import agent_key as agent_key
     from swarm_handoff.history import ACK_STATUSES as ACK_STATUSES
@@ -173,10 +174,12 @@ if TYPE_CHECKING:
     from swarm_handoff.textfile import read_regular as read_regular
     from swarm_handoff.textfile import read_text as read_text
     from swarm_handoff.textviews.discovery import problem_line as problem_line
+    from swarm_handoff.tracing import TRACEPARENT as TRACEPARENT
     from swarm_handoff.tracing import trace_context as trace_context
     from swarm_handoff.tracing import trace_span as trace_span
     from swarm_handoff.transport import RemoteDelivery as RemoteDelivery
     from swarm_handoff.transport import RemoteSkill as RemoteSkill
+    from swarm_handoff.undeclared import rank_candidates as rank_candidates
     from swarm_handoff.undeclared import undeclared_candidates as undeclared_candidates
     from swarm_handoff.undeclared import with_undeclared as with_undeclared
     from swarm_handoff.workflow import AgentRole as AgentRole
@@ -267,6 +270,8 @@ _EXPORTS: dict[str, str] = {
     "SKILLS_OWNER_UNTRUSTED": "swarm_handoff.skilltrust",
     # a plugin's own per-file results, kept across runs while each file is unchanged (a scorer's analyses)
     "FileMemo": "swarm_handoff.filememo",
+    # a plugin's own folder in the user cache folder, reached and checked as the core's stores are
+    "subfolder": "swarm_handoff.filecache",
     # errors
     "Problem": "swarm_handoff.errors",
     "Severity": "swarm_handoff.errors",
@@ -281,6 +286,7 @@ _EXPORTS: dict[str, str] = {
     "working_directory": "swarm_handoff.errors",
     # spans (OpenTelemetry's, when the process uses it) and the trace context a hand-off carries on
     "trace_span": "swarm_handoff.tracing",
+    "TRACEPARENT": "swarm_handoff.tracing",  # the one W3C traceparent parser (ids never all zeros)
     "trace_context": "swarm_handoff.tracing",
     "SOURCE_FAILED": "swarm_handoff.discovery",
     "SKILL_NOT_A_FILE": "swarm_handoff.skillmd",
@@ -361,6 +367,7 @@ _EXPORTS: dict[str, str] = {
     "MAX_REQUEST_CHARS": "swarm_handoff.ranking_options",
     "chain_names": "swarm_handoff.ranking_options",
     "with_undeclared": "swarm_handoff.undeclared",
+    "rank_candidates": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",
     "Synthesis": "swarm_handoff.synthesis",
     "load_synthesis": "swarm_handoff.synthesis",

@@ -36,8 +36,8 @@ from swarm_handoff.discovery_result import DiscoveryResult, Shadowed
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import ENV_NO_CACHE, atomic_write, digest, dump, inputs_unchanged, load, no_gc
 from swarm_handoff.filememo import FileMemo, Observation
+from swarm_handoff.isolation import quiet
 from swarm_handoff.metadata import record_from_frontmatter
-from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.records import DiscoveryContext, Scope, SkillRecord
 
 if TYPE_CHECKING:

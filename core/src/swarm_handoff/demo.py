@@ -157,7 +157,7 @@ def run_demo(
     )
     handoff = hand_off(options, host=host, context=context, confirm=lambda _question: False)
     verification = verify_file(Path(handoff.payload_path))
-    registered = get_registry().workflows.get(target.name)
+    registered = get_registry(host.env).workflows.get(target.name)
     first = None if registered is None else render_step(registered.workflow, registered.workflow.entry)
     note = f"{target.name} defines no workflow; its SKILL.md instructions apply" if registered is None else None
     return DemoReport(

@@ -23,7 +23,8 @@ from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult  #
 from swarm_handoff.discovery_result import Shadowed
 from swarm_handoff.errors import Problem, Severity, cwd_gone, cwd_unavailable, working_directory
 from swarm_handoff.handoff_edges import receive_named
-from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result, quiet
+from swarm_handoff.isolation import quiet
+from swarm_handoff.plugin_checks import BadResult, check_order, check_source_result
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext, SkillRecord, SourceResult
 from swarm_handoff.scopes import OVERLAY
@@ -197,7 +198,7 @@ def discover_detailed(
     def compute(recorder: caches.Recorder) -> DiscoveryResult:
         return merge(run_sources(context, host, recorder), show_all=show_all)
 
-    with tracing.span("swarm_handoff.discover", {"swarm_handoff.show_all": show_all}, env=context.env):
+    with tracing.trace_span("swarm_handoff.discover", {"swarm_handoff.show_all": show_all}, env=context.env):
         found = caches.discover_cached(context, host, compute, show_all=show_all, cache=cache)
         tracing.annotate({"swarm_handoff.skills": len(found[0].workflows)})
     return found

@@ -5,7 +5,7 @@ over the C parser; building dicts, lists and scalars straight from the parser's 
 tenth of that. The same code runs over the C parser (`ruamel.yaml.clib`) and the pure one, so the
 two give identical results. Scalars resolve like YAML 1.2's core schema (null, bool, int, float);
 timestamps stay text, as discovery wants them. Aliases share the anchored value and count towards
-the same node limit as `limits.check_size`, so an alias bomb fails fast; duplicate keys are errors.
+the same node limit as `jsonio.check_size`, so an alias bomb fails fast; duplicate keys are errors.
 The other limits of `limits` and `yamlrules` hold too, checked as the events arrive (no second pass): nesting
 (aliases included) up to `MAX_DEPTH`, number literals up to `MAX_NUMBER_CHARS`, core-schema tags only.
 """
@@ -16,7 +16,8 @@ import re
 from typing import Any
 
 from swarm_handoff.errors import LoadError, Problem
-from swarm_handoff.limits import MAX_DEPTH, MAX_NODES, MAX_NUMBER_CHARS, YAML_TOO_MANY_NODES, too_deep
+from swarm_handoff.jsonio import too_deep
+from swarm_handoff.limits import MAX_DEPTH, MAX_NODES, MAX_NUMBER_CHARS, YAML_TOO_MANY_NODES
 from swarm_handoff.textfile import MAX_BYTES, YAML_TOO_LARGE
 from swarm_handoff.yamlevents import c_parser, feed_events
 from swarm_handoff.yamlrules import (

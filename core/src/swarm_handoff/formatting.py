@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from swarm_handoff.components import Document, Kind
 from swarm_handoff.errors import ErrorCode, SwarmError, UsageError
-from swarm_handoff.plugin_checks import quiet
+from swarm_handoff.isolation import quiet
 from swarm_handoff.termsafe import escape_controls
 from swarm_handoff.textviews import text_of
 

@@ -1,10 +1,12 @@
-"""Load JSON that others wrote with the same limits as YAML, and refuse duplicate keys.
+"""Load JSON that others wrote with the same limits as YAML, refuse duplicate keys, and check loaded data.
 
 `json.loads` keeps the last of two equal keys while other readers keep the first, so a document
 with a repeated key means different things to different tools: it is refused, naming the key and
 its line. Nesting is counted before parsing (the C scanner recurses once per level), number
 literals are capped (Python refuses to turn more than 4,300 digits into an int), and the loaded
-data goes through `limits.check_size` like any YAML document.
+data goes through `check_size` like any YAML document. Every reader loads JSON-shaped data (text keys,
+lists, numbers), so the check of loaded data against the shared limits (`limits`) lives here, beside
+the JSON loader, and the YAML readers use it too.
 """
 
 from __future__ import annotations
@@ -13,9 +15,19 @@ import json
 import re
 from typing import Any
 
-from swarm_handoff.errors import Problem
-from swarm_handoff.limits import MAX_DEPTH, MAX_NODES, MAX_NUMBER_CHARS, NUMBER_TOO_LONG, check_size, too_deep
-from swarm_handoff.textfile import MAX_BYTES, YAML_TOO_LARGE, LoadError
+from swarm_handoff.errors import LoadError, Problem
+from swarm_handoff.limits import (
+    KEY_NOT_TEXT,
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_INT_BITS,
+    MAX_NODES,
+    MAX_NUMBER_CHARS,
+    NUMBER_TOO_LONG,
+    YAML_TOO_DEEP,
+    YAML_TOO_LARGE,
+    YAML_TOO_MANY_NODES,
+)
 
 JSON_SYNTAX = "JSON_SYNTAX"
 JSON_DUPLICATE_KEY = "JSON_DUPLICATE_KEY"
@@ -24,6 +36,71 @@ JSON_TOO_DEEP = "JSON_TOO_DEEP"
 # backslash, still matches up to the end of the text, so scanning stays linear on hostile input
 # (without the `\Z` branches, text full of `\"` made every quote rescan to the end: quadratic).
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.|\\\Z)*(?:"|\Z)\s*:?|[\[\]{}]', re.S)
+
+
+def too_deep(path: str | None, line: int | None = None, limit: int = MAX_DEPTH, code: str = YAML_TOO_DEEP) -> LoadError:
+    """The error for a document nested more than `limit` deep."""
+    return LoadError(
+        Problem(
+            code,
+            f"collections nested more than {limit} deep",
+            path=path,
+            line=line,
+            hint="flatten the structure; no hand-off document needs this",
+        )
+    )
+
+
+def check_size(
+    data: Any, *, path: str | None = None, limit: int = MAX_NODES, text_keys: bool = False, max_depth: int = MAX_DEPTH
+) -> None:
+    """Refuse loaded data over the node, depth or number limits (aliases expanded), or with non-text keys.
+
+    Aliases can nest an anchored value deeper than the text does, and a hex literal can load into an
+    int too big to write back, so the limits are checked on the data as well as on the text.
+    """
+    count = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if count > limit:
+            raise LoadError(
+                Problem(
+                    YAML_TOO_MANY_NODES,
+                    f"the document expands to more than {limit} values (aliases included)",
+                    path=path,
+                    hint="remove anchors/aliases that repeat large structures",
+                )
+            )
+        if isinstance(item, dict):
+            if depth >= max_depth:
+                raise too_deep(path, limit=max_depth)
+            if text_keys:
+                for key in item:
+                    if not isinstance(key, str):
+                        raise LoadError(
+                            Problem(
+                                KEY_NOT_TEXT,
+                                f"the key {key!r} is a {type(key).__name__}, not text",
+                                path=path,
+                                hint="quote the key: a payload's keys are strings, as in JSON",
+                            )
+                        )
+            stack.extend((value, depth + 1) for value in item.values())
+        elif isinstance(item, list):
+            if depth >= max_depth:
+                raise too_deep(path, limit=max_depth)
+            stack.extend((value, depth + 1) for value in item)
+        elif isinstance(item, int) and item.bit_length() > MAX_INT_BITS:
+            raise LoadError(
+                Problem(
+                    NUMBER_TOO_LONG,
+                    f"an integer of {item.bit_length()} bits (at most {MAX_INT_BITS})",
+                    path=path,
+                    hint="quote it if it is an identifier, or shorten it",
+                )
+            )
 
 
 class _Duplicate(Exception):

@@ -2,7 +2,8 @@
 
 Both go through the same three steps, so they obey the same controls and fail the same way:
 
-1. `select`: the group's entry points, each once (a distribution seen twice on sys.path counts
+1. `select`: the group's entry points its caller found (`entrypoints.entry_points`, the cached
+   scan; the loader reads nothing itself), each once (a distribution seen twice on sys.path counts
    once), minus the names a block list names and, when an allow list is set, the names it does
    not name; each one left out is a `SkippedPlugin` saying which variable left it out. Nothing is
    imported yet.
@@ -19,13 +20,13 @@ The controls: `SWARM_HANDOFF_LOAD_PLUGINS` (allow list; empty: none) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from swarm_handoff.entrypoints import dist_of, entry_points
-from swarm_handoff.plugin_checks import quiet, short_error
+from swarm_handoff.entrypoint_records import dist_of
+from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.plugin_records import LoadFailure, SkippedPlugin
 
 ENTRY_POINT_GROUP = "swarm_handoff"
@@ -86,15 +87,18 @@ def policy_key(group: Group, env: Mapping[str, str]) -> str:
     return "|".join(f"{var}={env.get(var)!r}" for var in (*group.allow, *group.block))
 
 
-def select(group: Group, env: Mapping[str, str]) -> tuple[list[Candidate], list[SkippedPlugin]]:
-    """The group's entry points the controls admit, and the ones they leave out (nothing imported)."""
+def select(group: Group, env: Mapping[str, str], found: Iterable[Any]) -> tuple[list[Candidate], list[SkippedPlugin]]:
+    """Of the group's entry points `found` (the scan's), the ones the controls admit and the ones they leave out.
+
+    Nothing is imported; pass `entrypoints.entry_points(group.name)`.
+    """
     allow_var = next((var for var in group.allow if env.get(var) is not None), None)
     allow = env_list(env.get(allow_var)) if allow_var else None
     blocked_by = {name: var for var in reversed(group.block) for name in env_list(env.get(var)) or ()}
     kept: list[Candidate] = []
     skipped: list[SkippedPlugin] = []
     seen: set[tuple[str, str]] = set()
-    for ep in entry_points(group.name):
+    for ep in found:
         if (ep.name, ep.value) in seen:  # the same distribution twice on sys.path
             continue
         seen.add((ep.name, ep.value))

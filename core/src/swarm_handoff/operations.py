@@ -127,6 +127,11 @@ class OperationResult:
 Runner = Callable[..., "Document | OperationResult"]
 
 
+def _tool_name(operation: Operation) -> str | None:
+    """The MCP tool an operation offered over MCP is, by default: its name, a space as `_`."""
+    return operation.name.replace(" ", "_") if operation.mcp else None
+
+
 @attrs.frozen
 class Operation:
     """One command, declared once.
@@ -135,7 +140,9 @@ class Operation:
     parameters by neutral name, and returns a `Document` (or an `OperationResult` when the run also
     has an exit status or notes). Named as text, it is imported only when the command runs, so
     listing operations costs nothing.
-    `tool` is the MCP tool's name when the operation is offered over MCP (`workflow_step`).
+    `mcp=True` offers it over MCP as a tool of its own name (`workflow step` as `workflow_step`);
+    `tool` is that name (a plugin may still give one itself; None: not offered). `tool_summary` is
+    the tool's description where it is worded for an agent rather than for a terminal.
     `takes_format` passes the chosen `--format` to the body (a step carries it into its commands);
     `cli_invoke` ("module:function", called with the operation and the parsed values) wraps the
     command line's run where it must do more around it (a sandbox, stdout kept for a payload).
@@ -147,7 +154,8 @@ class Operation:
     run: str | Runner
     examples: tuple[str, ...] = ()
     docs: str = ""
-    tool: str | None = None
+    mcp: bool = False
+    tool: str | None = attrs.field(default=attrs.Factory(_tool_name, takes_self=True))
     tool_summary: str | None = None
     formatted: bool = True
     epilog: str | None = None

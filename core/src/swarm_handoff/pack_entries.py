@@ -22,9 +22,10 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.entrypoints import entry_points as scanned
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.isolation import quiet as _quiet
 from swarm_handoff.loader import PACK_LOAD_FAILED, PACKS, Candidate, failure, load_one, select
-from swarm_handoff.plugin_checks import quiet as _quiet
 from swarm_handoff.plugin_records import LoadFailure, PackSkill, SkippedPlugin
 
 PACK_NOT_A_SKILL = "PACK_NOT_A_SKILL"
@@ -44,13 +45,13 @@ def load_packs(env: Mapping[str, str]) -> tuple[list[LoadedPack], list[SkippedPl
 
     `env` holds the loader's controls: pass the plugin host's (`host.env`), the one set for plugins and packs.
     """
-    kept, skipped = select(PACKS, env)
+    kept, skipped = select(PACKS, env, scanned(PACKS.name))
     return [LoadedPack(c, *load_one(c)) for c in kept], skipped
 
 
 def entry_points(env: Mapping[str, str]) -> list[Any]:
     """The group's entry points the controls in `env` (the host's) admit, once each (nothing imported)."""
-    return [c.entry_point for c in select(PACKS, env)[0]]
+    return [c.entry_point for c in select(PACKS, env, scanned(PACKS.name))[0]]
 
 
 def skill_resource(obj: Any) -> tuple[str, Any] | None:

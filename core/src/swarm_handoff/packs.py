@@ -17,6 +17,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.cache import not_cacheable, read_skills, watch
+from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import Problem, Severity
 from swarm_handoff.filecache import path_folders
 from swarm_handoff.loader import ENV_DISABLE_PACKS as ENV_DISABLE_PACKS
@@ -106,7 +107,7 @@ class PackSource:
         # of the cache key, so a new path entry is noticed too.
         for entry in path_folders():
             watch(entry)
-        for candidate in select(PACKS, self.env)[0]:
+        for candidate in select(PACKS, self.env, entry_points(PACKS.name))[0]:
             record, found = load_pack(candidate)
             problems.extend(found)
             if record is not None:

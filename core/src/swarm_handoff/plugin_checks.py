@@ -1,15 +1,13 @@
-"""Check what plugins hand back before the host uses it, and keep their prints off stdout.
+"""Check what plugins hand back before the host uses it.
 
 A plugin is code someone else wrote: a `priority` that is a string, a source that returns a dict,
 a validator whose `versions` is a string, a scorer that returns garbage. Each check here either
 returns the value in the shape the host relies on or raises `BadResult` saying what is wrong; the
 caller blames the plugin and its distribution (`PluginHost.blame`) and goes on without it.
 
-`quiet()` sends anything a plugin prints to stderr, so a machine format on stdout stays exactly
-one document. Every place the host runs plugin code (importing an entry point, calling a hook,
-building or calling a component) is wrapped in it; the CLI's own output is written outside.
-`call_hook` is that wrapping for one plugin's hook, and `short_error` the one line every failure
-of plugin code is reported with.
+Running plugin code so that its prints never reach stdout (`quiet`) and its failure is one line
+(`short_error`) is `isolation.py`'s, below the loader; `call_hook` here is that wrapping for one
+plugin's hook, with the blame.
 
 All checks live in this one module on purpose: the plugin API will become typed protocols, and
 these are the runtime half of that contract.
@@ -17,17 +15,14 @@ these are the runtime half of that contract.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
-import os
-import sys
-import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
 from swarm_handoff.errors import ErrorCode, Problem
+from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.records import Contribution, SkillRecord, SourceResult
 from swarm_handoff.scopes import precedence_of, specs_of
 
@@ -42,75 +37,6 @@ _REPR_LIMIT = 80
 
 class BadResult(ValueError):
     """A plugin returned a value its protocol does not allow; the message says what was wrong."""
-
-
-# fd 1 is the process's, shared by every thread: the first `quiet()` to enter points it at stderr,
-# the last to leave points it back (plugin hooks run in worker threads, side by side).
-_fd_lock = threading.Lock()
-_fd_users = 0
-_fd_saved: int | None = None
-
-
-def _flush(stream: Any) -> None:
-    with contextlib.suppress(Exception):  # a closed or replaced stream: nothing to flush
-        stream.flush()
-
-
-@contextlib.contextmanager
-def stdout_descriptor_to_stderr() -> Iterator[None]:
-    """Point file descriptor 1 at stderr while plugin code runs, and back after (nested and threaded calls share it).
-
-    `redirect_stdout` only catches Python's `print`; `os.write(1, ...)`, C code and child processes
-    write to the descriptor itself, which is the document's (`--format json`). Over MCP's stdio the
-    SDK already points fd 1 away from the protocol; this keeps it so and restores it the same way.
-    """
-    global _fd_users, _fd_saved
-    with _fd_lock:
-        if _fd_users == 0:
-            _flush(sys.stdout)
-            _flush(sys.__stdout__)
-            try:
-                saved = os.dup(1)
-            except OSError:  # no fd 1 at all: nothing to protect
-                saved = None
-            if saved is not None:
-                try:
-                    os.dup2(2, 1)
-                except OSError:
-                    os.close(saved)
-                    saved = None
-            _fd_saved = saved
-        _fd_users += 1
-    try:
-        yield
-    finally:
-        with _fd_lock:
-            _fd_users -= 1
-            if _fd_users == 0 and _fd_saved is not None:
-                _flush(sys.__stdout__)  # what the plugin buffered goes where fd 1 pointed while it ran
-                with contextlib.suppress(OSError):
-                    os.dup2(_fd_saved, 1)
-                os.close(_fd_saved)
-                _fd_saved = None
-
-
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
-    """Run plugin code with stdout pointing at stderr, so its prints never corrupt a document.
-
-    Both levels: Python's `sys.stdout` and file descriptor 1 (`stdout_descriptor_to_stderr`).
-    """
-    with stdout_descriptor_to_stderr(), contextlib.redirect_stdout(sys.stderr):
-        yield
-
-
-def short_error(exc: BaseException) -> str:
-    """The exception's type, message and the line that raised it, on one line."""
-    import traceback  # deferred: only a failing plugin pays for it
-
-    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
-    return f"{type(exc).__name__}: {exc}{where}"
 
 
 def call_hook(host: PluginHost, impl: Any, hook_name: str, kwargs: Mapping[str, Any]) -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import ErrorCode
-from swarm_handoff.plugin_checks import not_run, quiet, short_error
+from swarm_handoff.isolation import quiet, short_error
+from swarm_handoff.plugin_checks import not_run
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost

@@ -18,7 +18,9 @@ import pluggy
 
 from swarm_handoff import __version__, hookspecs
 from swarm_handoff.components import PROTOCOLS, Kind, ScopedSource
+from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.isolation import quiet, short_error
 from swarm_handoff.loader import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
 from swarm_handoff.loader import ENV_DISABLE as ENV_DISABLE
 from swarm_handoff.loader import ENV_LOAD as ENV_LOAD
@@ -29,14 +31,7 @@ from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.pack_entries import report as pack_report
-from swarm_handoff.plugin_checks import (
-    PLUGIN_BAD_RESULT,
-    PLUGIN_HOOK_OPTION_UNSUPPORTED,
-    option_problem,
-    quiet,
-    short_error,
-    unhonoured,
-)
+from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT, PLUGIN_HOOK_OPTION_UNSUPPORTED, option_problem, unhonoured
 from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
 from swarm_handoff.plugin_operations import PluginOperations, collect_operations
@@ -196,7 +191,7 @@ class PluginHost:
     def load_entry_points(self, env: Mapping[str, str]) -> None:
         """Import each admitted `swarm_handoff` entry point on its own (the one loader, `loader.py`)."""
         self.env = env
-        candidates, skipped = select(PLUGINS, env)
+        candidates, skipped = select(PLUGINS, env, entry_points(PLUGINS.name))
         for skip in skipped:
             if skip.reason.startswith("blocked"):
                 self.pm.set_blocked(skip.name)

@@ -20,7 +20,8 @@ from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.eligibility import estimated_duration as read
 from swarm_handoff.errors import Problem, Severity, SwarmError, UsageError
-from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions, quiet
+from swarm_handoff.isolation import quiet
+from swarm_handoff.plugin_checks import BadResult, check_batch, check_contributions
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
@@ -326,7 +327,7 @@ def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) ->
     )
 
 
-@tracing.span("swarm_handoff.rank")  # one span per call, made afresh each time
+@tracing.trace_span("swarm_handoff.rank")  # one span per call, made afresh each time
 def rank(
     records: Sequence[SkillRecord],
     request: RankingRequest,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -18,7 +18,15 @@ from swarm_handoff.inputs import ref
 from swarm_handoff.ranking_options import MAX_REQUEST_CHARS
 from swarm_handoff.synthesis import PROBLEM_TYPES, PROBLEM_TYPES_V3, Synthesis, load_synthesis, parse_synthesis
 
-__all__ = ["DEFAULT_REQUEST_PROBLEM_TYPE", "MAX_REQUEST_CHARS", "synthesis_from_request", "synthesis_or_request"]
+__all__ = [
+    "DEFAULT_REQUEST_PROBLEM_TYPE",
+    "MAX_REQUEST_CHARS",
+    "synthesis_from_request",
+    "synthesis_or_request",
+    "words_or_synthesis",
+]
+
+Given = TypeVar("Given")  # a synthesis as the caller holds it: a file's path, or an object over MCP
 
 DEFAULT_REQUEST_PROBLEM_TYPE = "analytical"
 
@@ -44,14 +52,24 @@ def synthesis_from_request(request: str, problem_type: str | None = None) -> Syn
     return attrs.evolve(parse_synthesis(data, path="request"), source_path=None)  # no file: none to name
 
 
-def synthesis_or_request(
-    synthesis: Path | str | Mapping[str, Any] | None, request: str | None, problem_type: str | None
-) -> Synthesis:
-    """`rank`'s context, one rule for every surface: a synthesis (a file, or an object over MCP) or words."""
+def words_or_synthesis(
+    synthesis: Given | None,
+    request: str | None,
+    problem_type: str | None,
+    *,
+    command: str,
+    continues: bool = False,
+    received: object = None,
+) -> Given | Synthesis | None:
+    """A command's context, one rule for `rank` and `handoff` on every surface: a synthesis as given, or words.
+
+    Never both, `problem_type` only with the words, and one of them is needed, unless the command
+    `continues` a received payload and one was given (`received`: then None, the payload's context).
+    """
     if synthesis is not None and request is not None:
         raise UsageError(
-            f"{ref('synthesis')} and {ref('request')} are two ways to say the same thing: give one",
-            hint=f"drop {ref('request')} to rank for the synthesis, or {ref('synthesis')} to rank for the words",
+            f"{ref('synthesis')} and {ref('request')} are two ways to give the context: give one",
+            hint=f"drop {ref('request')} to use the synthesis, or {ref('synthesis')} to use the words",
         )
     if request is not None:
         return synthesis_from_request(request, problem_type)
@@ -59,11 +77,32 @@ def synthesis_or_request(
         raise UsageError(
             f"{ref('problem_type')} goes with {ref('request')}", hint="a synthesis carries its own problem_type"
         )
-    if synthesis is None:
+    if synthesis is None and not (continues and received is not None):
+        if continues:
+            raise UsageError(
+                f"{command} needs {ref('synthesis')} FILE, {ref('request')} TEXT, "
+                f"or {ref('received')} PAYLOAD to continue a chain",
+                hint=f'e.g. swarm-handoff {command} SKILL {ref("request")} "what you need" --session DIR',
+            )
         raise UsageError(
-            f"rank needs a synthesis or a request in words: neither {ref('synthesis')} nor {ref('request')} was given",
+            f"{command} needs a synthesis or a request in words: "
+            f"neither {ref('synthesis')} nor {ref('request')} was given",
             hint=f"give {ref('synthesis')} (a synthesis), or {ref('request')}: what you need, in words",
         )
-    if isinstance(synthesis, Mapping):
-        return parse_synthesis(dict(synthesis), path="synthesis")
-    return load_synthesis(Path(synthesis))
+    return synthesis
+
+
+def synthesis_or_request(
+    synthesis: Path | str | Mapping[str, Any] | None, request: str | None, problem_type: str | None
+) -> Synthesis:
+    """`rank`'s context (`words_or_synthesis`), read: a synthesis file, an object over MCP, or words."""
+    given: Path | str | Mapping[str, Any] | Synthesis | None = words_or_synthesis(
+        synthesis, request, problem_type, command="rank"
+    )
+    if isinstance(given, Synthesis):
+        return given
+    if isinstance(given, Mapping):
+        return parse_synthesis(dict(given), path="synthesis")
+    if given is None:  # only a command that continues a received payload gets None: `rank` does not
+        raise TypeError("rank was given no context")
+    return load_synthesis(Path(given))

@@ -17,12 +17,11 @@ from pathlib import Path
 
 from swarm_handoff.errors import ErrorCode, Problem
 from swarm_handoff.errors import LoadError as LoadError  # where readers of files have always found it
+from swarm_handoff.limits import MAX_BYTES as MAX_BYTES  # the shared file size cap, found here by file readers
+from swarm_handoff.limits import YAML_TOO_LARGE as YAML_TOO_LARGE
 
-MAX_BYTES = 4 * 1024 * 1024
 # The same limit under the name plugins import from the API (a registry, a manifest never written larger).
 DOCUMENT_MAX_BYTES = MAX_BYTES
-# The code of a file over MAX_BYTES: named after YAML because it was first a YAML limit; codes never change.
-YAML_TOO_LARGE = "YAML_TOO_LARGE"
 NOT_UTF8 = "NOT_UTF8"
 UNREADABLE = "UNREADABLE"
 # A FIFO, socket, device or folder where a file was expected: reading it could block or never end.

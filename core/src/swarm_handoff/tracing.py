@@ -11,7 +11,8 @@ A span's parent is, in this order: the W3C `traceparent` given (a message's), th
 this process (the MCP server's span for a tool call continues the client's `_meta`), else the
 `TRACEPARENT`/`TRACESTATE` environment variables (OpenTelemetry's carriers to a child process).
 Attribute names are the OpenTelemetry GenAI conventions' where they name one; the rest are
-`swarm_handoff.*`.
+`swarm_handoff.*`. Plugins start their spans with these same helpers, by the same names, through
+`swarm_handoff.api` (`trace_span`, `trace_context`): one tracer, one place that starts spans.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _parent(trace: Any, parent: str | None, env: Mapping[str, str] | None) -> An
 
 
 @contextmanager
-def span(
+def trace_span(
     name: str,
     attributes: Mapping[str, Any] | None = None,
     *,
@@ -100,7 +101,7 @@ def annotate(attributes: Mapping[str, Any]) -> None:
     trace.get_current_span().set_attributes(clean)
 
 
-def carried(env: Mapping[str, str] | None = None) -> dict[str, str]:
+def trace_context(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The trace context a hand-off passes on: the current span's, else `TRACEPARENT`/`TRACESTATE` as given.
 
     Keys `traceparent` and (when there is one) `tracestate`, as a payload's `tracing.tags` and MCP
@@ -122,8 +123,3 @@ def carried(env: Mapping[str, str] | None = None) -> dict[str, str]:
         return {}
     state = carriers.get(TRACESTATE_ENV, "")
     return {"traceparent": given, **({"tracestate": state} if state and len(state) <= MAX_TRACESTATE else {})}
-
-
-# What `swarm_handoff.api` offers plugins (their spans are the core's: one tracer, one place that starts them).
-trace_span = span
-trace_context = carried

@@ -44,6 +44,12 @@ def with_undeclared(result: Any) -> list[SkillRecord]:
     return [*result.workflows, *undeclared_candidates(result.workflows, result.ineligible)]
 
 
+def rank_candidates(result: Any, *, include_undeclared: bool, in_words: bool) -> tuple[SkillRecord, ...]:
+    """What `rank` ranks, one rule for every surface: a discovery's targets, and its undeclared skills too
+    when asked or when the context is a request in words (words say nothing of hand-off metadata)."""
+    return tuple(with_undeclared(result)) if include_undeclared or in_words else tuple(result.workflows)
+
+
 def named_undeclared(result: Any, name: str) -> SkillRecord | None:
     """The undeclared skill called `name` in a discovery result, as a candidate, if there is one."""
     return next((r for r in undeclared_candidates(result.workflows, result.ineligible) if r.name == name), None)

@@ -20,6 +20,8 @@ from typing import Any
 
 from swarm_handoff import jsonio
 from swarm_handoff.errors import Problem, SwarmError
+from swarm_handoff.jsonio import check_size as check_size
+from swarm_handoff.jsonio import too_deep as too_deep
 from swarm_handoff.limits import KEY_NOT_TEXT as KEY_NOT_TEXT
 from swarm_handoff.limits import MAX_DEPTH as MAX_DEPTH
 from swarm_handoff.limits import MAX_INT_BITS as MAX_INT_BITS
@@ -28,8 +30,6 @@ from swarm_handoff.limits import MAX_NUMBER_CHARS as MAX_NUMBER_CHARS
 from swarm_handoff.limits import NUMBER_TOO_LONG as NUMBER_TOO_LONG
 from swarm_handoff.limits import YAML_TOO_DEEP as YAML_TOO_DEEP
 from swarm_handoff.limits import YAML_TOO_MANY_NODES as YAML_TOO_MANY_NODES
-from swarm_handoff.limits import check_size as check_size
-from swarm_handoff.limits import too_deep as too_deep
 
 # The file-reading half lives in `textfile`; its names stay importable from here (older imports).
 from swarm_handoff.textfile import MAX_BYTES as MAX_BYTES

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from swarm_handoff.api import make_context, open_history
 from swarm_handoff_a2a.sender import remote_status
 
@@ -175,3 +177,57 @@ def test_a_target_both_hosts_have_is_built_from_the_remote_card(hosts, receiver,
     target = json.loads(local.read_text(encoding="utf-8"))["handoff"]["target"]
     assert target["invocation"] == "/beta --payload {payload_path} --deep"  # the receiver's trigger, not the sender's
     assert target["category"] == "review"
+
+
+def card_requests(monkeypatch: Any) -> list[str]:
+    """Every agent-card request this process makes, sync (the card cache) or async (the sender), as a host sees them."""
+    import httpx
+
+    seen: list[str] = []
+    real_sync, real_async = httpx.Client.send, httpx.AsyncClient.send
+
+    def sync_send(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        if request.url.path.endswith("agent-card.json"):
+            seen.append(str(request.url))
+        return real_sync(self, request, **kwargs)
+
+    async def async_send(self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        if request.url.path.endswith("agent-card.json"):
+            seen.append(str(request.url))
+        return await real_async(self, request, **kwargs)
+
+    monkeypatch.setattr(httpx.Client, "send", sync_send)
+    monkeypatch.setattr(httpx.AsyncClient, "send", async_send)
+    return seen
+
+
+@pytest.mark.parametrize("cache", ["on", "off"])
+def test_handoff_to_reads_the_hosts_card_once(hosts, receiver, swarm_cli, monkeypatch, cache):
+    """The card the target is checked against is the card the payload is sent with: one request per hand-off."""
+    if cache == "off":
+        monkeypatch.setenv("SWARM_HANDOFF_NO_CACHE", "1")
+    url = receiver().url
+    seen = card_requests(monkeypatch)
+    result = handoff(swarm_cli, hosts, "beta", url)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.json()["remote"]["state"] == "working"
+    assert len(seen) == 1, seen
+
+
+def test_a_bad_expires_in_with_an_unreachable_host_is_a_usage_error_and_asks_no_host(hosts, swarm_cli, monkeypatch):
+    """The cheap checks run first: a typo in --expires-in is said at once, not after the retries to a dead host."""
+    import socket
+
+    monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    seen = card_requests(monkeypatch)
+    result = handoff(swarm_cli, hosts, "beta", url, "--expires-in", "soon")
+    assert result.exit_code == 2, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "USAGE"
+    assert "--expires-in" in error["message"]
+    assert seen == []  # no request left this machine
+    assert written(hosts) == []

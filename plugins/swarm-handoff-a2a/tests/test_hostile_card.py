@@ -120,10 +120,10 @@ def test_a_deeply_nested_card_is_refused_with_a_code(hostile, swarm_cli, monkeyp
 
 
 def test_a_card_that_arrives_a_byte_at_a_time_is_refused_at_the_bound(hostile, swarm_cli, monkeypatch):
-    from swarm_handoff_a2a import sender
+    from swarm_handoff_a2a import bounded
 
     monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
-    monkeypatch.setattr(sender, "CARD_READ_S", 0.5)  # product bound, made small; no time is asserted here
+    monkeypatch.setattr(bounded, "CARD_READ_S", 0.5)  # product bound, made small; no time is asserted here
     host = hostile(b'{"name": "x", ', dribble=True)
     found = swarm_cli("discover", "--remote", host["url"], "-f", "json")
     assert found.exit_code == 1
@@ -199,7 +199,7 @@ def test_a_card_skill_id_that_is_a_path_writes_nothing_outside_the_session(hosti
 def test_a_card_listing_more_skills_than_the_bound_is_refused(hostile, swarm_cli, monkeypatch):
     import json
 
-    from swarm_handoff_a2a.sender import MAX_CARD_SKILLS
+    from swarm_handoff_a2a.bounded import MAX_CARD_SKILLS
 
     monkeypatch.setenv("SWARM_HANDOFF_A2A_ATTEMPTS", "1")
     card = json.loads(_card_with("plain"))
@@ -232,9 +232,9 @@ def hostile_card(url: str) -> bytes:
 
 
 def test_a_reply_to_a_send_that_arrives_a_byte_at_a_time_is_cut_at_the_bound(hostile, payload, monkeypatch):
-    from swarm_handoff_a2a import sender
+    from swarm_handoff_a2a import bounded, sender
 
-    monkeypatch.setattr(sender, "REPLY_READ_S", 0.5)  # product bound, made small; no time is asserted here
+    monkeypatch.setattr(bounded, "REPLY_READ_S", 0.5)  # product bound, made small; no time is asserted here
     host = hostile(hostile_card, dribble=True)
     result = sender.send(payload(), host["url"], retry=sender.Retry(attempts=1), record=False)
     assert not result.delivered

@@ -307,3 +307,30 @@ def test_the_claims_of_a_task_store_sit_beside_its_file_or_under_the_config_fold
     assert server.parent == tmp_path / "a" / "swarm-handoff" / "a2a-claims"
     assert "secret" not in str(server)
     assert server != claims_folder("postgresql+asyncpg://u:secret@db/other", tmp_path / "a")
+
+
+@pytest.mark.parametrize(
+    "zeros",
+    [
+        "00-" + "0" * 32 + "-b7ad6b7169203331-01",  # an all-zero trace id: W3C says invalid
+        "00-0af7651916cd43dd8448eb211c80319c-" + "0" * 16 + "-01",  # an all-zero span id
+    ],
+)
+def test_an_all_zero_traceparent_is_dropped_as_the_core_drops_it(zeros):
+    """The plugin reads a traceparent with the core's parser: what the core would not follow, no host keeps."""
+    from swarm_handoff.api import TRACEPARENT
+    from swarm_handoff_a2a.extension import carried_payload
+    from swarm_handoff_a2a.tracing import chain_traceparent
+
+    assert TRACEPARENT.match(zeros) is None  # the core's own verdict
+    carried = carried_payload(payload_message("{}", "sha256:ab", "beta", traceparent=zeros))
+    assert carried is not None
+    assert carried.traceparent is None
+    stated = {
+        "handoff": {
+            "trace_id": "0af76519-16cd-43dd-8448-eb211c80319c",
+            "meta": {"payload_hash": "sha256:" + "1" * 64},
+            "tracing": {"tags": {"traceparent": zeros}},
+        }
+    }
+    assert chain_traceparent(stated) == "00-0af7651916cd43dd8448eb211c80319c-" + "1" * 16 + "-01"  # the chain's own

@@ -138,6 +138,9 @@ def test_a_card_cache_others_may_write_is_not_used(hosts, receiver, swarm_cli, m
         found = swarm_cli("discover", "--remote", url, "-f", "json")
         assert found.exit_code == 0, found.stdout
         assert "forged" not in {s["id"] for s in found.json()["skills"]}
+        loosened = cards if loose == "a2a-cards" else cards.parent  # the core's check: one warning with the fix
+        assert f"warning: cache folder {loosened} may be written by group or others" in found.stderr
+        assert f"chmod 700 {loosened}" in found.stderr
     finally:
         (cards if loose == "a2a-cards" else cards.parent).chmod(0o700)
     assert os.stat(cards).st_mode & 0o777 == 0o700

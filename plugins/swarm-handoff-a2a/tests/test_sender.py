@@ -275,7 +275,7 @@ def test_an_https_url_is_verified_against_the_system_bundle():
     """Only a plain-http URL skips the bundle; TLS is checked as before, and a plain-http client trusts no TLS."""
     import ssl
 
-    from swarm_handoff_a2a.sender import tls_verification
+    from swarm_handoff_a2a.bounded import tls_verification
 
     assert tls_verification("https://example.org/") is True
     plain = tls_verification("http://127.0.0.1:8470/")

@@ -33,7 +33,7 @@ def _scorers() -> Iterable[str]:
 def _workflows() -> Iterable[str]:
     from swarm_handoff.workflow.registry import get_registry
 
-    return list(get_registry().workflows)
+    return list(get_registry(get_host().env).workflows)
 
 
 def _formats() -> Iterable[str]:

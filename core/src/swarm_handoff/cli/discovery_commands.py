@@ -15,10 +15,10 @@ from swarm_handoff.errors import UsageError, close_names
 from swarm_handoff.inputs import ref, surface_spelling
 from swarm_handoff.operations import CLI, OperationResult
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.transport import RemoteDiscovery, transport_for
 
 if TYPE_CHECKING:
     from swarm_handoff.discovery import DiscoveryResult
+    from swarm_handoff.transport import RemoteDiscovery
 
 
 def discover_operation(
@@ -61,6 +61,8 @@ def discover_operation(
                 f"{ref('remote')} lists a remote host's card: {ref(given[0])} applies to local discovery only",
                 hint="drop one of the two options",
             )
+        from swarm_handoff.transport import RemoteDiscovery, transport_for
+
         skills = transport_for(host, remote, "remote").skills(remote)
         return RemoteDiscovery(remote, tuple(skills))
     check_cwd(cwd)

@@ -22,10 +22,9 @@ from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
 from swarm_handoff.termsafe import escape_controls
-from swarm_handoff.transport import RemoteDelivery, remote_target, transport_for
 
 if TYPE_CHECKING:
-    from swarm_handoff.synthesis import Synthesis
+    from swarm_handoff.transport import RemoteDelivery
 
 
 def _is_terminal() -> bool:
@@ -105,16 +104,16 @@ def handoff_operation(
     from swarm_handoff.discovery import make_context
     from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
     from swarm_handoff.ranking_options import chain_names
+    from swarm_handoff.request_words import words_or_synthesis
     from swarm_handoff.session_life import parse_duration
+    from swarm_handoff.transport import remote_target, transport_for
 
     check_session(session)  # the text as given: Path("") would quietly mean "."
-    transport = remote = None
-    if to is not None:  # the remote host is asked first: a hand-off it cannot take is never written
-        transport = transport_for(host, to)
-        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
-    options = HandoffOptions(
+    options = HandoffOptions(  # every option checked here, before any host is asked
         target=target,
-        synthesis=_synthesis_or_request(synthesis, request, received, problem_type),
+        synthesis=words_or_synthesis(
+            synthesis, request, problem_type, command="handoff", continues=True, received=received
+        ),
         session=Path(session),
         schema=schema,
         source=source,
@@ -129,6 +128,10 @@ def handoff_operation(
         expires_in=parse_duration(expires_in, "--expires-in") if expires_in is not None else None,
         require_signature=require_signature,
     )
+    transport = remote = None
+    if to is not None:  # the remote host is asked next: a hand-off it cannot take is never written
+        transport = transport_for(host, to)
+        remote = remote_target(transport.skills(to), target, to)  # its card's entry wins over a skill here
     result = hand_off(options, host=host, context=make_context(), confirm=make_confirm(confirm), remote=remote)
     _warn(result.warnings)
     for dropped in result.dropped:
@@ -137,31 +140,6 @@ def handoff_operation(
         return result
     sent = transport.send(Path(result.payload_path), to, result.target)
     return OperationResult(SentHandoff(result, sent), status=0 if sent.ok else 1, notes=(sent.line(),))
-
-
-def _synthesis_or_request(
-    synthesis: Path | None, request: str | None, received: Path | None, problem_type: str | None = None
-) -> Path | Synthesis | None:
-    """The synthesis file, or the synthesis a request in words stands for (`--request`): never both."""
-    if request is None:
-        if problem_type is not None:
-            raise UsageError(
-                "--problem-type goes with --request", hint="a synthesis file (or --from's payload) carries its own"
-            )
-        if synthesis is None and received is None:
-            raise UsageError(
-                "handoff needs --synthesis FILE, --request TEXT, or --from PAYLOAD to continue a chain",
-                hint='e.g. swarm-handoff handoff SKILL --request "what you need" --session DIR',
-            )
-        return synthesis
-    if synthesis is not None:
-        raise UsageError(
-            "--synthesis and --request are two ways to give the context: give one",
-            hint="drop --request to hand off the synthesis file, or --synthesis to hand off the words",
-        )
-    from swarm_handoff.request_words import synthesis_from_request
-
-    return synthesis_from_request(request, problem_type)
 
 
 def validate_operation(host: PluginHost, *, payload: Path) -> Document:

@@ -11,7 +11,6 @@ from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking_options import Autonomy, chain_names
-from swarm_handoff.transport import remote_records, transport_for
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts
@@ -111,13 +110,14 @@ def rank_operation(
 
         records, problems = load_workflows(workflows)
     else:
-        found = discover(make_context(cwd), host)
-        records, problems = found.workflows, found.problems
-        if include_undeclared or in_words:  # a request in words: every discovered skill is a candidate
-            from swarm_handoff.undeclared import with_undeclared
+        from swarm_handoff.undeclared import rank_candidates
 
-            records = tuple(with_undeclared(found))
+        found = discover(make_context(cwd), host)
+        records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
+        problems = found.problems
     if remote is not None:  # the remote host's skills join the local candidates, marked with its URL
+        from swarm_handoff.transport import remote_records, transport_for
+
         records = (*records, *remote_records(transport_for(host, remote, "remote").skills(remote), remote))
     records = by_category(records, category or [])
     result = rank(

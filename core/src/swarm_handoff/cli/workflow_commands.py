@@ -52,13 +52,13 @@ def parse_assignments(values: list[str] | None, option: str) -> dict[str, str]:
     return result
 
 
-def _show(name: str, project: Path) -> WorkflowShowDocument:
+def _show(host: PluginHost, name: str, project: Path) -> WorkflowShowDocument:
     from swarm_handoff.cli.workflow_documents import WorkflowShowDocument
     from swarm_handoff.workflow.registry import get_registry
     from swarm_handoff.workflow.resources import SessionResources, embed
     from swarm_handoff.workflow.types import Dispatch
 
-    registry = get_registry()
+    registry = get_registry(host.env)
     workflow = registry.get(name)
     provider = SessionResources(project, find_workflow=registry.get)
     steps = []
@@ -113,11 +113,11 @@ def case_problems(workflow: Workflow, project: Path) -> list[Problem]:
     return problems
 
 
-def _check(name: str | None, cases: bool = False, project: Path = Path(".")) -> WorkflowCheckDocument:
+def _check(host: PluginHost, name: str | None, cases: bool = False, project: Path = Path(".")) -> WorkflowCheckDocument:
     from swarm_handoff.cli.workflow_documents import WorkflowCheckDocument
     from swarm_handoff.workflow.registry import get_registry
 
-    registry = get_registry()
+    registry = get_registry(host.env)
     if name is not None:
         problems = tuple(p for p in registry.problems if p.path == name)
         if not problems:
@@ -146,7 +146,7 @@ def list_operation(host: PluginHost) -> Document:
     from swarm_handoff.cli.workflow_documents import WorkflowListDocument
     from swarm_handoff.workflow.registry import get_registry
 
-    registry = get_registry()
+    registry = get_registry(host.env)
     for problem in registry.problems:
         warn(f"{problem.code}: {problem.message}")
     return WorkflowListDocument(tuple(r.to_data() for r in registry.workflows.values()), registry.problems)
@@ -154,12 +154,12 @@ def list_operation(host: PluginHost) -> Document:
 
 def show_operation(host: PluginHost, *, name: str, project: Path) -> Document:
     """`workflow show`: a workflow's parameters, steps, transitions and embedded conventions."""
-    return _show(name, project)
+    return _show(host, name, project)
 
 
 def check_operation(host: PluginHost, *, name: str | None, cases: bool, project: Path) -> Document:
     """`workflow check`: every registered workflow (or one) validated; a problem fails the run."""
-    return _check(name, cases, project)
+    return _check(host, name, cases, project)
 
 
 def graph_operation(host: PluginHost, *, name: str, syntax: str) -> WorkflowGraphDocument:
@@ -170,7 +170,7 @@ def graph_operation(host: PluginHost, *, name: str, syntax: str) -> WorkflowGrap
 
     if syntax not in FORMATS:
         raise UsageError(f"unknown graph syntax {syntax!r}", hint=f"use one of: {', '.join(FORMATS)}")
-    workflow = get_registry().get(name)
+    workflow = get_registry(host.env).get(name)
     return WorkflowGraphDocument(workflow.name, syntax, export(workflow, syntax))
 
 
@@ -212,7 +212,7 @@ def step_operation(
     from swarm_handoff.workflow.registry import get_registry
     from swarm_handoff.workflow.resources import SessionResources
 
-    registry = get_registry()
+    registry = get_registry(host.env)
     workflow = registry.get(name)
     chosen = contract_step(workflow, step_id, position, total_steps)
     assigned = parse_assignments(params, "--param")

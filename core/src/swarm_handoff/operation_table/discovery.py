@@ -123,7 +123,7 @@ DISCOVER = Operation(
         "swarm-handoff discover --remote http://build-host:8470/",
     ),
     docs="docs/discovery.md",
-    tool="discover",
+    mcp=True,
     tool_summary=(
         "List the skills that accept a hand-off, most local first (as `swarm-handoff discover --format json`)."
     ),
@@ -146,7 +146,7 @@ WHY = Operation(
     "swarm_handoff.cli.discovery_commands:why_operation",
     examples=("swarm-handoff why code-review",),
     docs="docs/discovery.md",
-    tool="why",
+    mcp=True,
     tool_summary="Say every place a skill was looked for and what happened there (as `swarm-handoff why`).",
 )
 
@@ -177,7 +177,7 @@ LINT = Operation(
     "swarm_handoff.cli.discovery_commands:lint_operation",
     examples=("swarm-handoff lint .claude/skills", "swarm-handoff lint path/to/SKILL.md"),
     docs="docs/discovery.md",
-    tool="lint",
+    mcp=True,
     tool_summary="Check SKILL.md files or skill folders against the hand-off rules (as `swarm-handoff lint`).",
 )
 

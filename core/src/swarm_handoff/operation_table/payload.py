@@ -140,7 +140,7 @@ HANDOFF = Operation(
         "swarm-handoff handoff code-review --synthesis synthesis.yaml --session DIR --to http://build-host:8470/",
     ),
     docs="docs/payloads.md",
-    tool="handoff",
+    mcp=True,
     tool_summary="Build, validate and write a hand-off payload into the session folder (as `swarm-handoff handoff`). "
     "A target already in the chain needs the user's confirmation: asked through elicitation when the "
     "client supports it, else pass confirm_loop=true once the user agreed.",
@@ -153,7 +153,7 @@ VALIDATE = Operation(
     "swarm_handoff.cli.handoff_commands:validate_operation",
     examples=("swarm-handoff validate DIR/handoff-payload.yaml",),
     docs="docs/payloads.md",
-    tool="validate",
+    mcp=True,
     tool_summary="Validate a payload of any version, reporting every problem (as `swarm-handoff validate`).",
 )
 
@@ -173,7 +173,7 @@ VERIFY = Operation(
     "swarm_handoff.cli.handoff_commands:verify_operation",
     examples=("swarm-handoff verify DIR/handoff-payload.yaml",),
     docs="docs/payloads.md",
-    tool="verify",
+    mcp=True,
     tool_summary="Check a payload's hash, size, files, signature and expiry (as `swarm-handoff verify`).",
 )
 
@@ -231,7 +231,7 @@ ACK = Operation(
         "swarm-handoff ack DIR/handoff-payload.yaml --status success",
     ),
     docs="docs/payloads.md",
-    tool="ack",
+    mcp=True,
     tool_summary="Record the target's acknowledgment of a hand-off in the history (as `swarm-handoff ack`).",
 )
 
@@ -249,7 +249,7 @@ HISTORY = Operation(
     "swarm_handoff.cli.handoff_commands:history_operation",
     examples=("swarm-handoff history", "swarm-handoff history --skill code-review -f json"),
     docs="docs/payloads.md",
-    tool="history",
+    mcp=True,
     tool_summary="List recorded hand-offs, newest first, with their latest acknowledgment "
     "(as `swarm-handoff history`).",
 )

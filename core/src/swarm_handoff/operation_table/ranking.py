@@ -153,7 +153,7 @@ RANK = Operation(
     ),
     docs="docs/rank.md",
     takes_format=True,
-    tool="rank",
+    mcp=True,
     tool_summary="Rank the discovered hand-off targets for a synthesis, or every discovered skill for a request "
     "in words: the Stage 4 menu (as `swarm-handoff rank`).",
 )

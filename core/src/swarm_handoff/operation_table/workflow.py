@@ -115,7 +115,7 @@ WORKFLOW_STEP = Operation(
     "swarm_handoff.cli.workflow_commands:step_operation",
     examples=("swarm-handoff workflow step NAME", "swarm-handoff workflow step NAME STEP_ID"),
     docs="docs/workflows.md",
-    tool="workflow_step",
+    mcp=True,
     tool_summary="Show one workflow step (title, actions) and what to run next (as `swarm-handoff workflow step`).",
     takes_format=True,
 )

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -24,7 +23,7 @@ from swarm_handoff.payload.canonical import seal
 from swarm_handoff.payload.schema import check, parse_time
 from swarm_handoff.payload.v2 import SCHEMA as V2_SCHEMA
 from swarm_handoff.payload.v2 import SOURCE_SKILL as V2_SOURCE
-from swarm_handoff.payload.v2 import WORKFLOW_ID_PATTERN, stamp
+from swarm_handoff.payload.v2 import WORKFLOW_ID_PATTERN, stamp, trace_id_for
 from swarm_handoff.payload.v3 import SCHEMA as V3_SCHEMA
 from swarm_handoff.payload.v3 import V3_TIME
 
@@ -83,12 +82,6 @@ def _v2_workflow_id(workflow_id: str, timestamp: Any) -> str | None:
     when = moment.astimezone(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     digest = hashlib.sha256(workflow_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"swarm-session-{when}-{digest}"
-
-
-def trace_id_for(handoff: Mapping[str, Any]) -> str:
-    """Derive a stable v4-form UUID from the v2.0 workflow id and time, so converting twice agrees."""
-    seed = f"{_map(handoff, 'source').get('workflow_id', '')}|{handoff.get('timestamp', '')}"
-    return str(uuid.UUID(bytes=hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:16], version=4))
 
 
 def _v3_time(value: Any) -> Any:

@@ -1,7 +1,8 @@
 """Continue a chain: the payload a skill received becomes the start of the one it hands on.
 
 `swarm-handoff handoff TARGET --from RECEIVED --session DIR` first reads the received payload as
-hostile input (`received.py`: every check, each refusal a coded error naming the file).
+hostile input (`received.py`: every check, each refusal a coded error naming the file); what comes
+out is a `Received` (`received_record.py`), and this module builds on that record alone.
 
 The next payload then carries on from it. The chain is the received chain plus the continuing skill
 (the received payload's target), the context and tiers carry over (a `--synthesis` replaces them),
@@ -31,21 +32,11 @@ from swarm_handoff.inputs import given, ref, switched_on
 from swarm_handoff.payload.build3 import Built, draft_v3, fit_budget, side_path_for
 from swarm_handoff.payload.canonical import seal, strip_integrity
 from swarm_handoff.payload.integrity import locate
-from swarm_handoff.payload.received import RECEIVED_EXPIRED as RECEIVED_EXPIRED
-from swarm_handoff.payload.received import RECEIVED_INVALID as RECEIVED_INVALID
-from swarm_handoff.payload.received import RECEIVED_NOT_FOR_SOURCE as RECEIVED_NOT_FOR_SOURCE
-from swarm_handoff.payload.received import RECEIVED_TAMPERED as RECEIVED_TAMPERED
-from swarm_handoff.payload.received import RECEIVED_UNSEALED as RECEIVED_UNSEALED
-from swarm_handoff.payload.received import Received as Received
-from swarm_handoff.payload.received import continuing_source as continuing_source
-from swarm_handoff.payload.received import load_received as load_received
-from swarm_handoff.payload.received import refuse
-from swarm_handoff.payload.received import section as _section
-from swarm_handoff.payload.received import span_id as span_id
-from swarm_handoff.payload.received import unsafe_source as unsafe_source
+from swarm_handoff.payload.received_record import RECEIVED_INVALID, Received, refuse
+from swarm_handoff.payload.received_record import section as _section
 from swarm_handoff.payload.signing import ABSENT
 from swarm_handoff.payload.unsigned import mark_unsigned
-from swarm_handoff.payload.v2 import DEFAULT_TTL, build_v2, invocation_for, stamp, workflow_id_for
+from swarm_handoff.payload.v2 import DEFAULT_TTL, build_v2, invocation_for, stamp, trace_id_for, workflow_id_for
 from swarm_handoff.payload.v3 import (
     CHAIN_APPROVAL_AFTER,
     CHAIN_MAX,
@@ -216,8 +207,6 @@ def _anchored(tiers: dict[str, Any], received: Received) -> dict[str, Any]:
 
 def _link(payload: dict[str, Any], received: Received, hop: Hop) -> None:
     """Tie the next v3.0 payload to the received one: same trace, the received span as parent, all events."""
-    from swarm_handoff.payload.adapters import trace_id_for
-
     old = received.handoff
     handoff = payload["handoff"]
     handoff["trace_id"] = old["trace_id"] if received.version == "3.0" else trace_id_for(old)

@@ -15,10 +15,10 @@ import attrs
 
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.isolation import quiet
 from swarm_handoff.payload.adapters import AdapterResult
 from swarm_handoff.payload.schema import version_of
 from swarm_handoff.payload.unsigned import carried_over
-from swarm_handoff.plugin_checks import quiet
 from swarm_handoff.plugins import PluginHost, get_host
 
 SCHEMA_INCOMPATIBLE = "SCHEMA_INCOMPATIBLE"

@@ -1,4 +1,4 @@
-"""The checks and helpers around a hand-off: names and folders it may use, the loop question, keeping a payload.
+"""The checks and helpers around a hand-off: names and folders it may use, the loop question.
 
 Split from `lifecycle.py` so the lifecycle reads as its steps; `lifecycle` re-exports what callers
 import from it.
@@ -10,14 +10,13 @@ import os
 import re
 import shlex
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError, UsageError, close_names
 from swarm_handoff.inputs import given, ref, switched_on
-from swarm_handoff.payload.io import dump_payload, file_stamp, write_new
-from swarm_handoff.payload.v2 import invocation_for, utc_now
+from swarm_handoff.payload.v2 import invocation_for
 from swarm_handoff.records import SkillRecord
 from swarm_handoff.termsafe import quoted
 
@@ -183,36 +182,3 @@ def session_warnings(session: Path) -> tuple[Problem, ...]:
             severity=Severity.WARNING,
         ),
     )
-
-
-def preserve(
-    payload: Any,
-    session: Path,
-    version: str,
-    env_config: Path,
-    failures: list[str] | None = None,
-    skip: Mapping[Path, str] | None = None,
-) -> str | None:
-    """Keep a payload that could not be handed off, in the session folder or else the config folder.
-
-    None when neither took it; `failures` (when given) then says, folder by folder, why. A folder in
-    `skip` (one already found locked past the wait, with why) is not tried: its lock is not waited for twice.
-    """
-    suffix = ".yaml" if version == "2.0" else ".json"
-    name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
-    for folder in (session, env_config / "swarm-handoff" / "preserved"):
-        if skip and folder in skip:
-            if failures is not None:
-                failures.append(f"{folder}: {skip[folder]}")
-            continue
-        try:
-            if folder == session and not folder.is_dir():
-                if failures is not None:
-                    failures.append(f"{folder}: not a folder")
-                continue
-            return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
-        except OSError as exc:
-            if failures is not None:
-                failures.append(f"{folder}: {exc.strerror or exc}")
-            continue
-    return None

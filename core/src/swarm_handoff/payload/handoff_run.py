@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +19,8 @@ import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
-from swarm_handoff.payload.handoff_checks import preserve
-from swarm_handoff.payload.io import dump_payload
+from swarm_handoff.payload.io import dump_payload, file_stamp, write_new
+from swarm_handoff.payload.v2 import utc_now
 from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 
@@ -48,6 +49,39 @@ class HandoffOptions:
     expires_in: dt.timedelta | None = None  # `expires_at` is `timestamp` + this; None: DEFAULT_TTL (one hour)
     # with `received`: refuse an unsigned one (or one with an unsigned hop); None: required when a signing key exists
     require_signature: bool | None = None
+
+
+def preserve(
+    payload: Any,
+    session: Path,
+    version: str,
+    env_config: Path,
+    failures: list[str] | None = None,
+    skip: Mapping[Path, str] | None = None,
+) -> str | None:
+    """Keep a payload that could not be handed off, in the session folder or else the config folder.
+
+    None when neither took it; `failures` (when given) then says, folder by folder, why. A folder in
+    `skip` (one already found locked past the wait, with why) is not tried: its lock is not waited for twice.
+    """
+    suffix = ".yaml" if version == "2.0" else ".json"
+    name = f"handoff-payload.failed-{file_stamp(utc_now())}{suffix}"
+    for folder in (session, env_config / "swarm-handoff" / "preserved"):
+        if skip and folder in skip:
+            if failures is not None:
+                failures.append(f"{folder}: {skip[folder]}")
+            continue
+        try:
+            if folder == session and not folder.is_dir():
+                if failures is not None:
+                    failures.append(f"{folder}: not a folder")
+                continue
+            return str(write_new(folder / name, dump_payload(payload, folder / name)))  # its own name, always
+        except OSError as exc:
+            if failures is not None:
+                failures.append(f"{folder}: {exc.strerror or exc}")
+            continue
+    return None
 
 
 class HandoffRun:

@@ -127,7 +127,8 @@ def accept_incoming(
     """
     from swarm_handoff.discovery import discover, make_context
     from swarm_handoff.payload import continuation
-    from swarm_handoff.payload.received import RECEIVED_EXPIRED, refuse, section
+    from swarm_handoff.payload.received import load_received, unsafe_source
+    from swarm_handoff.payload.received_record import RECEIVED_EXPIRED, refuse, section
     from swarm_handoff.payload.unsigned import signature_required
     from swarm_handoff.payload.v2 import utc_now
 
@@ -147,7 +148,7 @@ def accept_incoming(
         raise FileExistsError(str(quarantine))
     try:
         try:
-            received = continuation.load_received(
+            received = load_received(
                 quarantine,
                 host,
                 context.config_dir,
@@ -170,7 +171,7 @@ def accept_incoming(
             target = received.skill
             for name in (source, target):
                 if not _safe(name):
-                    raise continuation.unsafe_source(received, name)
+                    raise unsafe_source(received, name)
             found = discover(context, host)
             record = found.named(target)
             if record is None:

@@ -35,15 +35,16 @@ from swarm_handoff.payload.handoff_checks import by_frontmatter_name, gone_targe
 from swarm_handoff.payload.handoff_checks import check_name as check_name
 from swarm_handoff.payload.handoff_checks import check_session as check_session
 from swarm_handoff.payload.handoff_checks import loop_message as loop_message
-from swarm_handoff.payload.handoff_checks import preserve as preserve
 from swarm_handoff.payload.handoff_checks import session_warnings as session_warnings
 from swarm_handoff.payload.handoff_checks import substitute as substitute
 from swarm_handoff.payload.handoff_run import HANDOFF_FAILED as HANDOFF_FAILED
 from swarm_handoff.payload.handoff_run import HandoffOptions as HandoffOptions
 from swarm_handoff.payload.handoff_run import HandoffRun, fail_safely, unexpected
+from swarm_handoff.payload.handoff_run import preserve as preserve
 from swarm_handoff.payload.handoff_write import HandoffResult as HandoffResult
 from swarm_handoff.payload.handoff_write import write_payload
 from swarm_handoff.payload.health import declared_env, health_error, run_health_check
+from swarm_handoff.payload.received import continuing_source, load_received, unsafe_source
 from swarm_handoff.payload.signing import sign
 from swarm_handoff.payload.unsigned import carried_over, signature_required
 from swarm_handoff.payload.v2 import SOURCE_SKILL, build_v2, stamp, utc_now
@@ -91,9 +92,9 @@ def hand_off(
     context = context or make_context()
     run = HandoffRun(options, context)
     spelling = handoff_spelling(surface)
-    caller = tracing.carried(context.env)  # the caller's trace context, before this hand-off's span starts
+    caller = tracing.trace_context(context.env)  # the caller's trace context, before this hand-off's span starts
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": options.target}
-    with tracing.span("swarm_handoff.handoff", attributes, env=context.env):
+    with tracing.trace_span("swarm_handoff.handoff", attributes, env=context.env):
         try:
             result = _hand_off(run, options, host or get_host(), context, confirm, now, spelling, caller, remote)
         except SwarmError as error:
@@ -195,7 +196,7 @@ def _hand_off(
     received = None
     if options.received is not None:  # checked before anything else is read: it is someone else's file
         required = signature_required(context.config_dir, options.require_signature)
-        received = continuation.load_received(
+        received = load_received(
             options.received,
             host,
             context.config_dir,
@@ -211,9 +212,9 @@ def _hand_off(
         raise gone
     target = record.name  # the folder name: what discovery, the payload and the history use
     if received is not None:
-        source = continuation.continuing_source(received, options.source, ref("source"))
+        source = continuing_source(received, options.source, ref("source"))
         if not SAFE_NAME.match(source):
-            raise continuation.unsafe_source(received, source)
+            raise unsafe_source(received, source)
     else:
         source = options.source or SOURCE_SKILL
     if card_record is not None:
@@ -325,7 +326,7 @@ def _hand_off(
     if named is not None:
         run.payload["handoff"].setdefault("meta", {})["handoff_prompt"] = named
         run.payload = seal(run.payload)
-    # The caller's trace context (`tracing.carried`: the current span's, as the MCP server has it from a
+    # The caller's trace context (`tracing.trace_context`: the current span's, as the MCP server has it from a
     # tool call's `_meta`, else TRACEPARENT/TRACESTATE, OpenTelemetry's carriers to a child process)
     # travels with the work in a v3.0 payload's `tracing.tags`, sealed and signed: one trace follows it.
     if caller and version == "3.0":

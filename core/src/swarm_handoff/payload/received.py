@@ -4,21 +4,29 @@
 and shape limits (the loader), every validator of its version, its integrity (hash and size, the
 checksums of the files it references, any signature). Only a payload that passes all three is used,
 and each refusal is a coded error naming the file; `continuation.py` then builds the next payload.
+The record both work on (`Received`, its refusals, a payload's span id) is in `received_record.py`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import attrs
 
 from swarm_handoff.errors import Problem, Severity, SwarmError
-from swarm_handoff.payload.canonical import span_from_hash
 from swarm_handoff.payload.integrity import examine, untrusted_hint
 from swarm_handoff.payload.names import switched_off
+from swarm_handoff.payload.received_record import (
+    RECEIVED_EXPIRED,
+    RECEIVED_INVALID,
+    RECEIVED_NOT_FOR_SOURCE,
+    RECEIVED_TAMPERED,
+    RECEIVED_UNSEALED,
+    RECEIVED_UNSIGNED,
+    Received,
+    refuse,
+    section,
+    span_id,
+)
 from swarm_handoff.payload.schema import parse_time
 from swarm_handoff.payload.signing import ABSENT
 from swarm_handoff.payload.unsigned import unsigned_hops, unsigned_refusal
@@ -26,57 +34,6 @@ from swarm_handoff.payload.v2 import DEFAULT_TTL, stamp
 from swarm_handoff.payload.validate import read_payload, validate_payload
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.termsafe import quoted
-
-RECEIVED_INVALID = "RECEIVED_PAYLOAD_INVALID"
-RECEIVED_UNSEALED = "RECEIVED_PAYLOAD_UNSEALED"
-RECEIVED_TAMPERED = "RECEIVED_PAYLOAD_TAMPERED"
-RECEIVED_EXPIRED = "RECEIVED_PAYLOAD_EXPIRED"  # a warning: it bounds the hand-off, not the work done since
-RECEIVED_NOT_FOR_SOURCE = "RECEIVED_PAYLOAD_NOT_FOR_SOURCE"
-RECEIVED_UNSIGNED = "RECEIVED_PAYLOAD_UNSIGNED"
-
-
-def span_id(payload: Mapping[str, Any]) -> str | None:
-    """A payload's span id: the first 16 hex digits of its `payload_hash`, or None when it states none."""
-    meta = section(section(payload, "handoff"), "meta")
-    return span_from_hash(meta.get("payload_hash")) or None
-
-
-def section(data: Any, key: str) -> Mapping[str, Any]:
-    """`data[key]` when both are mappings, else empty: a received payload's shape is not trusted."""
-    value = data.get(key) if isinstance(data, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
-
-
-@attrs.frozen(kw_only=True)
-class Received:
-    """A received payload that passed every check, and what continuing from it needs."""
-
-    path: Path
-    payload: dict[str, Any]
-    version: str
-    skill: str  # its target: the skill that now continues the chain
-    chain: tuple[str, ...]
-    span: str
-    problem_type: str
-    warnings: tuple[Problem, ...] = ()
-    signature: str = "absent"  # valid or absent (an invalid one is refused): an absent one is recorded
-    unsigned_hops: tuple[str, ...] = ()  # the earlier hops that continued from an unsigned payload
-
-    @property
-    def handoff(self) -> dict[str, Any]:
-        """The received `handoff` mapping."""
-        return dict(self.payload["handoff"])
-
-
-def refuse(code: str, path: Path, why: str, hint: str, problems: list[str] | None = None) -> SwarmError:
-    """The coded refusal of a received payload: it names the file, and nothing is continued from it."""
-    return SwarmError(
-        code,
-        f"{path}: cannot continue from this payload: {why}",
-        details={"missing_fields": [], "validation_errors": problems or [why], "received_payload": str(path)},
-        hint=hint,
-        recoverable=False,
-    )
 
 
 def load_received(

@@ -8,10 +8,12 @@ and `v2-rules` (what needs the file system or several fields at once).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import re
 import secrets
 import shlex
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,6 +138,17 @@ def new_workflow_id(moment: dt.datetime) -> str:
 def workflow_id_for(session: Path, moment: dt.datetime) -> str:
     """Use the session folder's name when it is a workflow id already (the seed's layout), else make one."""
     return session.name if re.match(WORKFLOW_ID_PATTERN, session.name) else new_workflow_id(moment)
+
+
+def trace_id_for(handoff: Mapping[str, Any]) -> str:
+    """The trace id a v2.0 hand-off carries into v3.0, which v2.0 lacks: a v4-form UUID from its workflow id and time.
+
+    Derived, not drawn, so that converting the same payload twice (or continuing it in v3.0) agrees.
+    """
+    source = handoff.get("source")
+    workflow_id = source.get("workflow_id", "") if isinstance(source, Mapping) else ""
+    seed = f"{workflow_id}|{handoff.get('timestamp', '')}"
+    return str(uuid.UUID(bytes=hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:16], version=4))
 
 
 def count_perspectives(session: Path) -> int:

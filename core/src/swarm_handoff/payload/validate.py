@@ -24,10 +24,11 @@ import attrs
 from swarm_handoff.components import Kind, PayloadValidator
 from swarm_handoff.configdir import config_dir
 from swarm_handoff.errors import ErrorCode, Problem, Severity, SwarmError
+from swarm_handoff.isolation import quiet
 from swarm_handoff.payload.integrity import INTEGRITY_ABSENT, INTEGRITY_MISMATCH, examine
 from swarm_handoff.payload.io import read_payload_file
 from swarm_handoff.payload.schema import MISSING_FIELD, field_of, problem, type_name, version_of
-from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions, quiet
+from swarm_handoff.plugin_checks import BadResult, check_problems, check_versions
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.termsafe import shown
 from swarm_handoff.yamlio import LoadError

@@ -11,22 +11,27 @@ metadata (another part of swarm-handoff reads those); an entry point that yields
 `try`: a pack that fails to import, or whose workflow is invalid, becomes a `Problem` naming its
 distribution, and every other pack still works. Nothing touches `sys.path`, and nothing is loaded
 until a command asks for workflows.
+
+The registry sits below the plugin host and never reaches for it: the loader's controls (which
+packs to import) come from the caller, who passes the host's settings (`get_host().env`), the one
+set for plugins and packs alike. Without settings it reads the process environment, as
+`plugins.build_host()` does.
 """
 
 from __future__ import annotations
 
+import os
 import types
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from swarm_handoff.entrypoints import dist_of
+from swarm_handoff.entrypoint_records import dist_of
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.isolation import quiet
 from swarm_handoff.loader import Candidate, load_one
 from swarm_handoff.pack_entries import entry_points as pack_entry_points  # the one loader's controls apply
-from swarm_handoff.plugin_checks import quiet
-from swarm_handoff.plugins import get_host
 from swarm_handoff.workflow.model import Workflow
 
 WORKFLOW_ATTRIBUTE = "WORKFLOW"
@@ -103,10 +108,16 @@ def _workflow_of(loaded: Any, attr: str | None) -> tuple[Workflow | None, str | 
     return None, None
 
 
-def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry:
-    """Load every skill entry point on its own and collect the workflows and the problems."""
+def load_registry(
+    entry_points: Iterable[Any] | None = None, *, env: Mapping[str, str] | None = None
+) -> WorkflowRegistry:
+    """Load every skill entry point on its own and collect the workflows and the problems.
+
+    `env` holds the loader's controls: pass the plugin host's (`host.env`), so that packs obey the
+    settings plugins do; without it, the process environment (the host's default too).
+    """
     if entry_points is None:
-        entry_points = list(pack_entry_points(get_host().env))
+        entry_points = list(pack_entry_points(os.environ if env is None else env))
     found: dict[str, RegisteredWorkflow] = {}
     problems: list[Problem] = []
     skipped: list[str] = []
@@ -164,11 +175,11 @@ def load_registry(entry_points: Iterable[Any] | None = None) -> WorkflowRegistry
 _REGISTRY: WorkflowRegistry | None = None
 
 
-def get_registry() -> WorkflowRegistry:
-    """Return the process-wide registry, loading the entry points on first use."""
+def get_registry(env: Mapping[str, str] | None = None) -> WorkflowRegistry:
+    """Return the process-wide registry, loading the entry points on first use under `env` (the host's settings)."""
     global _REGISTRY
     if _REGISTRY is None:
-        _REGISTRY = load_registry()
+        _REGISTRY = load_registry(env=env)
     return _REGISTRY
 
 

@@ -24,6 +24,7 @@ import attrs
 
 from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import ErrorCode, SwarmError
+from swarm_handoff.plugins import get_host
 from swarm_handoff.workflow.registry import get_registry
 from swarm_handoff.yamlio import LoadError, read_text
 
@@ -191,11 +192,10 @@ class SessionResources:
     # 4. workflows -----------------------------------------------------------------------------
 
     def workflow(self, name: str) -> Workflow:
-        """Return another registered workflow by name."""
+        """Return another registered workflow by name (by default from the registry, under the host's settings)."""
         if self.find_workflow is not None:
             return self.find_workflow(name)
-
-        return get_registry().get(name)
+        return get_registry(get_host().env).get(name)
 
     # 5. step data -----------------------------------------------------------------------------
 

@@ -17,15 +17,17 @@ import attrs
 from swarm_handoff.api import SwarmError, UsageError
 
 TOKEN_ENV = "SWARM_HANDOFF_A2A_TOKEN"
-SCHEMES = ("bearer", "api-key")
+AUTH_SCHEMES = ("bearer", "api-key")  # how a token is presented (not URL schemes: `transport.SCHEMES`)
 A2A_AUTH_SECRET = "A2A_AUTH_SECRET"  # the token's variable or file is missing, empty or unreadable
 MAX_TOKEN_FILE_BYTES = 4096
 
 
 def checked_scheme(scheme: str) -> str:
-    """The scheme when it is one of SCHEMES, else a usage error naming the choices."""
-    if scheme not in SCHEMES:
-        raise UsageError(f"--auth-scheme {scheme!r} is not one of {', '.join(SCHEMES)}", hint="--auth-scheme bearer")
+    """The scheme when it is one of AUTH_SCHEMES, else a usage error naming the choices."""
+    if scheme not in AUTH_SCHEMES:
+        raise UsageError(
+            f"--auth-scheme {scheme!r} is not one of {', '.join(AUTH_SCHEMES)}", hint="--auth-scheme bearer"
+        )
     return scheme
 
 

@@ -15,16 +15,16 @@ The extension's `params` in the card say `payload_versions`, `max_payload_bytes`
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from a2a.types import Message, Part, Role
+from a2a.types import AgentCard, Message, Part, Role
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Value
 
+from swarm_handoff.api import TRACEPARENT as W3C_TRACEPARENT  # the core's parser: anything else is dropped
 from swarm_handoff.api import escape_controls
 from swarm_handoff_a2a.ids import EXTENSION_URI as EXTENSION_URI
 from swarm_handoff_a2a.ids import task_id_for as task_id_for
@@ -41,7 +41,6 @@ _CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
 # The message's own target and hash only label spans (the checked payload decides); a sender's
 # say-so is cut to this length, its control characters escaped, before it reaches a trace exporter.
 MAX_LABEL_CHARS = 200
-TRACEPARENT_FORM = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")  # anything else is dropped on arrival
 
 
 @attrs.frozen
@@ -99,7 +98,7 @@ def carried_payload(message: Message | None) -> CarriedPayload | None:
                 text=text,
                 payload_hash=_label(stated),
                 target=_label(target),
-                traceparent=parent if isinstance(parent, str) and TRACEPARENT_FORM.match(parent) else None,
+                traceparent=parent if isinstance(parent, str) and W3C_TRACEPARENT.match(parent) else None,
             )
     return None
 
@@ -131,3 +130,17 @@ def skill_handoff(params: Mapping[str, Any], skill_id: str) -> dict[str, Any]:
             if all(texts):
                 found[name] = texts
     return found
+
+
+def declares_extension(card: AgentCard) -> bool:
+    """Whether the card declares the swarm-handoff extension (a host that can check our payloads)."""
+    return any(ext.uri == EXTENSION_URI for ext in card.capabilities.extensions)
+
+
+def extension_params(card: AgentCard) -> dict[str, Any]:
+    """The params of our extension in the card ({} when it has none)."""
+    for ext in card.capabilities.extensions:
+        if ext.uri == EXTENSION_URI and ext.HasField("params"):
+            params = MessageToDict(ext.params)
+            return params if isinstance(params, dict) else {}
+    return {}

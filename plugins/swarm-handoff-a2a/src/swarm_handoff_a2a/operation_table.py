@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm_handoff.api import Group, Operation, Param
-from swarm_handoff_a2a.auth import SCHEMES, TOKEN_ENV
+from swarm_handoff_a2a.auth import AUTH_SCHEMES, TOKEN_ENV
 
 DOCS = "docs/a2a.md"
 MAX_ATTEMPTS = 100  # connection attempts of one send: `--attempts` here, SWARM_HANDOFF_A2A_ATTEMPTS in `transport`
@@ -41,7 +41,7 @@ _SCHEME = Param(
     str,
     "How the token is presented: bearer (Authorization: Bearer) or api-key (an X-API-Key header).",
     default="bearer",
-    choices=SCHEMES,
+    choices=AUTH_SCHEMES,
 )
 
 OPERATIONS = (

@@ -8,7 +8,9 @@ answers) are retried with exponential backoff up to a bound; a retry is the same
 task id the receiver derives from the payload's text, so it never makes a second task. The
 outcome (remote task id and state, or why it was not delivered) is recorded in the local history
 (`remote_tasks`, keyed by payload hash and URL). `remote_skills` lists a host's accepting skills
-from its card; `remote_status` asks for a hand-off's task state and records it.
+from its card; `remote_status` asks for a hand-off's task state and records it. Every host is read
+through `bounded.py` (the card and every answer bounded), and a card's skills are read as the card
+cache reads them (`cardcache.skills_of`).
 """
 
 from __future__ import annotations
@@ -16,20 +18,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import ssl
-import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import attrs
 import httpx
 from a2a.client import ClientConfig, ClientFactory
-from a2a.client.card_resolver import parse_agent_card
 from a2a.client.errors import A2AClientError, AgentCardResolutionError
 from a2a.types import AgentCard, GetTaskRequest, SendMessageRequest, Task, TaskState
-from google.protobuf.json_format import MessageToDict, ParseError
+from google.protobuf.json_format import MessageToDict
 
 from swarm_handoff.api import (
     LoadError,
@@ -42,19 +40,21 @@ from swarm_handoff.api import (
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, EXTENSION_URI, payload_message, skill_handoff, task_id_for
+from swarm_handoff_a2a.bounded import BoundedTransport, CardRefused, read_card, retryable, tls_verification
+from swarm_handoff_a2a.cardcache import RemoteSkills, skills_of
+from swarm_handoff_a2a.extension import (
+    ERROR_MEDIA_TYPE,
+    EXTENSION_URI,
+    declares_extension,
+    payload_message,
+    task_id_for,
+)
 
 A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
 A2A_NO_EXTENSION = "A2A_NO_EXTENSION"  # the remote host does not declare the swarm-handoff extension
 A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is not a task
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
-_RETRYABLE_STATUS = {429, 502, 503, 504}
-MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
-MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
-CARD_READ_S = 60.0  # a card that takes longer to arrive (a host dribbling bytes) is refused
-MAX_REPLY_BYTES = 8 * 1024 * 1024  # any answer of a host while sending (a task is a few KiB): cut past this
-REPLY_READ_S = 120.0  # ... or once it has taken this long to arrive (a host dribbling bytes)
 
 
 @attrs.frozen(kw_only=True)
@@ -86,22 +86,6 @@ class SendResult:
     attempts: int
     error: dict[str, Any] | None = None
     warnings: tuple[str, ...] = ()
-
-    def to_data(self) -> dict[str, Any]:
-        """Give the JSON-ready form."""
-        return attrs.asdict(self)
-
-
-@attrs.frozen(kw_only=True)
-class RemoteSkills:
-    """A remote host's card as `discover --remote` shows it: its skills and whether it takes our payloads."""
-
-    url: str
-    name: str
-    skills: tuple[dict[str, Any], ...]
-    extension: bool
-    cache_control: str | None = None
-    etag: str | None = None
 
     def to_data(self) -> dict[str, Any]:
         """Give the JSON-ready form."""
@@ -144,153 +128,6 @@ def _payload_text(payload_or_path: str | Path | Mapping[str, Any]) -> tuple[str,
     return text, data
 
 
-def tls_verification(url: str) -> ssl.SSLContext | bool:
-    """httpx's `verify` for a client of `url`: the system's CA bundle for https; for plain http, trust in nothing.
-
-    httpx loads the bundle for every client, TLS or not: about 100 ms of each send on loopback. A
-    plain-http host needs none, and a context that trusts no authority makes a redirect to https
-    fail closed rather than go unverified.
-    """
-    if urlsplit(url).scheme.lower() != "http":
-        return True
-    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, and trusts no authority: no bundle is read
-
-
-def _retryable(exc: BaseException) -> bool:
-    """Whether a failure is the connection's (worth retrying), not an answer."""
-    seen: BaseException | None = exc
-    for _ in range(6):
-        if seen is None:
-            return False
-        if isinstance(seen, (httpx.TransportError, ConnectionError, asyncio.TimeoutError)):
-            return True
-        if isinstance(seen, httpx.HTTPStatusError) and seen.response.status_code in _RETRYABLE_STATUS:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    text = str(exc)
-    return any(f" {code}" in text or f"({code}" in text for code in ("429", "502", "503", "504"))
-
-
-class CardRefused(ValueError):
-    """A card too large, too slow to arrive or too deep to read: refused, never parsed whole."""
-
-
-class CardBody:
-    """A card's bytes as they arrive, refused past `MAX_CARD_BYTES`, `CARD_READ_S` or `MAX_CARD_SKILLS` (bounded)."""
-
-    def __init__(self, declared: str | None) -> None:
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.until = time.monotonic() + CARD_READ_S
-        if declared and declared.isdigit() and int(declared) > MAX_CARD_BYTES:
-            raise CardRefused(f"the agent card is {declared} bytes, more than {MAX_CARD_BYTES}")
-
-    def add(self, chunk: bytes) -> None:
-        """Take one chunk; refuse the card once it is too large or has taken too long."""
-        self.size += len(chunk)
-        if self.size > MAX_CARD_BYTES:
-            raise CardRefused(f"the agent card is more than {MAX_CARD_BYTES} bytes")
-        if time.monotonic() > self.until:
-            raise CardRefused(f"the agent card took more than {CARD_READ_S:g} s to arrive")
-        self.chunks.append(chunk)
-
-    def card(self) -> AgentCard:
-        """The card these bytes hold; one nested deeper than the readers go is refused, not a traceback."""
-        try:
-            card = parse_agent_card(json.loads(b"".join(self.chunks)))
-        except (RecursionError, ParseError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
-            raise CardRefused(f"the agent card cannot be read: {type(exc).__name__}: {str(exc)[:200]}") from None
-        if len(card.skills) > MAX_CARD_SKILLS:
-            raise CardRefused(f"the agent card lists {len(card.skills)} skills, more than {MAX_CARD_SKILLS} skills")
-        return card
-
-
-class ReplyTooLarge(httpx.DecodingError):
-    """A host's answer over MAX_REPLY_BYTES or REPLY_READ_S: cut while it arrives (an answer: never retried)."""
-
-
-class _BoundedBody(httpx.AsyncByteStream):
-    """A response body that stops at MAX_REPLY_BYTES or REPLY_READ_S instead of being read to its end."""
-
-    def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request) -> None:
-        self.inner = inner
-        self.request = request
-        self.until = time.monotonic() + REPLY_READ_S
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self.inner:
-            seen += len(chunk)
-            if seen > MAX_REPLY_BYTES:
-                raise ReplyTooLarge(f"the host's reply is more than {MAX_REPLY_BYTES} bytes", request=self.request)
-            if time.monotonic() > self.until:
-                raise ReplyTooLarge(f"the host's reply took more than {REPLY_READ_S:g} s", request=self.request)
-            yield chunk
-
-    async def aclose(self) -> None:
-        """Close the connection's body."""
-        await self.inner.aclose()
-
-
-class BoundedTransport(httpx.AsyncBaseTransport):
-    """httpx's transport with every response body bounded: the SDK's client reads whole replies."""
-
-    def __init__(self, verify: ssl.SSLContext | bool) -> None:
-        self.inner = httpx.AsyncHTTPTransport(verify=verify)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Send through httpx; hand back the response with its body bounded."""
-        response = await self.inner.handle_async_request(request)
-        body = response.stream
-        if not isinstance(body, httpx.AsyncByteStream):  # httpx's async transport always gives one
-            raise TypeError(f"an async transport answered with a {type(body).__name__}")
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=_BoundedBody(body, request),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        """Close the pooled connections."""
-        await self.inner.aclose()
-
-
-async def _card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx.Headers]:
-    from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
-
-    # Asked uncompressed and read raw: a compressed card is no card (no decompression bomb to bound).
-    where = url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
-    async with http.stream("GET", where, headers={"Accept-Encoding": "identity"}) as response:
-        response.raise_for_status()
-        body = CardBody(response.headers.get("content-length"))
-        async for chunk in response.aiter_raw():
-            body.add(chunk)
-    return body.card(), response.headers
-
-
-async def fetch_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> AgentCard:
-    """A host's agent card, read bounded (size, time, depth) and parsed with the SDK's parser."""
-    async with httpx.AsyncClient(
-        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
-    ) as http:
-        card, _headers = await _card(http, url)
-        return card
-
-
-def _declares_extension(card: AgentCard) -> bool:
-    return any(ext.uri == EXTENSION_URI for ext in card.capabilities.extensions)
-
-
-def _extension_params(card: AgentCard) -> dict[str, Any]:
-    """The params of our extension in the card ({} when it has none)."""
-    for ext in card.capabilities.extensions:
-        if ext.uri == EXTENSION_URI and ext.HasField("params"):
-            params = MessageToDict(ext.params)
-            return params if isinstance(params, dict) else {}
-    return {}
-
-
 def _error_of(task: Task) -> dict[str, Any] | None:
     """swarm-handoff's structured error in a REJECTED task's status message, else its text."""
     for part in task.status.message.parts:
@@ -312,8 +149,9 @@ async def send_async(
     timeout: float = 30.0,
     config_dir: Path | None = None,
     record: bool = True,
+    card: AgentCard | None = None,
 ) -> SendResult:
-    """Send one payload to the receiving host at `url` (see `send`)."""
+    """Send one payload to the receiving host at `url` (see `send`); `card`: the host's card, already read."""
     text, payload = _payload_text(payload_or_path)
     handoff = payload["handoff"]
     stated = str(handoff["meta"]["payload_hash"])
@@ -333,7 +171,7 @@ async def send_async(
         "swarm_handoff.payload_hash": stated,
     }
     with tracing.span("swarm_handoff.send", attributes, parent=parent) as current:
-        result = await _deliver(text, stated, url, target, credentials or Credentials(), retry, timeout)
+        result = await _deliver(text, stated, url, target, credentials or Credentials(), retry, timeout, card)
         if result.error:
             tracing.mark_error(current, str(result.error.get("code")), str(result.error.get("message")))
     if record:
@@ -342,7 +180,14 @@ async def send_async(
 
 
 async def _deliver(
-    text: str, stated: str, url: str, target: str, credentials: Credentials, retry: Retry, timeout: float
+    text: str,
+    stated: str,
+    url: str,
+    target: str,
+    credentials: Credentials,
+    retry: Retry,
+    timeout: float,
+    known: AgentCard | None,
 ) -> SendResult:
     headers = {**credentials.headers(), "A2A-Extensions": EXTENSION_URI}
     waits = iter(retry.waits())
@@ -364,15 +209,17 @@ async def _deliver(
 
     bounded = BoundedTransport(tls_verification(url))
     async with httpx.AsyncClient(timeout=timeout, headers=headers, transport=bounded) as http:
-        card: AgentCard | None = None
+        card, checked = known, False
         while True:
             attempts += 1
             try:
                 if card is None:
-                    card, _headers = await _card(http, url)
+                    card, _headers = await read_card(http, url)
+                if not checked:  # a card handed in is checked as one read here is
                     problem = _check_card(card, url, target)
                     if problem is not None:
                         return outcome(None, "undelivered", problem)
+                    checked = True
                 client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
                 async for response in client.send_message(SendMessageRequest(message=message)):
                     if response.HasField("task"):
@@ -390,7 +237,7 @@ async def _deliver(
                 asyncio.TimeoutError,
             ) as exc:
                 last = exc
-                if not _retryable(exc):
+                if not retryable(exc):
                     refused = {
                         "code": A2A_REMOTE_ERROR,
                         "message": f"{type(exc).__name__}: {exc}"[:500],
@@ -411,7 +258,7 @@ async def _deliver(
 
 def _check_card(card: AgentCard, url: str, target: str) -> dict[str, Any] | None:
     """Refuse a host that does not take our payloads, or lacks the target skill (with the closest names)."""
-    if not _declares_extension(card):
+    if not declares_extension(card):
         return {
             "code": A2A_NO_EXTENSION,
             "message": f"{url} ({card.name}) does not declare the swarm-handoff extension {EXTENSION_URI}; "
@@ -473,32 +320,8 @@ async def remote_skills_async(
     async with httpx.AsyncClient(
         timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
     ) as http:
-        card, headers = await _card(http, url)
+        card, headers = await read_card(http, url)
     return skills_of(url, card, headers)
-
-
-def skills_of(url: str, card: AgentCard, headers: Mapping[str, str]) -> RemoteSkills:
-    """A card as `RemoteSkills`: its skills, whether it declares our extension, its caching headers."""
-    params = _extension_params(card)
-    skills = tuple(
-        {
-            "id": s.id,
-            "name": s.name,
-            "description": s.description,
-            "tags": list(s.tags),
-            "examples": list(s.examples),
-            "handoff": skill_handoff(params, s.id),
-        }
-        for s in card.skills
-    )
-    return RemoteSkills(
-        url=url,
-        name=card.name,
-        skills=skills,
-        extension=_declares_extension(card),
-        cache_control=headers.get("cache-control"),
-        etag=headers.get("etag"),
-    )
 
 
 def remote_skills(url: str, **options: Any) -> RemoteSkills:
@@ -521,7 +344,7 @@ async def remote_status_async(
         headers=(credentials or Credentials()).headers(),
         transport=BoundedTransport(tls_verification(url)),
     ) as http:
-        card, _headers = await _card(http, url)
+        card, _headers = await read_card(http, url)
         client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
         task = await client.get_task(GetTaskRequest(id=task_id))
     state = _state(task.status.state)

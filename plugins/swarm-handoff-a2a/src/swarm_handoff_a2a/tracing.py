@@ -14,14 +14,11 @@ an A2A host a process "in use" for it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from swarm_handoff.api import trace_context, trace_span
-
-_TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}\Z")
+from swarm_handoff.api import TRACEPARENT, trace_context, trace_span
 
 
 def _otel() -> Any:
@@ -40,15 +37,14 @@ def chain_traceparent(payload: Mapping[str, Any]) -> str | None:
     tracing = handoff.get("tracing")
     tags = tracing.get("tags") if isinstance(tracing, Mapping) else None
     stated = tags.get("traceparent") if isinstance(tags, Mapping) else None
-    if isinstance(stated, str) and _TRACEPARENT.match(stated):
+    if isinstance(stated, str) and TRACEPARENT.match(stated):
         return stated
     trace_id = str(handoff.get("trace_id", "")).replace("-", "").lower()
     meta = handoff.get("meta")
     digest = meta.get("payload_hash") if isinstance(meta, Mapping) else None
     span = str(digest).removeprefix("sha256:")[:16] if isinstance(digest, str) else ""
-    if re.fullmatch(r"[0-9a-f]{32}", trace_id) and re.fullmatch(r"[0-9a-f]{16}", span) and set(trace_id) != {"0"}:
-        return f"00-{trace_id}-{span}-01"
-    return None
+    derived = f"00-{trace_id}-{span}-01"
+    return derived if TRACEPARENT.match(derived) else None
 
 
 @contextmanager
@@ -57,7 +53,7 @@ def span(name: str, attributes: Mapping[str, Any] | None = None, *, parent: str 
     if _otel() is None:
         yield None
         return
-    with trace_span(name, attributes, parent=parent if parent and _TRACEPARENT.match(parent) else None) as now:
+    with trace_span(name, attributes, parent=parent if parent and TRACEPARENT.match(parent) else None) as now:
         yield now
 
 
@@ -66,7 +62,7 @@ def current_traceparent() -> str | None:
     if _otel() is None:
         return None
     value = trace_context({}).get("traceparent")  # no environment: only a span current here counts
-    return value if value and _TRACEPARENT.match(value) else None
+    return value if value and TRACEPARENT.match(value) else None
 
 
 def mark_error(current: Any, code: str, message: str) -> None:

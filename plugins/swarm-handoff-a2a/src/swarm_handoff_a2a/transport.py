@@ -1,7 +1,7 @@
 """The A2A transport: what the core's `handoff TARGET --to URL` and `ack` reach through `swarm_handoff_transports`.
 
 Registered under the `http` and `https` schemes. `skills` reads the host's agent card (bounded
-retries, like a send); `send` is `sender.send` (card read, did-you-mean, bounded retries, the
+retries, like a send); `send` is `sender.send` (by the card `skills` read, bounded retries, the
 remote task recorded in the local history); `acknowledged` moves the A2A task of a payload this
 host received over A2A (COMPLETED on `success`, FAILED on `failure`). Nothing here imports the A2A
 SDK at import time, and `acknowledged` pays for it only when the payload's task is in this host's
@@ -32,7 +32,8 @@ from swarm_handoff_a2a.operation_table import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
     from swarm_handoff_a2a.auth import Credentials
-    from swarm_handoff_a2a.sender import RemoteSkills, Retry
+    from swarm_handoff_a2a.cardcache import ReadCard
+    from swarm_handoff_a2a.sender import Retry
 
 SCHEMES = ("http", "https")
 TOKEN_FILE_ENV = "SWARM_HANDOFF_A2A_TOKEN_FILE"
@@ -64,11 +65,20 @@ def retry() -> Retry:
 
 
 class A2ATransport:
-    """Sends hand-offs over A2A to `http(s)://` hosts, and moves a received hand-off's task on `ack`."""
+    """Sends hand-offs over A2A to `http(s)://` hosts, and moves a received hand-off's task on `ack`.
+
+    The card `skills` read is kept until `send` to the same URL takes it (one slot, the last URL):
+    `handoff --to` sends by the card its target was checked against, and asks the host once.
+    """
+
+    def __init__(self) -> None:
+        self._checked: tuple[str, dict[str, Any]] | None = None
 
     def skills(self, url: str) -> Sequence[RemoteSkill]:
         """The skills the host's agent card lists (a host without our extension is refused: it cannot verify)."""
-        found = self.card(url)
+        read = self.read(url)
+        self._checked = (url, read.document)
+        found = read.skills
         if not found.extension:
             from swarm_handoff_a2a.sender import A2A_NO_EXTENSION
 
@@ -80,32 +90,38 @@ class A2ATransport:
             )
         return tuple(_remote_skill(s) for s in found.skills)
 
-    def card(self, url: str) -> RemoteSkills:
+    def read(self, url: str) -> ReadCard:
         """The host's card (cached as its headers say, `cardcache.py`), connections retried up to the bound."""
         import httpx
         from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
-        from swarm_handoff_a2a.cardcache import cached_card
+        from swarm_handoff_a2a.bounded import retryable
+        from swarm_handoff_a2a.cardcache import read_card
         from swarm_handoff_a2a.commands import _remote_failure
-        from swarm_handoff_a2a.sender import _retryable
 
         bound = retry()
         waits = iter(bound.waits())
         creds = credentials()
         while True:
             try:
-                return cached_card(url, credentials=creds)
+                return read_card(url, credentials=creds)
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
-                wait = next(waits, None) if _retryable(exc) else None
+                wait = next(waits, None) if retryable(exc) else None
                 if wait is None:
                     raise _remote_failure(url, exc) from None
                 time.sleep(wait)
 
     def send(self, payload: Path, url: str, target: str) -> RemoteDelivery:
         """Send the payload file (recorded in the local history's remote tasks); the outcome, never a raise."""
+        from swarm_handoff_a2a.bounded import CardRefused, parse_card
         from swarm_handoff_a2a.sender import send
 
-        result = send(payload, url, target, credentials=credentials(), retry=retry())
+        checked, self._checked = self._checked, None
+        card = None
+        if checked is not None and checked[0] == url:
+            with contextlib.suppress(CardRefused):  # a kept card that no longer reads: `send` asks the host
+                card = parse_card(checked[1])
+        result = send(payload, url, target, credentials=credentials(), retry=retry(), card=card)
         return RemoteDelivery(
             url=result.url,
             target=result.target,

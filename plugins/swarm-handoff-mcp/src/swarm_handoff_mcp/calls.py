@@ -108,6 +108,7 @@ def rank_tool(call: Call) -> Document:
         discover,
         make_context,
         rank,
+        rank_candidates,
         recorded_history,
         synthesis_or_request,
     )
@@ -121,11 +122,9 @@ def rank_tool(call: Call) -> Document:
     request = RankingRequest(synthesis=synthesis, chain=chain, history=recorded_history())
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
-    records = found.workflows
-    if call.args.get("include_undeclared") or words is not None:  # a request in words: every skill is a candidate
-        from swarm_handoff.api import with_undeclared
-
-        records = tuple(with_undeclared(found))
+    records = rank_candidates(
+        found, include_undeclared=bool(call.args.get("include_undeclared")), in_words=words is not None
+    )
     scorer = call.args.get("scorer")
     if scorer is None and words is not None:
         scorer = choose_scorer(records, call.host, in_words=True)
@@ -242,7 +241,7 @@ def workflow_step_tool(call: Call) -> Document:
     """Show a workflow step as `workflow step`, so an agent follows a workflow without a shell."""
     from swarm_handoff.api import SessionResources, coerce_state, get_registry, render_step
 
-    registry = get_registry()
+    registry = get_registry(call.host.env)  # packs under the server's host's settings, as plugins
     workflow = registry.get(call.args["skill"])
     state = {str(k): coerce_state(str(v)) for k, v in call.args.get("state", {}).items()}
     params = {str(k): str(v) for k, v in call.args.get("params", {}).items()}
