@@ -104,6 +104,34 @@ def test_a_raising_hook_keeps_nothing_and_the_rest_still_works(register_plugin: 
     assert [f.code for f in swarm_host.failures] == ["PLUGIN_HOOK_FAILED"]
 
 
+def test_a_declared_maximum_bounds_the_option_on_the_command_line(register_plugin: Any, swarm_cli: Any) -> None:
+    """`Param(maximum=)` is one declaration: the command line refuses a number above it, naming the range."""
+    seen: list[int] = []
+
+    def body(host: Any, *, count: int) -> Any:
+        seen.append(count)
+        return host.report()
+
+    class Counted:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(Group("tools", "Plugin tools.", ("swarm-handoff tools count",), "docs/hooks.md"))
+            register(
+                Operation(
+                    "tools count", "Count.", (Param("count", int, "How many.", default=1, minimum=1, maximum=5),), body
+                )
+            )
+
+    register_plugin(Counted(), "counted")
+    refused = swarm_cli("tools", "count", "--count", "6")
+    assert refused.exit_code == 2
+    assert "--count" in refused.stderr
+    assert "1<=x<=5" in refused.stderr
+    assert seen == []
+    assert swarm_cli("tools", "count", "--count", "5", "-f", "json").exit_code == 0
+    assert seen == [5]
+
+
 def test_an_operation_offered_over_mcp_is_a_tool_of_its_own_name_unless_it_names_one() -> None:
     """`mcp=True` offers the command under its name (`workflow step` as `workflow_step`); `tool=` still names one."""
     assert Operation("workflow step", "S.", (), "m:f", mcp=True).tool == "workflow_step"

@@ -54,3 +54,17 @@ def test_a_killed_child_costs_time_not_results() -> None:
     done = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [x + 1 for x in range(7)]
+
+
+def test_a_number_of_jobs_above_the_cap_is_capped_with_a_warning_naming_the_variable(capsys):
+    """`SWARM_HANDOFF_JOBS=100000` would fork that many children (a pipe each): capped, and said once."""
+    parallel._warned_jobs.clear()
+    assert parallel.jobs_from({parallel.ENV_JOBS: str(parallel.MAX_SET_JOBS)}) == parallel.MAX_SET_JOBS
+    assert capsys.readouterr().err == ""
+    assert parallel.jobs_from({parallel.ENV_JOBS: "100000"}) == parallel.MAX_SET_JOBS
+    assert parallel.jobs_from({parallel.ENV_JOBS: "100000"}) == parallel.MAX_SET_JOBS
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"SWARM_HANDOFF_JOBS=100000 is more than {parallel.MAX_SET_JOBS}" in err
+    assert parallel.jobs_from({parallel.ENV_JOBS: "9" * 5000}) == parallel.MAX_SET_JOBS  # no int() of a huge text
+    assert len(capsys.readouterr().err) < 300

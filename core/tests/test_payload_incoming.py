@@ -254,3 +254,167 @@ def test_a_session_root_others_may_write_is_refused_and_nothing_is_written(world
     assert "chmod 700" in (caught.value.hint or "")
     assert files_under(root) == []
     assert history_rows(world["receiver"]) == []
+
+
+def test_a_write_that_fails_records_nothing_and_a_redelivery_takes_it_in(world, monkeypatch):
+    """Row and file agree: a payload the disk would not take leaves no "received" row for a missing file."""
+    import errno
+
+    from swarm_handoff import safefs
+
+    text = sent(world)
+    working = safefs.create_new
+
+    def full(path, data, **options):
+        if Path(path).parent.name == "handoffs":  # the accepted payload's name, not the quarantine copy
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return working(path, data, **options)
+
+    monkeypatch.setattr(safefs, "create_new", full)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert caught.value.recoverable
+    assert "No space left on device" in caught.value.message
+    assert str(world["inbox"].resolve()) not in caught.value.message  # the receiver's folders stay its own
+    assert history_rows(world["receiver"]) == []
+    assert files_under(world["inbox"]) == []
+    monkeypatch.setattr(safefs, "create_new", working)
+    again = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert not again.already
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(again.payload_hash, "received")]
+    assert files_under(world["inbox"]) == [again.path]
+
+
+def test_two_receivers_of_one_payload_at_once_keep_row_and_file_together(world, monkeypatch):
+    """The first one's record fails while the second takes the same payload in: one row, one file, both there.
+
+    The second receiver runs while the first is between writing the file and recording it; the first
+    then fails and undoes its file. Row and file are decided under the session folder's lock, so the
+    second waits for that and takes the payload in whole, instead of recording a file that the first
+    removes.
+    """
+    import threading
+
+    from swarm_handoff import safefs
+    from swarm_handoff.payload import incoming
+
+    text = sent(world)
+    record = incoming._record_once
+    lock = safefs.locked
+    second_there = threading.Event()  # the second is waiting for the lock, or (without one) done
+    first = threading.get_ident()
+    results: list[object] = []
+
+    def take_second() -> None:
+        try:
+            results.append(accept_incoming(text, world["inbox"], context=world["receiver"]))
+        except SwarmError as error:  # pragma: no cover - reported by the assertion below
+            results.append(error)
+        finally:
+            second_there.set()
+
+    def watched_lock(folder):
+        if threading.get_ident() != first:
+            second_there.set()
+        return lock(folder)
+
+    def failing_record(*args, **kwargs):
+        if threading.get_ident() != first:
+            return record(*args, **kwargs)
+        second.start()
+        second_there.wait()
+        raise SwarmError("HISTORY_UNAVAILABLE", "the history went away", recoverable=True)
+
+    second = threading.Thread(target=take_second)
+    monkeypatch.setattr(safefs, "locked", watched_lock)
+    monkeypatch.setattr(incoming, "_record_once", failing_record)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    second.join()
+    assert caught.value.code == "HISTORY_UNAVAILABLE"
+    (taken,) = results
+    assert isinstance(taken, incoming.Incoming)
+    assert not taken.already
+    assert taken.path.read_text(encoding="utf-8") == text
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(taken.payload_hash, "received")]
+    assert files_under(world["inbox"]) == [taken.path]
+
+
+def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_wrote_it(world):
+    """Receivers in two containers sharing a root: the other one's files look stopped here, so only age clears them."""
+    import subprocess
+    import sys
+    import time
+
+    from swarm_handoff import safefs
+    from swarm_handoff.payload.incoming import INBOX, clear_leftovers
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    gone, ours = child.pid, safefs.machine_identity()
+    other = "0" * 8 if ours != "0" * 8 else "1" * 8
+    root = world["inbox"]
+    session = root / "a2a-0123456789abcdef" / "handoffs"
+    for folder in (root / INBOX, session):
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def put(path: Path, age: float) -> Path:
+        path.write_text("{}", encoding="utf-8")
+        then = time.time() - age
+        os.utime(path, (then, then))
+        return path
+
+    hour = 3600.0
+    old = safefs.MAX_TEMP_AGE_S + hour
+    cleared = [
+        put(root / INBOX / f"{gone}-{ours}-{'a' * 16}-{'b' * 8}.json", hour),  # this machine's, its writer gone
+        put(session / f".x.json.{gone}-{ours}.{'c' * 12}.tmp", hour),
+        put(root / INBOX / f"{gone}-{other}-{'d' * 16}-{'e' * 8}.json", old),  # another's, past the age bound
+        put(session / f".x.json.{gone}-{other}.{'f' * 12}.tmp", old),
+    ]
+    kept = [
+        put(root / INBOX / f"{gone}-{other}-{'1' * 16}-{'2' * 8}.json", hour),  # another's: a pid proves nothing
+        put(session / f".x.json.{gone}-{other}.{'3' * 12}.tmp", hour),
+        put(root / INBOX / f"{os.getpid()}-{other}-{'4' * 16}-{'5' * 8}.json", hour),  # our pid number, not us
+    ]
+    assert sorted(clear_leftovers(root, started=time.time())) == sorted(cleared)
+    assert [p for p in kept if not p.exists()] == []
+
+
+def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
+    """What the receiver writes while it checks carries the identity that `clear_leftovers` judges it by."""
+    from swarm_handoff import safefs
+    from swarm_handoff.payload import incoming
+
+    seen: list[str] = []
+    working = safefs.create_new
+
+    def watched(path, data, **options):
+        seen.append(Path(path).name)
+        return working(path, data, **options)
+
+    monkeypatch.setattr(safefs, "create_new", watched)
+    accept_incoming(sent(world), world["inbox"], context=world["receiver"])
+    quarantine = seen[0]
+    assert quarantine.startswith(f"{os.getpid()}-{safefs.machine_identity()}-")
+    assert incoming._quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
+
+
+def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(world, monkeypatch):
+    """Another writer kept the folder locked: SESSION_BUSY, recoverable, without the receiver's paths; nothing kept."""
+    from swarm_handoff import safefs
+
+    text = sent(world)
+
+    def held(folder):
+        raise safefs.FolderBusy(str(folder), [4242], 0.5)
+
+    monkeypatch.setattr(safefs, "locked", held)
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "SESSION_BUSY"
+    assert caught.value.recoverable
+    assert str(world["inbox"].resolve()) not in caught.value.message
+    assert history_rows(world["receiver"]) == []
+    assert files_under(world["inbox"]) == []

@@ -102,6 +102,32 @@ def test_a_dead_writers_temporary_is_removed_by_the_next_writer_and_nothing_else
     assert {fresh_dead.name, alive.name, *(p.name for p in unrelated), "payload.yaml"} == left
 
 
+def test_a_temporary_names_its_writers_machine_and_pid_namespace():
+    """A pid means one process only on one boot of one machine, in one pid namespace: the name says which."""
+    name = safefs.temp_name("payload.yaml")
+    assert safefs.temp_writer(name) == (os.getpid(), safefs.machine_identity())
+    assert len(safefs.machine_identity()) == 8
+    assert safefs.temp_writer(".payload.yaml.123.0123456789ab.tmp") == (123, None)  # before identities
+    assert safefs.temp_owner(f".payload.yaml.123-{'e' * 8}.0123456789ab.tmp") == 123
+    for other in (".x.123-abc.0123456789ab.tmp", ".x.123-ABCDEF12.0123456789ab.tmp", ".x.-abcdef12.0123456789ab.tmp"):
+        assert safefs.temp_writer(other) is None
+
+
+def test_another_machines_temporary_is_removed_only_by_age(tmp_path):
+    """A writer in another container sharing the folder looks dead from here: its pid proves nothing."""
+    dead = _dead_pid()
+    other = "0" * 8 if safefs.machine_identity() != "0" * 8 else "1" * 8
+    theirs = tmp_path / f".payload.yaml.{dead}-{other}.0123456789ab.tmp"
+    theirs_old = tmp_path / f".payload.yaml.{dead}-{other}.ba9876543210.tmp"
+    ours = tmp_path / f".payload.yaml.{dead}-{safefs.machine_identity()}.aaaaaaaaaaaa.tmp"
+    for path in (theirs, theirs_old, ours):
+        path.write_text("x")
+        _age(path, 3600)
+    _age(theirs_old, safefs.MAX_TEMP_AGE_S + 60)
+    assert sorted(safefs.clean_stale_temps(tmp_path)) == sorted([theirs_old.name, ours.name])
+    assert theirs.exists()
+
+
 KILLED_WRITER = """
 import sys, time
 from swarm_handoff import safefs

@@ -54,6 +54,7 @@ class Param:
     "text-or-object" (a synthesis given inline or as a path), "text-or-list" (one path or several).
     `tool_schema` holds JSON-schema fields the MCP argument adds (a bound a client needs).
     `path` marks a file or folder: the MCP server makes it absolute before the body sees it.
+    `minimum` and `maximum` bound a number on every surface (the command line's range, the MCP schema).
     """
 
     name: str
@@ -66,6 +67,7 @@ class Param:
     flags: tuple[str, ...] = ()
     choices: tuple[str, ...] | str | None = None
     minimum: int | None = None
+    maximum: int | None = None
     complete: str | None = None
     surfaces: frozenset[str] = BOTH
     tool_name: str | None = None

@@ -13,9 +13,10 @@ can deadlock the child on a lock another thread held). A thread that only waits 
 one (`parked`: discovery's caller, while its source runs in a worker thread) holds no such lock and
 does not count. Elsewhere the work runs
 serially, with the same results. `SWARM_HANDOFF_JOBS=N` sets the number of processes (1 turns
-this off). By default it is the number of usable CPUs that are idle, at most `MAX_JOBS`: on a
-machine whose other cores are already busy (load average at or above the CPU count) a second
-process only competes with the first, so the scan stays serial (measured: docs/performance.md).
+this off; at most `MAX_SET_JOBS`, 64). By default it is the number of usable CPUs that are idle,
+at most `MAX_JOBS`: on a machine whose other cores are already busy (load average at or above the
+CPU count) a second process only competes with the first, so the scan stays serial (measured:
+docs/performance.md).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ T = TypeVar("T")
 
 ENV_JOBS = "SWARM_HANDOFF_JOBS"
 MAX_JOBS = 8
+# The most `SWARM_HANDOFF_JOBS` may ask for. Each process is a fork of the whole parent and a pipe
+# held open until it is read (a thousand would meet the usual limit of 1,024 open files), and past
+# the CPUs a process only waits for a core; 64 is above the CPUs of the machines this runs on.
+MAX_SET_JOBS = 64
 # Below this many files to parse, one process is faster. A fork, the transfer and the reaping cost
 # ~3-5 ms (measured on 2 CPUs, docs/performance.md "Both cores"); half of 200 SKILL.md files at
 # ~0.15 ms each over the C parser (0.6 ms over the pure one) pays that back with a margin of 3.
@@ -56,14 +61,40 @@ def idle_cpus() -> int:
 
 
 def jobs_from(env: Mapping[str, str]) -> int:
-    """Processes to use, from `SWARM_HANDOFF_JOBS`; anything but a positive integer means 1 (serial is always right)."""
+    """Processes to use, from `SWARM_HANDOFF_JOBS`; anything but a positive integer means 1 (serial is always right).
+
+    A number above `MAX_SET_JOBS` is taken as that many, with one warning per process on stderr.
+    """
     value = env.get(ENV_JOBS, "").strip()
     if not value:
         return min(idle_cpus(), MAX_JOBS)
-    try:
-        return max(1, int(value))
-    except ValueError:
-        return 1
+    if value.isascii() and value.isdigit() and len(value.lstrip("0")) > 6:
+        number, shown = MAX_SET_JOBS + 1, value[:20] + ("..." if len(value) > 20 else "")  # no int() of a huge text
+    else:
+        try:
+            number = int(value)
+        except ValueError:
+            return 1
+        shown = str(number)
+    if number > MAX_SET_JOBS:
+        _warn_jobs(shown)
+        return MAX_SET_JOBS
+    return max(1, number)
+
+
+_warned_jobs: set[str] = set()
+
+
+def _warn_jobs(shown: str) -> None:
+    """One line on stderr per process: the variable asks for more processes than are ever started."""
+    if _warned_jobs or sys.stderr is None:
+        return
+    _warned_jobs.add(shown)
+    sys.stderr.write(
+        f"warning: {ENV_JOBS}={shown} is more than {MAX_SET_JOBS}: {MAX_SET_JOBS} processes are used at most;"
+        f" fix: set it to a number from 1 to {MAX_SET_JOBS}\n"
+    )
+    sys.stderr.flush()
 
 
 # Threads that only wait for another thread of this process to finish (`parked`): they hold no lock

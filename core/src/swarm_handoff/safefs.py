@@ -7,9 +7,11 @@ never lose each other's work and a reader never sees half a file:
 * `create_new` makes a file that did not exist, fully written before its name appears (a temporary
   file, then `os.link`, which fails instead of replacing anything, a symlink included);
 * `locked` holds a folder exclusively (`flock`) while a writer picks a name or moves files;
-* temporaries are named `.{name}.{pid}.{12 hex digits}.tmp`, so a writer that was killed (`kill -9`)
-  leaves something recognisable, and the next writer in that folder removes it once its process is
-  gone (`clean_stale_temps`). Nothing that does not match that pattern is ever removed.
+* temporaries are named `.{name}.{pid}-{machine}.{12 hex digits}.tmp`, so a writer that was killed
+  (`kill -9`) leaves something recognisable, and the next writer in that folder removes it once its
+  process is gone (`clean_stale_temps`). `machine` (`machine_identity`) names the boot and the pid
+  namespace the pid belongs to: a temporary of another one (a container sharing the folder) is
+  judged by its age alone. Nothing that does not match that pattern is ever removed.
 
 Like `filecache`, this module is on the start-up path of every command that writes a cache, so it
 imports only `errno`, `itertools`, `os`, `stat`, `sys` and `typing` (already loaded by then) at import time.
@@ -38,22 +40,77 @@ _NAME_KEEP = 100  # characters of the target's name kept in a temporary's name (
 _HEX = frozenset("0123456789abcdef")
 
 
+_identity: list[str] = []  # this process's `machine_identity`, once read
+
+
+def machine_identity() -> str:
+    """Eight hex digits naming this boot of this machine and this pid namespace: where a pid names one process.
+
+    From the kernel's boot id and the pid namespace (`/proc/self/ns/pid`: containers on one host share
+    the boot id, not the namespace), or the host name where `/proc` has neither. A leftover named with
+    another identity was written by a process this one cannot see, however its pid looks from here.
+    """
+    if not _identity:
+        import hashlib  # only a writer or a clean-up asks; the start-up path does not
+
+        parts: list[str] = []
+        try:
+            with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+                parts.append(handle.read(100).strip())
+        except (OSError, ValueError):
+            pass
+        try:  # noqa: SIM105 - contextlib is not worth importing on the start-up path for this
+            parts.append(os.readlink("/proc/self/ns/pid"))
+        except (OSError, AttributeError):
+            pass
+        if not parts:
+            parts.append(os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", ""))
+        _identity.append(hashlib.blake2s("\n".join(parts).encode("utf-8", "replace"), digest_size=4).hexdigest())
+    return _identity[0]
+
+
 def temp_name(name: str) -> str:
-    """A fresh temporary name for `name` that says which process wrote it, so a leftover can be judged."""
-    return f".{name[:_NAME_KEEP]}.{os.getpid()}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+    """A fresh temporary name for `name` that says which process (on which machine) wrote it, to judge a leftover."""
+    return f".{name[:_NAME_KEEP]}.{os.getpid()}-{machine_identity()}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
 
 
-def temp_owner(name: str) -> int | None:
-    """The writer's pid when `name` is one of our temporaries (`.NAME.PID.HEX12.tmp`), else None."""
+def writer_of(pid_part: str) -> tuple[int, str | None] | None:
+    """`PID-MACHINE` (or a bare `PID`, as names had before the machine was in them) as (pid, machine); else None."""
+    pid, dash, machine = pid_part.partition("-")
+    if not (pid.isascii() and pid.isdigit()):
+        return None
+    if not dash:
+        return int(pid), None
+    if len(machine) != 8 or not set(machine) <= _HEX:
+        return None
+    return int(pid), machine
+
+
+def temp_writer(name: str) -> tuple[int, str | None] | None:
+    """(pid, machine) of the writer when `name` is one of our temporaries (`.NAME.PID-MACHINE.HEX12.tmp`), else None.
+
+    The machine is None for a temporary named before the machine was part of the name (`.NAME.PID.HEX12.tmp`).
+    """
     if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
         return None
     parts = name[1 : -len(TEMP_SUFFIX)].rsplit(".", 2)
     if len(parts) != 3 or not parts[0]:
         return None
     _, pid, token = parts
-    if not (pid.isascii() and pid.isdigit() and len(token) == 12 and set(token) <= _HEX):
+    if not (len(token) == 12 and set(token) <= _HEX):
         return None
-    return int(pid)
+    return writer_of(pid)
+
+
+def temp_owner(name: str) -> int | None:
+    """The writer's pid when `name` is one of our temporaries, else None (`temp_writer` also gives its machine)."""
+    found = temp_writer(name)
+    return None if found is None else found[0]
+
+
+def seen_from_here(machine: str | None) -> bool:
+    """Whether a pid written with `machine` can be probed from this process (this machine's, or a name without one)."""
+    return machine is None or machine == machine_identity()
 
 
 def writer_alive(pid: int) -> bool:
@@ -75,7 +132,9 @@ def clean_stale_temps(folder: str | os.PathLike[str], *, now: float | None = Non
     """Remove our temporaries in `folder` left by writers that died; return the names removed.
 
     A temporary is stale when its writer's pid is gone and it has not changed for `DEAD_GRACE_S`,
-    or when it is older than `MAX_TEMP_AGE_S` whoever wrote it. Best effort: never raises.
+    or when it is older than `MAX_TEMP_AGE_S` whoever wrote it; a pid of another machine or pid
+    namespace (`machine_identity`) is never probed, so only that age removes its temporary. Best
+    effort: never raises.
     """
     import time
 
@@ -86,14 +145,15 @@ def clean_stale_temps(folder: str | os.PathLike[str], *, now: float | None = Non
     except OSError:
         return removed
     for name in names:
-        pid = temp_owner(name)
-        if pid is None:
+        writer = temp_writer(name)
+        if writer is None:
             continue
+        pid, machine = writer
         path = os.path.join(folder, name)
         try:
             st = os.lstat(path)
             age = current - st.st_mtime
-            if age < DEAD_GRACE_S or (age < MAX_TEMP_AGE_S and writer_alive(pid)):
+            if age < DEAD_GRACE_S or (age < MAX_TEMP_AGE_S and (not seen_from_here(machine) or writer_alive(pid))):
                 continue
             os.unlink(path)
         except OSError:

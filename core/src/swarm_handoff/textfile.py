@@ -153,10 +153,26 @@ def _open_regular(
     return fd, st
 
 
-def read_regular(path: str | os.PathLike[str], *, limit: int = MAX_BYTES, follow: bool = True) -> bytes:
-    """Read at most `limit` bytes of a regular file (see `open_regular`); a larger file is YAML_TOO_LARGE."""
+def read_regular(
+    path: str | os.PathLike[str],
+    *,
+    limit: int = MAX_BYTES,
+    follow: bool = True,
+    check: Callable[[os.stat_result], None] | None = None,
+) -> bytes:
+    """Read at most `limit` bytes of a regular file (see `open_regular`); a larger file is YAML_TOO_LARGE.
+
+    `check` is given the `fstat` of the very descriptor that is read (a token file's mode, say), so
+    a file swapped under the name between a check and the read cannot pass; it raises to refuse.
+    """
     text = os.fspath(path)
     fd, st = _open_regular(text, follow, None)
+    if check is not None:
+        try:
+            check(st)
+        except BaseException:
+            os.close(fd)
+            raise
     chunks: list[bytes] = []
     size = 0
     try:
@@ -208,9 +224,18 @@ def bom_problem(raw: bytes, path: str) -> Problem | None:
     return None
 
 
-def read_text(path: Path, *, limit: int = MAX_BYTES, follow: bool = True) -> str:
-    """Read a bounded UTF-8 regular file (a BOM is dropped), or raise a located `LoadError`."""
-    raw = read_regular(path, limit=limit, follow=follow)
+def read_text(
+    path: Path,
+    *,
+    limit: int = MAX_BYTES,
+    follow: bool = True,
+    check: Callable[[os.stat_result], None] | None = None,
+) -> str:
+    """Read a bounded UTF-8 regular file (a BOM is dropped), or raise a located `LoadError`.
+
+    `check` is given the `fstat` of the descriptor read, as in `read_regular`.
+    """
+    raw = read_regular(path, limit=limit, follow=follow, check=check)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -267,3 +267,15 @@ def test_the_rows_do_not_import_the_token_comparison() -> None:
     script = "import sys, swarm_handoff_a2a.operation_table\nprint('hmac' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_send_attempts_have_the_same_bound_as_the_environment_variable(hosts, payload, swarm_cli):
+    """`--attempts` stops where SWARM_HANDOFF_A2A_ATTEMPTS does: a clear refusal, nothing sent or recorded."""
+    from swarm_handoff_a2a.operation_table import MAX_ATTEMPTS
+
+    url = f"http://127.0.0.1:{free_port()}/"
+    sent = swarm_cli("a2a", "send", str(payload()), "--to", url, "--attempts", str(MAX_ATTEMPTS + 1))
+    assert sent.exit_code == 2
+    assert "--attempts" in sent.stderr
+    assert f"1<=x<={MAX_ATTEMPTS}" in sent.stderr
+    assert swarm_cli("a2a", "status", "-f", "json").json()["remote_tasks"] == []

@@ -250,6 +250,65 @@ def test_the_messages_labels_reach_a_span_without_control_characters_and_a_bad_t
     assert carried_payload(payload_message("{}", "sha256:ab", "beta", traceparent=good)).traceparent == good
 
 
+def test_two_receivers_on_one_task_store_check_a_payload_once(hosts, receiver, payload, monkeypatch):
+    """Two `a2a serve` sharing one task store: while one checks a payload, the other waits and answers with its task.
+
+    The second delivery arrives while the first receiver is inside its check. Each receiver has its
+    own request handler (as a second process has), so only a claim both see keeps the second from
+    checking and taking in the same payload again; it then answers with the first one's task.
+    """
+    import threading
+
+    from swarm_handoff_a2a import receiver as receiving
+
+    first, second = receiver(), receiver()  # one session root, one config folder: one default task store
+    text = payload().read_text(encoding="utf-8")
+    verify = receiving.HandoffExecutor._verify
+    claim = receiving.locked
+    checks: list[str] = []
+    second_there = threading.Event()  # the second delivery waits for the claim, or (without one) is checking
+    answers: list[Task] = []
+    other = threading.Thread(target=lambda: answers.append(stock_send(second.url, message_for(text))))
+
+    def watched_claim(folder: Any) -> Any:
+        if other.is_alive():
+            second_there.set()
+        return claim(folder)
+
+    def watched_verify(self: Any, given: str) -> Any:
+        checks.append(given)
+        if len(checks) == 1:
+            other.start()
+            second_there.wait()
+        else:
+            second_there.set()
+        return verify(self, given)
+
+    monkeypatch.setattr(receiving, "locked", watched_claim)
+    monkeypatch.setattr(receiving.HandoffExecutor, "_verify", watched_verify)
+    task = stock_send(first.url, message_for(text))
+    other.join()
+    (again,) = answers
+    assert len(checks) == 1
+    assert again.id == task.id
+    assert task.status.state == again.status.state == TaskState.TASK_STATE_WORKING
+    assert len(files_under(hosts["inbox"])) == 1
+    assert [r.status for r in received_rows(hosts)] == ["received"]
+
+
+def test_the_claims_of_a_task_store_sit_beside_its_file_or_under_the_config_folder(tmp_path):
+    """Receivers sharing a SQLite file share its claims wherever their config is; a server's store, per URL."""
+    from swarm_handoff_a2a.receiver import claims_folder
+
+    store = tmp_path / "tasks.sqlite3"
+    assert claims_folder(f"sqlite+aiosqlite:///{store}", tmp_path / "a") == tmp_path / "tasks.sqlite3.claims"
+    assert claims_folder(f"sqlite+aiosqlite:///{store}", tmp_path / "b") == tmp_path / "tasks.sqlite3.claims"
+    server = claims_folder("postgresql+asyncpg://u:secret@db/tasks", tmp_path / "a")
+    assert server.parent == tmp_path / "a" / "swarm-handoff" / "a2a-claims"
+    assert "secret" not in str(server)
+    assert server != claims_folder("postgresql+asyncpg://u:secret@db/other", tmp_path / "a")
+
+
 @pytest.mark.parametrize(
     "zeros",
     [

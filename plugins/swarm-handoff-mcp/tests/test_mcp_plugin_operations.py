@@ -60,3 +60,26 @@ def test_a_plugin_operation_is_listed_checked_and_run(register_plugin: Any, swar
     assert {"word": "hi", "folder": Path(args["folder"]), "loud": True} == GIVEN
     conflicts = [f.describe() for f in swarm_host.failures if f.code == "PLUGIN_NAME_CONFLICT"]
     assert any("discover" in line for line in conflicts)
+
+
+def test_a_declared_maximum_is_in_the_tool_schema_and_checked(register_plugin: Any, swarm_host: Any) -> None:
+    """The same `Param(maximum=)` bounds the MCP argument: in its schema, and refused above it."""
+
+    class Bounded:
+        @hookimpl
+        def swarm_handoff_operations(self, register: Any) -> None:
+            register(
+                Operation(
+                    "bounded",
+                    "Bounded.",
+                    (Param("count", int, "How many.", minimum=1, maximum=5),),
+                    echo,
+                    tool="bounded",
+                )
+            )
+
+    register_plugin(Bounded(), "bounded")
+    spec = SwarmServer(swarm_host).tools["bounded"]
+    assert (spec.schema["properties"]["count"]["minimum"], spec.schema["properties"]["count"]["maximum"]) == (1, 5)
+    with pytest.raises(UsageError, match="count must be between 1 and 5"):
+        check_arguments(spec, {"count": 6})

@@ -48,6 +48,8 @@ def _info(param: Param, complete: Completer | None) -> Any:
     extra: dict[str, Any] = {"help": param.help_text()}
     if param.minimum is not None:
         extra["min"] = param.minimum
+    if param.maximum is not None:
+        extra["max"] = param.maximum
     completion = complete(param) if complete is not None else None
     if completion is not None:
         extra["autocompletion"] = completion

@@ -14,9 +14,12 @@ arrives late was not delivered in time and the sender can send a fresh one.
 
 Accepted, the payload is written under the session root in a folder and file the receiver names
 (the payload never names a path here) and recorded in the history once: the same payload (the same
-`payload_hash`) delivered again writes nothing new and is reported as `already`. A history that
-cannot record it refuses it with the history's own code (HISTORY_BUSY, ...). Refused, nothing
-is written: the text waits in a private `.incoming` folder while it is checked, and is removed.
+`payload_hash`) delivered again writes nothing new and is reported as `already`. File and row are
+decided together under the session folder's lock: a history that cannot record it refuses it with
+the history's own code (HISTORY_BUSY, ...), a write that fails with VALIDATION_FAILED (a folder
+held past the lock's wait: SESSION_BUSY), and neither leaves a row without its file or a new file
+without its row. Refused, nothing is written: the text waits in a private `.incoming` folder while
+it is checked, and is removed.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from swarm_handoff.textfile import MAX_BYTES
 
 _HEX = re.compile(r"[0-9a-f]{8,64}\Z")
 INBOX = ".incoming"  # under the session root: payloads being checked, each under a name `_QUARANTINE` matches
-_QUARANTINE = re.compile(r"(\d{1,10})-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
+# PID-MACHINE-HASH16-RAND8.json (PID-HASH16-RAND8.json before the machine was in the name)
+_QUARANTINE = re.compile(r"(\d{1,10}(?:-[0-9a-f]{8})?)-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
 SESSION_PREFIX = "a2a-"  # the receiver's session folders under the root (`_session_name`)
 # A file's mtime may be rounded down by the file system: "before this process loaded this module"
 # keeps this margin (a file of this pid written just after loading must never look older).
@@ -138,7 +142,8 @@ def accept_incoming(
     inbox = root / INBOX
     with contextlib.suppress(FileExistsError):
         inbox.mkdir(mode=0o700)
-    quarantine = inbox / f"{os.getpid()}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
+    writer = f"{os.getpid()}-{safefs.machine_identity()}"
+    quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
     if not safefs.create_new(quarantine, data, durable=False):
         raise FileExistsError(str(quarantine))
     try:
@@ -248,20 +253,41 @@ def _take_in(
     warnings: tuple[Problem, ...],
 ) -> Incoming:
     """Write the checked payload under a name its hash gives (once), and record it in the history once."""
-    from swarm_handoff.payload.handoff_write import own_folder
+    from swarm_handoff.payload.handoff_write import SESSION_BUSY, own_folder
 
     handoff = payload["handoff"]
     trace_id = handoff.get("trace_id")
     session = root / _session_name(trace_id, stated)
+    folder = session / "handoffs"
     own_folder(session)
-    own_folder(session / "handoffs")
-    path = session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
-    # Recorded first: a history that cannot record refuses the hand-off (nothing written) with its
-    # own code, and the sender's retry takes it in; accepted always means written and recorded.
-    history_id, fresh, problems = _record_once(context, path, payload)
-    # One name per payload_hash, created exclusively: the same payload again (even re-serialised,
-    # the hash being over its canonical form) finds its first copy and writes nothing.
-    already = not safefs.create_new(path, data)
+    own_folder(folder)
+    path = folder / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+    try:
+        # File and row are decided together under the folder's lock, so receivers of one payload at
+        # once (threads, processes) never see one without the other. The file first (one name per
+        # payload_hash, created exclusively and synced: the same payload again finds its first copy),
+        # then the record; a history that cannot record refuses the hand-off with its own code and
+        # the file this call made is removed, so the sender's retry takes it in whole. Accepted
+        # always means written and recorded; a write that fails records nothing.
+        with safefs.locked(folder):
+            created = safefs.create_new(path, data)
+            try:
+                history_id, fresh, problems = _record_once(context, path, payload)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                raise
+    except safefs.FolderBusy as busy:
+        raise SwarmError(
+            SESSION_BUSY,
+            f"the receiver's session folder is {busy.why}; nothing was written or recorded",
+            details={"holder_pids": list(busy.holders), "waited_s": busy.waited},
+            hint="send it again shortly: a payload sent twice is one hand-off",
+            recoverable=True,
+        ) from None
+    except OSError as exc:
+        raise _not_written(exc.strerror or type(exc).__name__) from None
     return Incoming(
         path=path,
         session=session,
@@ -270,9 +296,20 @@ def _take_in(
         target=target,
         trace_id=trace_id if isinstance(trace_id, str) else None,
         history_id=history_id,
-        already=already and not fresh,
+        already=not created and not fresh,
         warnings=(*warnings, *problems),
         payload=payload,
+    )
+
+
+def _not_written(why: str) -> SwarmError:
+    """The receiver could not write a checked payload (disk full, permissions, a busy folder): try again later."""
+    return SwarmError(
+        ErrorCode.VALIDATION_FAILED,
+        f"the receiver could not write the payload: {why}; nothing was recorded",
+        details={"missing_fields": [], "validation_errors": [why]},
+        hint="send it again once the receiver can write: a payload sent twice is one hand-off",
+        recoverable=True,
     )
 
 
@@ -301,11 +338,14 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
     """Remove what a receiver killed mid-write left under `session_root`; the paths removed.
 
     Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
-    (`PID-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID.HEX12.tmp`) in a session folder
-    this module names (`a2a-*` and its `handoffs`), a regular file of the user running this, last
-    changed before `started`, whose writer is gone, or is this process from before it loaded this
-    module (a restart that got the same pid, as in a container). Symlinks are not followed; nothing
-    else is touched; best effort.
+    (`PID-MACHINE-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID-MACHINE.HEX12.tmp`) in a
+    session folder this module names (`a2a-*` and its `handoffs`), a regular file of the user running
+    this, last changed before `started`, whose writer is gone, or is this process from before it
+    loaded this module (a restart that got the same pid, as in a container). A pid is judged only
+    when MACHINE is this one's (`safefs.machine_identity`: this boot, this pid namespace; a name
+    without it is from before it was added); another machine's file (a receiver in another
+    container sharing the root) is removed only once older than `safefs.MAX_TEMP_AGE_S`. Symlinks
+    are not followed; nothing else is touched; best effort.
     """
     root = Path(session_root).expanduser()
     if root.is_symlink() or not root.is_dir():
@@ -322,21 +362,21 @@ def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
             continue
         with contextlib.suppress(OSError), os.scandir(folder) as entries:
             for entry in entries:
-                pid = _quarantine_owner(entry.name) if quarantine else safefs.temp_owner(entry.name)
-                if pid is not None and _left_by_a_stopped_run(entry, pid, started):
+                writer = _quarantine_writer(entry.name) if quarantine else safefs.temp_writer(entry.name)
+                if writer is not None and _left_by_a_stopped_run(entry, writer, started):
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
                         removed.append(Path(entry.path))
     return tuple(removed)
 
 
-def _quarantine_owner(name: str) -> int | None:
-    """The receiving pid in a quarantine copy's name (`PID-HASH16-RAND8.json`), else None."""
+def _quarantine_writer(name: str) -> tuple[int, str | None] | None:
+    """The receiver's (pid, machine) in a quarantine copy's name (`PID-MACHINE-HASH16-RAND8.json`), else None."""
     found = _QUARANTINE.match(name)
-    return int(found.group(1)) if found else None
+    return safefs.writer_of(found.group(1)) if found else None
 
 
-def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) -> bool:
+def _left_by_a_stopped_run(entry: os.DirEntry[str], writer: tuple[int, str | None], started: float) -> bool:
     """A regular file older than the start whose writer cannot be writing it any more."""
     try:
         if not entry.is_file(follow_symlinks=False):
@@ -349,6 +389,9 @@ def _left_by_a_stopped_run(entry: os.DirEntry[str], pid: int, started: float) ->
     changed = found.st_mtime
     if changed >= started:
         return False
+    pid, machine = writer
+    if not safefs.seen_from_here(machine):  # its pid is another namespace's: only age tells
+        return time.time() - changed >= safefs.MAX_TEMP_AGE_S
     if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
         return changed < _LOADED - _CLOCK_MARGIN_S
     return not safefs.writer_alive(pid)

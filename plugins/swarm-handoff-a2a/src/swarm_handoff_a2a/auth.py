@@ -35,18 +35,19 @@ def read_token(path: Path, *, private: bool) -> str:
     """The first line of a token file (a bounded regular UTF-8 file; with `private`, unreadable by others)."""
     from swarm_handoff.api import LoadError, read_text  # the commands module imports this one on every run
 
+    def owner_only(found: os.stat_result) -> None:  # the mode of the file opened, not of a second look at the name
+        if private and found.st_mode & 0o077:
+            raise SwarmError(
+                A2A_AUTH_SECRET,
+                f"the token file {path} can be read by others (mode {found.st_mode & 0o777:o})",
+                hint=f"chmod 600 {path}",
+            )
+
     try:
-        text = read_text(path, limit=MAX_TOKEN_FILE_BYTES)
-        mode = path.stat().st_mode
+        text = read_text(path, limit=MAX_TOKEN_FILE_BYTES, check=owner_only)
     except (LoadError, OSError) as exc:  # missing, a folder or a device, too large, not UTF-8
         why = exc.problem.message if isinstance(exc, LoadError) else exc.strerror or str(exc)
         raise SwarmError(A2A_AUTH_SECRET, f"cannot read the token file {path}: {why}", hint="check the path") from None
-    if private and mode & 0o077:
-        raise SwarmError(
-            A2A_AUTH_SECRET,
-            f"the token file {path} can be read by others (mode {mode & 0o777:o})",
-            hint=f"chmod 600 {path}",
-        )
     lines = text.strip().splitlines()
     if not lines or not lines[0].strip():
         raise SwarmError(A2A_AUTH_SECRET, f"the token file {path} is empty", hint="write the token on its first line")

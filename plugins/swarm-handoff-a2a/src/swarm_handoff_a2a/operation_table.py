@@ -1,7 +1,7 @@
 """The `a2a` command group's rows: `serve`, `send`, `skills`, `status`, declared as operations.
 
 The plugin's hook registers these rows on every run (they are how `-h` and the parser know the
-commands), so this module imports only the operation types and two constants: the bodies, with
+commands), so this module imports only the operation types and two constants of `auth`: the bodies, with
 their documents, live in `commands.py` and are imported when one of the commands runs (each row
 names its body as "module:function"). None is offered as an MCP tool (`tool` is unset): `serve`
 runs until interrupted, and sending over the network from an agent's tool call is what `handoff`
@@ -16,6 +16,7 @@ from swarm_handoff.api import Group, Operation, Param
 from swarm_handoff_a2a.auth import AUTH_SCHEMES, TOKEN_ENV
 
 DOCS = "docs/a2a.md"
+MAX_ATTEMPTS = 100  # connection attempts of one send: `--attempts` here, SWARM_HANDOFF_A2A_ATTEMPTS in `transport`
 
 GROUP = Group(
     "a2a",
@@ -86,7 +87,14 @@ OPERATIONS = (
         (
             Param("payload", Path, "The payload file `handoff` wrote.", required=True, argument=True, path=True),
             Param("to", str, "The receiving host's URL.", required=True),
-            Param("attempts", int, "Connection attempts in all, waits doubling between them.", default=6, minimum=1),
+            Param(
+                "attempts",
+                int,
+                "Connection attempts in all, waits doubling between them.",
+                default=6,
+                minimum=1,
+                maximum=MAX_ATTEMPTS,
+            ),
             _TOKEN_FILE,
             _SCHEME,
         ),

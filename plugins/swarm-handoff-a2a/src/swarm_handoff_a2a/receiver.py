@@ -13,10 +13,13 @@ status message, and nothing is written. See docs/a2a.md and the threat model in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import os
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ from swarm_handoff.api import (
     clear_leftovers,
     discover,
     get_host,
+    locked,
     make_context,
     own_session_root,
 )
@@ -61,6 +65,9 @@ A2A_AUTH_REQUIRED = "A2A_AUTH_REQUIRED"  # binding beyond loopback without an au
 DEFAULT_PORT = 8470
 MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus the JSON-RPC envelope
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
+# Claim folders per task store, named by a task id's first two hex digits (256): payloads whose ids
+# share them wait for each other, no others (a folder per task would be one more folder per hand-off).
+CLAIM_PREFIX = 2
 
 
 def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
@@ -184,17 +191,44 @@ class HandoffContextBuilder(SimpleRequestContextBuilder):
         return await super().build(context, params, task_id, context_id, task)
 
 
-# A task in these states was never accepted (refused, or cut off by a crash): the same payload sent
-# again is checked again, so a refusal that has passed (a busy history) does not stick to it.
+# A task in these states was never accepted (refused, or cut off by a crash: its checker held the
+# claim, so one seen under the claim has none): the same payload sent again is checked again, so a
+# refusal that has passed (a busy history) does not stick to it.
 _CHECKED_AGAIN = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_REJECTED)
 
 
 class HandoffRequestHandler(DefaultRequestHandler):
-    """The SDK's request handler, except that a payload already accepted answers with its task."""
+    """The SDK's request handler, except that a payload already accepted answers with its task.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    `claims` is the folder where receivers sharing the task store claim a payload's task (see
+    `claims_folder`): the look at the store and the check that follows hold it, so a second process
+    (or a second handler) given the same payload waits, then answers with the first one's task.
+    """
+
+    def __init__(self, *args: Any, claims: Path | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._claims = claims
+
+    @contextlib.asynccontextmanager
+    async def _claimed(self, task_id: str) -> AsyncIterator[None]:
+        """Hold the task's claim across receivers (the core's folder lock, waited for in a worker thread)."""
+        if self._claims is None:
+            yield
+            return
+        stripe = self._claims / task_id[:CLAIM_PREFIX]  # a UUID's hex digits: a safe folder name
+        stripe.mkdir(mode=0o700, parents=True, exist_ok=True)
+        claim = locked(stripe)  # released when its descriptor closes, however the process ends
+        taking = asyncio.ensure_future(asyncio.to_thread(claim.__enter__))
+        try:
+            await asyncio.shield(taking)
+        except asyncio.CancelledError:  # the wait goes on in its thread: let go once it is taken
+            taking.add_done_callback(lambda _taken: claim.__exit__(None, None, None))
+            raise
+        try:
+            yield
+        finally:
+            claim.__exit__(None, None, None)
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
         """Send, unless this payload's task was accepted: then that task, never a second one."""
@@ -205,7 +239,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
         lock, users = self._locks.get(task_id, (asyncio.Lock(), 0))
         self._locks[task_id] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
         try:
-            async with lock:
+            async with lock, self._claimed(task_id):  # this process's waiters, then every receiver's
                 existing = await self.task_store.get(task_id, context)
                 if isinstance(existing, Task):  # this store is a plain one: never the versioned StoredTask
                     if existing.status.state not in _CHECKED_AGAIN:
@@ -228,11 +262,33 @@ def task_store(store_url: str) -> DatabaseTaskStore:
     return DatabaseTaskStore(engine, owner_resolver=lambda _context: STORE_OWNER)
 
 
+def claims_folder(store_url: str, config_dir: Path) -> Path:
+    """Where receivers on this machine sharing `store_url` claim a task: beside its SQLite file, else in the config.
+
+    A store on a database server gets a folder per URL (its digest) under the config folder, so
+    receivers sharing it are kept apart when they share that folder too; a file lock cannot reach
+    receivers on other machines.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    with contextlib.suppress(ArgumentError, ValueError):
+        url = make_url(store_url)
+        database = url.database if url.get_backend_name() == "sqlite" else None
+        if database and database != ":memory:" and not database.startswith("file:"):
+            file = Path(database).expanduser().absolute()
+            return file.with_name(f"{file.name}.claims")
+    digest = hashlib.sha256(store_url.encode("utf-8")).hexdigest()[:16]
+    return Path(config_dir) / "swarm-handoff" / "a2a-claims" / digest
+
+
 def default_store_url(config_dir: Path) -> str:
-    """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`."""
+    """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`, escaped so `?`, `#` stay a path."""
+    from sqlalchemy.engine import URL
+
     path = store_file(config_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite+aiosqlite:///{path}"
+    return URL.create("sqlite+aiosqlite", database=str(path)).render_as_string(hide_password=False)
 
 
 @attrs.define
@@ -338,6 +394,7 @@ def build_receiver(
         task_store=store,
         agent_card=card,
         request_context_builder=HandoffContextBuilder(),
+        claims=claims_folder(store_url, context.config_dir),
     )
     from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 

@@ -23,10 +23,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
 
 from swarm_handoff.api import RemoteDelivery, RemoteSkill, SwarmError, UsageError, config_dir, read_text
 from swarm_handoff_a2a.auth import sender_credentials
 from swarm_handoff_a2a.ids import EXTENSION_URI, TASK_STORE_ENV, store_file, task_id_for
+from swarm_handoff_a2a.operation_table import MAX_ATTEMPTS
 
 if TYPE_CHECKING:
     from swarm_handoff_a2a.auth import Credentials
@@ -38,7 +40,6 @@ TOKEN_FILE_ENV = "SWARM_HANDOFF_A2A_TOKEN_FILE"
 AUTH_SCHEME_ENV = "SWARM_HANDOFF_A2A_AUTH_SCHEME"
 ATTEMPTS_ENV = "SWARM_HANDOFF_A2A_ATTEMPTS"
 _CARD_LISTS = ("accepts_from", "requires", "optional_consumes")
-MAX_ATTEMPTS = 100
 
 
 def credentials() -> Credentials:
@@ -169,6 +170,7 @@ def _remote_skill(skill: dict[str, Any]) -> RemoteSkill:
 def _sqlite_file(store_url: str) -> Path | None:
     """The file of a SQLite store URL (`sqlite+aiosqlite:///PATH`), None for another database."""
     scheme, _, rest = store_url.partition(":///")
+    rest = unquote(rest.partition("?")[0])  # as SQLAlchemy reads it: the query apart, escapes decoded
     return Path(rest) if scheme.split("+")[0] == "sqlite" and rest else None
 
 
@@ -176,7 +178,7 @@ def _has_task(database: Path, task_id: str) -> bool:
     """Whether the SDK's `tasks` table holds `task_id` (read-only, with the standard library)."""
     with (
         contextlib.suppress(sqlite3.Error),
-        contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db,
+        contextlib.closing(sqlite3.connect(f"file:{quote(str(database))}?mode=ro", uri=True, timeout=5)) as db,
     ):
         return db.execute("SELECT 1 FROM tasks WHERE id = ?", (task_id,)).fetchone() is not None
     return False

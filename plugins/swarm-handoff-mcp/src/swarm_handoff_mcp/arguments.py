@@ -62,6 +62,8 @@ def property_schema(param: Param, scopes: Sequence[str]) -> dict[str, Any]:
         schema = {"type": "integer"}
         if param.minimum is not None:
             schema["minimum"] = param.minimum
+        if param.maximum is not None:
+            schema["maximum"] = param.maximum
     else:
         choices = param.choice_values()
         schema = {"type": "string", "enum": list(choices)} if choices else {"type": "string", "maxLength": MAX_TEXT}

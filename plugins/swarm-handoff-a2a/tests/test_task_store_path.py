@@ -1,0 +1,37 @@
+"""A task store whose path holds `?`, `#` or `%` is the file it names, for the receiver, `ack` and the transport."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from swarm_handoff_a2a.ids import store_file
+from swarm_handoff_a2a.receiver import claims_folder, default_store_url
+from swarm_handoff_a2a.transport import _has_task, _sqlite_file
+
+ODD = "conf?ig#1%41"  # a query, a fragment and an escape, if the path went into a URL as it is
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return tmp_path / ODD
+
+
+def test_the_default_store_url_names_the_file_under_the_config_folder(config: Path) -> None:
+    url = default_store_url(config)
+    assert make_url(url).database == str(store_file(config))  # as the SDK's engine reads it
+    assert _sqlite_file(url) == store_file(config)  # as the transport reads it for `ack`
+    assert claims_folder(url, config) == store_file(config).with_name("a2a-tasks.sqlite3.claims")
+
+
+def test_the_transport_finds_a_task_in_a_store_whose_path_needs_escaping(config: Path) -> None:
+    database = store_file(config)
+    database.parent.mkdir(parents=True)
+    with sqlite3.connect(database) as db:
+        db.execute("CREATE TABLE tasks (id TEXT PRIMARY KEY)")
+        db.execute("INSERT INTO tasks VALUES ('the-task')")
+    assert _has_task(database, "the-task")
+    assert not _has_task(database, "another")
