@@ -416,5 +416,6 @@ def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(
     assert caught.value.code == "SESSION_BUSY"
     assert caught.value.recoverable
     assert str(world["inbox"].resolve()) not in caught.value.message
+    assert "4242" not in caught.value.message + str(caught.value.details)  # the receiver's pids stay there
     assert history_rows(world["receiver"]) == []
     assert files_under(world["inbox"]) == []

@@ -281,8 +281,9 @@ def _take_in(
     except safefs.FolderBusy as busy:
         raise SwarmError(
             SESSION_BUSY,
-            f"the receiver's session folder is {busy.why}; nothing was written or recorded",
-            details={"holder_pids": list(busy.holders), "waited_s": busy.waited},
+            # Told to a sender on another host: how long it waited, never which processes hold it.
+            f"the receiver's session folder was busy for more than {busy.waited:g} s; nothing was written or recorded",
+            details={"waited_s": busy.waited},
             hint="send it again shortly: a payload sent twice is one hand-off",
             recoverable=True,
         ) from None

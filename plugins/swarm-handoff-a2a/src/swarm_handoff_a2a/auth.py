@@ -17,7 +17,7 @@ import attrs
 from swarm_handoff.api import SwarmError, UsageError
 
 TOKEN_ENV = "SWARM_HANDOFF_A2A_TOKEN"
-AUTH_SCHEMES = ("bearer", "api-key")  # how a token is presented (not URL schemes: `transport.SCHEMES`)
+AUTH_SCHEMES = ("bearer", "api-key")  # how a token is presented (not a URL scheme)
 A2A_AUTH_SECRET = "A2A_AUTH_SECRET"  # the token's variable or file is missing, empty or unreadable
 MAX_TOKEN_FILE_BYTES = 4096
 

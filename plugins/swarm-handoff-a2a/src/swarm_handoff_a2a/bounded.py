@@ -24,8 +24,10 @@ from a2a.types import AgentCard
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from google.protobuf.json_format import ParseError
 
-from swarm_handoff_a2a.auth import Credentials
+from swarm_handoff.api import SwarmError
 
+A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
+A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is not a task
 RETRYABLE_STATUS = {429, 502, 503, 504}  # answers that mean "not now": retried like a failed connection
 MAX_CARD_BYTES = 1024 * 1024  # a card larger than this is refused while it arrives, before it is parsed
 MAX_CARD_SKILLS = 1000  # a card listing more skills than this is refused (each is a ranking candidate)
@@ -173,10 +175,16 @@ async def read_card(http: httpx.AsyncClient, url: str) -> tuple[AgentCard, httpx
     return body.card(), response.headers
 
 
-async def fetch_card(url: str, *, credentials: Credentials | None = None, timeout: float = 30.0) -> AgentCard:
-    """A host's agent card, read bounded (size, time, depth) and parsed with the SDK's parser."""
-    async with httpx.AsyncClient(
-        timeout=timeout, headers=(credentials or Credentials()).headers(), verify=tls_verification(url)
-    ) as http:
-        card, _headers = await read_card(http, url)
-        return card
+def remote_failure(url: str, exc: BaseException) -> SwarmError:
+    """A host that could not be reached (A2A_UNREACHABLE), or that answered without a card (A2A_REMOTE_ERROR)."""
+    if isinstance(exc, (httpx.TransportError, OSError)):
+        return SwarmError(
+            A2A_UNREACHABLE,
+            f"cannot reach {url}: {type(exc).__name__}: {exc}"[:500],
+            hint="check the URL and that the receiving host is running (swarm-handoff a2a serve)",
+        )
+    return SwarmError(
+        A2A_REMOTE_ERROR,
+        f"{url} answered without an agent card: {type(exc).__name__}: {exc}"[:500],
+        hint="give the receiving host's base URL (the one `a2a serve` prints), and check the token",
+    )

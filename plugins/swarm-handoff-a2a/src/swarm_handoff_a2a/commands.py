@@ -167,37 +167,19 @@ def _url(url: str) -> str:
     return url
 
 
-def _remote_failure(url: str, exc: BaseException) -> SwarmError:
-    """A host that could not be reached (A2A_UNREACHABLE), or that answered without a card (A2A_REMOTE_ERROR)."""
-    import httpx
-
-    from swarm_handoff_a2a.sender import A2A_REMOTE_ERROR, A2A_UNREACHABLE
-
-    if isinstance(exc, (httpx.TransportError, OSError)):
-        return SwarmError(
-            A2A_UNREACHABLE,
-            f"cannot reach {url}: {type(exc).__name__}: {exc}"[:500],
-            hint="check the URL and that the receiving host is running (swarm-handoff a2a serve)",
-        )
-    return SwarmError(
-        A2A_REMOTE_ERROR,
-        f"{url} answered without an agent card: {type(exc).__name__}: {exc}"[:500],
-        hint="give the receiving host's base URL (the one `a2a serve` prints), and check the token",
-    )
-
-
 def skills_operation(host: PluginHost, *, url: str, token_file: Path | None, auth_scheme: str) -> SkillsDocument:
     """`a2a skills`: a remote host's accepting skills, from its agent card."""
     import httpx
     from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
+    from swarm_handoff_a2a.bounded import remote_failure
     from swarm_handoff_a2a.sender import remote_skills
 
     credentials = sender_credentials(token_file, auth_scheme)
     try:
         return SkillsDocument(remote_skills(_url(url), credentials=credentials))
     except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
-        raise _remote_failure(url, exc) from None
+        raise remote_failure(url, exc) from None
 
 
 @attrs.frozen
@@ -249,6 +231,7 @@ def _refresh(rows: Sequence[dict[str, Any]], credentials: Credentials, config: P
     import httpx
     from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
+    from swarm_handoff_a2a.bounded import remote_failure
     from swarm_handoff_a2a.sender import remote_status
 
     notes: list[str] = []
@@ -260,5 +243,5 @@ def _refresh(rows: Sequence[dict[str, Any]], credentials: Credentials, config: P
                 row["url"], row["task_id"], payload_hash=row["payload_hash"], credentials=credentials, config_dir=config
             )
         except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
-            notes.append(f"warning: {_remote_failure(row['url'], exc).message} (state kept: {row['state']})")
+            notes.append(f"warning: {remote_failure(row['url'], exc).message} (state kept: {row['state']})")
     return notes

@@ -40,7 +40,15 @@ from swarm_handoff.api import (
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Credentials
-from swarm_handoff_a2a.bounded import BoundedTransport, CardRefused, read_card, retryable, tls_verification
+from swarm_handoff_a2a.bounded import (
+    A2A_REMOTE_ERROR,
+    A2A_UNREACHABLE,
+    BoundedTransport,
+    CardRefused,
+    read_card,
+    retryable,
+    tls_verification,
+)
 from swarm_handoff_a2a.cardcache import RemoteSkills, skills_of
 from swarm_handoff_a2a.extension import (
     ERROR_MEDIA_TYPE,
@@ -50,9 +58,7 @@ from swarm_handoff_a2a.extension import (
     task_id_for,
 )
 
-A2A_UNREACHABLE = "A2A_UNREACHABLE"  # every attempt failed to connect, up to the bound
 A2A_NO_EXTENSION = "A2A_NO_EXTENSION"  # the remote host does not declare the swarm-handoff extension
-A2A_REMOTE_ERROR = "A2A_REMOTE_ERROR"  # the host answered with an error that is not a task
 A2A_NOT_A_PAYLOAD = "A2A_NOT_A_PAYLOAD"  # what was given to send is not a sealed payload
 TARGET_NOT_ON_REMOTE = "TARGET_NOT_FOUND"  # the same code as a local hand-off to an unknown skill
 

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from swarm_handoff_a2a.cardcache import ReadCard
     from swarm_handoff_a2a.sender import Retry
 
-SCHEMES = ("http", "https")
 TOKEN_FILE_ENV = "SWARM_HANDOFF_A2A_TOKEN_FILE"
 AUTH_SCHEME_ENV = "SWARM_HANDOFF_A2A_AUTH_SCHEME"
 ATTEMPTS_ENV = "SWARM_HANDOFF_A2A_ATTEMPTS"
@@ -95,9 +94,8 @@ class A2ATransport:
         import httpx
         from a2a.client.errors import A2AClientError, AgentCardResolutionError
 
-        from swarm_handoff_a2a.bounded import retryable
+        from swarm_handoff_a2a.bounded import remote_failure, retryable
         from swarm_handoff_a2a.cardcache import read_card
-        from swarm_handoff_a2a.commands import _remote_failure
 
         bound = retry()
         waits = iter(bound.waits())
@@ -108,7 +106,7 @@ class A2ATransport:
             except (httpx.HTTPError, A2AClientError, AgentCardResolutionError, OSError, ValueError) as exc:
                 wait = next(waits, None) if retryable(exc) else None
                 if wait is None:
-                    raise _remote_failure(url, exc) from None
+                    raise remote_failure(url, exc) from None
                 time.sleep(wait)
 
     def send(self, payload: Path, url: str, target: str) -> RemoteDelivery:
