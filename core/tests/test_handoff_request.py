@@ -89,3 +89,25 @@ def test_request_and_synthesis_are_exclusive_and_the_request_is_checked(
     assert error["code"] == "USAGE"
     assert words in error["message"]
     assert not list(world["session"].glob("handoff-payload*"))  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("given", "fix"), [("request", "pass --problem-type as one of"), ("file", "in SYNTHESIS, change")]
+)
+def test_a_type_a_v2_target_cannot_carry_is_fixed_where_it_came_from(
+    swarm_cli: Any, world: Any, given: str, fix: str
+) -> None:
+    """The hint names --problem-type for a request in words, the file and its line for a synthesis."""
+    if given == "request":
+        context: tuple[str, ...] = ("--request", REQUEST, "--problem-type", "research")
+    else:
+        world["synthesis"].write_text(SYNTHESIS.replace("decision", "research"), encoding="utf-8")
+        context = ("--synthesis", str(world["synthesis"]))
+    result = swarm_cli("handoff", "reader", *context, "--session", str(world["session"]), "-f", "json")
+    assert result.exit_code == 1, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "PROBLEM_TYPE_NOT_IN_V2"
+    hint = error["hint"]
+    assert fix.replace("SYNTHESIS", str(world["synthesis"])) in hint
+    assert "decision, creative, analytical, strategic" in hint
+    assert ("synthesis" in hint) == (given == "file")  # no synthesis to edit when the words were the request
