@@ -31,7 +31,7 @@ import array
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -69,13 +69,6 @@ class Posting:
     mentions: int
     docs: array.array[int]
     counts: array.array[int]  # len(FIELDS) per skill, in FIELDS order
-
-    def rows(self) -> Iterable[tuple[int, tuple[int, ...]]]:
-        """Each skill number with its four counts."""
-        width = len(FIELDS)
-        counts = self.counts
-        for place, doc in enumerate(self.docs):
-            yield doc, tuple(counts[place * width : place * width + width])
 
 
 @attrs.frozen
@@ -327,9 +320,8 @@ def touched(index: Index, request: Request) -> tuple[dict[int, Touched], Corpus]
         frequencies[word] = posting.frequency
         mentions[word] = posting.mentions
         asked = word in request.terms
-        counts = posting.counts
-        for place, doc in enumerate(posting.docs):
-            tfs = tuple(counts[place * width : place * width + width])
+        # Each skill's counts as a tuple, cut from the flat array in C (`zip` over one iterator).
+        for doc, tfs in zip(posting.docs, zip(*[iter(posting.counts)] * width, strict=True), strict=True):
             skill = found.get(doc)
             if skill is None:
                 if not asked and not (tfs[name_at] or tfs[description_at]):
