@@ -123,6 +123,15 @@ class _RequestScorer:
             origin = request.origins.get(term)
             self.said[term] = f"'{term}' (for \"{origin}\")" if origin else f"'{term}'"
             self.synonyms[term] = sorted(SYNONYMS.get(term, ()) if not origin else ())
+        # A skill is looked at only for the request terms it can score: those it uses, those its
+        # negative clauses name, and those a synonym it uses stands in for; in request order (the
+        # points are summed in it). A long request (a pasted log) then costs each skill its own
+        # words, not the request's.
+        self.place = {term: place for place, term in enumerate(request.terms)}
+        self.stands_for: dict[str, list[str]] = {}
+        for term, synonyms in self.synonyms.items():
+            for synonym in synonyms:
+                self.stands_for.setdefault(synonym, []).append(term)
 
     def _idf(self, term: str) -> float:
         """The IDF of `term` over the candidates, once per request."""
@@ -185,13 +194,16 @@ class _RequestScorer:
         claimed = 0.0
         # A skill word already matched, exactly or as a synonym, is not credited again through a
         # synonym: "blog post" must not count "essay" twice.
-        credited = counts.keys() & request.terms.keys()
-        for term, query_weight in request.terms.items():
-            tfs = counts.get(term)
-            if tfs is None:
-                if not (self.synonyms[term] or term in skill.negative):
-                    continue  # nothing of it in this skill, nor a synonym to try: no points
-                tfs = zero
+        terms = request.terms
+        credited = counts.keys() & terms.keys()
+        looked = credited | (skill.negative & terms.keys())
+        stands_for = self.stands_for
+        for word in counts:
+            if word in stands_for:
+                looked.update(stands_for[word])
+        for term in sorted(looked, key=self.place.__getitem__):
+            query_weight = terms[term]
+            tfs = counts.get(term, zero)
             in_description_clause = term in skill.described
             # A word its negative clause names costs the skill points, unless its name or description
             # claims the word, or (for a body's "when not to use" section) its own body uses it.
