@@ -29,6 +29,9 @@ from swarm_handoff_router.text import pairs, split_negative, split_negative_sect
 FIELDS = ("name", "description", "opening", "body")
 FIELD_WEIGHTS: Mapping[str, float] = dict(zip(FIELDS, (1.5, 1.0, 0.3, 0.4), strict=True))
 FIELD_B: Mapping[str, float] = dict(zip(FIELDS, (0.3, 0.75, 0.75, 0.75), strict=True))
+# Where a field's count sits in the index's per-skill count tuples (a word the name or the
+# description uses is one the skill claims).
+NAME, DESCRIPTION, BODY = (FIELDS.index(field) for field in ("name", "description", "body"))
 OPENING_WORDS = 120
 # A word's IDF counts the skills that are about it (their name, description or the opening of the
 # body), not every skill whose long body mentions it in passing: "pattern" appears in many bodies

@@ -38,7 +38,7 @@ import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
 from swarm_handoff_router.analysis_cache import MIN_RECORDS, memo_bounds, memo_version
-from swarm_handoff_router.document import DF_FIELDS, FIELDS, Corpus, Document, analyse
+from swarm_handoff_router.document import DESCRIPTION, DF_FIELDS, FIELDS, NAME, Corpus, Document, analyse
 from swarm_handoff_router.text import SYNONYMS
 
 if TYPE_CHECKING:
@@ -312,7 +312,7 @@ def touched(index: Index, request: Request) -> tuple[dict[int, Touched], Corpus]
     frequencies: dict[str, int] = {}
     mentions: dict[str, int] = {}
     width = len(FIELDS)
-    name_at, description_at = FIELDS.index("name"), FIELDS.index("description")
+    name_at, description_at = NAME, DESCRIPTION
     for word in sorted(words):
         posting = index.posting(word)
         if posting is None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from swarm_handoff.api import Contribution
-from swarm_handoff_router.document import FIELD_B, FIELD_WEIGHTS, FIELDS, Corpus, Document
+from swarm_handoff_router.document import BODY, DESCRIPTION, FIELD_B, FIELD_WEIGHTS, FIELDS, NAME, Corpus, Document
 from swarm_handoff_router.index import Index, Touched, touched
 from swarm_handoff_router.request import Request
 from swarm_handoff_router.rerank import Match
@@ -40,9 +40,6 @@ DECIMALS = 3
 # phrase says more than its words apart. Chosen on the dev requests (0.25, 0.5, 1.0, 1.5 tried).
 PHRASE_WEIGHT = 1.0
 NO_MATCH = "no request word appears in the skill's name, description or body"
-# Where each field's count of a word sits in the index's count tuples: a word the name or the
-# description uses is one the skill claims.
-NAME, DESCRIPTION, BODY = (FIELDS.index(field) for field in ("name", "description", "body"))
 NO_COUNTS = (0,) * len(FIELDS)
 
 
