@@ -233,8 +233,11 @@ def minimums(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks, side by side with their baselines; results go to bench/results/."""
     session.env["UV_COMPILE_BYTECODE"] = "1"  # .pyc files at install time, as pip gives users
-    # bench/bench_a2a.py: hand-offs over A2A; bench_mcp_discover.py: `discover` over MCP beside the CLI's
-    extra_plugins = [p for p in PLUGINS if p.endswith(("/swarm-handoff-a2a", "/swarm-handoff-mcp"))]
+    # bench/bench_a2a.py: hand-offs over A2A; bench_mcp_discover.py: `discover` over MCP beside the CLI's;
+    # bench_router_speed.py and bench_mcp_route.py: `route`, which the router plugin brings
+    extra_plugins = [
+        p for p in PLUGINS if p.endswith(("/swarm-handoff-a2a", "/swarm-handoff-mcp", "/swarm-handoff-router"))
+    ]
     _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, *extra_plugins, editable=False, extra="")
     session.install("ruamel.yaml.clib")  # the C parser, as the `fast` extra gives users
     session.install("skills-ref")

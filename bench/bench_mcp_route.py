@@ -10,7 +10,8 @@ the CPU time of one call in one process without the pipe (`SwarmServer._answer`:
 and its rendering) beside them.
 
 Run: `python bench/bench_mcp_route.py [--skills 2000] [--runs 41] [--requests 8]`; never a unit
-test. Needs the MCP and router plugins installed and ../shared/corpus.
+test. Needs the MCP and router plugins installed and ../shared/corpus; without the router or the
+corpus it says so and exits 0.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).parent))
 import bench_routing  # sibling scripts, not a package
 from bench_mcp_discover import _env
-from bench_router_speed import make_real_tree
+from bench_router_speed import make_real_tree, router_missing
 
 CPU_PER_CALL = """
 import json, statistics, sys, time
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=41, help="timed calls; the median is kept")
     parser.add_argument("--requests", type=int, default=8, help="labelled requests the calls cycle through")
     args = parser.parse_args(argv)
+    if router_missing("bench_mcp_route"):
+        return
     if not bench_routing.CORPUS.is_dir():
         print(f"bench_mcp_route: skipped: no corpus at {bench_routing.CORPUS} (the real skills it copies)")
         return

@@ -9,8 +9,10 @@ A request with `skills: []` is one no candidate can take (issue 28: calibrating 
 it is kept out of top-1, top-3 and MRR (see bench/routing/README.md) and measures abstention: the
 table gives, per set, how many such requests it has and the precision and recall of "no skill fits"
 for the router (`evidence.evidence`, calibrated by bench/calibrate_abstain.py on CALIBRATION) and for
-plain BM25 (a threshold on its best score, calibrated here on the same sets). `--check-index`
-instead compares the router's index with whole documents on every request (0 must differ).
+plain BM25 (a threshold on its best score, calibrated here on the same sets). `--rankings FILE`
+instead checks that a change of the router's code leaves every ranking as it was: the first run
+writes a digest of each request's points, reasons and abstention to FILE, a run after the change
+compares with it and exits 1 when any request differs.
 `dev`, `seen-holdout` and `extra` have all been seen while the router was built; only a file written without
 seeing the router (and not used to change it afterwards) gives an honest figure.
 
@@ -29,6 +31,7 @@ the benchmark says so and exits 0.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
@@ -44,9 +47,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
 
 from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
-from swarm_handoff.records import SkillRecord  # noqa: E402
+from swarm_handoff.records import Contribution, SkillRecord  # noqa: E402
 from swarm_handoff.skillmd import load_skill_md  # noqa: E402
-from swarm_handoff_router import document, evidence, index, rerank, router, scoring  # noqa: E402
+from swarm_handoff_router import document, evidence, index, rerank, scoring  # noqa: E402
 from swarm_handoff_router.request import Request  # noqa: E402
 from swarm_handoff_router.text import STOPWORDS  # noqa: E402
 
@@ -149,11 +152,16 @@ class RouterRun:
 
     def __call__(self, text: str) -> list[float]:
         """Every skill's total for `text` (the index, the second look), remembering the abstention."""
+        ranked, found = self.explain(text)
+        self.last = (text, found.abstain)
+        return [sum(c.points for c in contribs) for contribs in ranked]
+
+    def explain(self, text: str) -> tuple[list[list[Contribution]], evidence.Evidence]:
+        """Every skill's contributions for `text` and the evidence that the best fits."""
         request = Request.of(Query(text))
         contributions, matches = scoring.score_index(self.built, request)
         ranked = rerank.rerank(self.names, contributions, matches, priorities=[r.priority for r in self.records])
-        self.last = (text, evidence.evidence(matches, request, self.names).abstain)
-        return [sum(c.points for c in contribs) for contribs in ranked]
+        return ranked, evidence.evidence(matches, request, self.names)
 
     def abstains(self, text: str) -> bool:
         """True when the router answers "no skill fits" for `text`."""
@@ -193,18 +201,30 @@ class BM25Run:
         return chosen
 
 
-def check_index(records: Sequence[SkillRecord], requests: Sequence[dict[str, Any]]) -> int:
-    """How many requests the index ranks differently from whole documents (points and reasons): 0 expected."""
-    documents = document.analyse(records)
-    built = index.Index.of(documents)
-    names = list(built.names)
-    differ = 0
-    for request in requests:
-        query = Query(request["q"])
-        whole = router.route(records, query, documents)
-        contributions, matches = scoring.score_index(built, query)
-        differ += whole != rerank.rerank(names, contributions, matches, priorities=[r.priority for r in records])
-    return differ
+def digests(records: Sequence[SkillRecord], files: dict[str, Path]) -> dict[str, str]:
+    """A digest of each request's ranking (every point, reason and the evidence), by set and number."""
+    run = RouterRun(records)
+    out = {}
+    for half, path in files.items():
+        for number, request in enumerate(load_requests(path), start=1):
+            ranked, found = run.explain(request["q"])
+            out[f"{half}:{number}"] = hashlib.sha256(repr((ranked, found)).encode()).hexdigest()
+    return out
+
+
+def check_rankings(records: Sequence[SkillRecord], files: dict[str, Path], recorded: Path) -> int:
+    """Write the rankings' digests to `recorded`, or compare with it when it exists: how many requests differ."""
+    now = digests(records, files)
+    if not recorded.exists():
+        recorded.write_text(json.dumps(now, indent=0) + "\n", encoding="utf-8")
+        print(f"bench_routing: the rankings of {len(now)} requests recorded in {recorded}; run again after the change")
+        return 0
+    before = json.loads(recorded.read_text(encoding="utf-8"))
+    differ = sorted(key for key in now.keys() | before.keys() if now.get(key) != before.get(key))
+    for key in differ[:20]:
+        print(f"  differs: {key}")
+    print(f"bench_routing: rankings against {recorded}: {len(differ)} of {len(now)} requests differ")
+    return len(differ)
 
 
 def evaluate(
@@ -288,7 +308,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--misses", action="store_true", help="print the requests each scorer got wrong")
     parser.add_argument(
-        "--check-index", action="store_true", help="compare the index with whole documents on every request"
+        "--rankings",
+        type=Path,
+        help="record every request's ranking in this file, or compare with it when it exists (exit 1 if any differ)",
     )
     parser.add_argument(
         "--requests", type=Path, nargs="+", default=[], help="request files (default: bench/routing/requests-*.yaml)"
@@ -304,11 +326,8 @@ def main(argv: list[str] | None = None) -> None:
     known = {r.name for r in records}
     results: dict[str, dict[str, dict[str, Any]]] = {}
     files = request_files(args.requests)
-    if args.check_index:
-        every = [r for path in files.values() for r in load_requests(path)]
-        differ = check_index(records, every)
-        print(f"bench_routing: index vs whole documents: {differ} of {len(every)} requests differ")
-        if differ:
+    if args.rankings:
+        if check_rankings(records, files, args.rankings):
             raise SystemExit(1)
         return
     baseline = BM25Run(records)

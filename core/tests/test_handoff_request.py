@@ -109,3 +109,25 @@ def test_handoff_and_rank_refuse_the_context_by_one_rule(swarm_cli: Any, world: 
     assert [e["code"] for e in errors] == ["USAGE", "USAGE"]
     assert errors[0]["message"] == errors[1]["message"]
     assert errors[0].get("hint") == errors[1].get("hint")
+
+
+@pytest.mark.parametrize(
+    ("given", "fix"), [("request", "pass --problem-type as one of"), ("file", "in SYNTHESIS, change")]
+)
+def test_a_type_a_v2_target_cannot_carry_is_fixed_where_it_came_from(
+    swarm_cli: Any, world: Any, given: str, fix: str
+) -> None:
+    """The hint names --problem-type for a request in words, the file and its line for a synthesis."""
+    if given == "request":
+        context: tuple[str, ...] = ("--request", REQUEST, "--problem-type", "research")
+    else:
+        world["synthesis"].write_text(SYNTHESIS.replace("decision", "research"), encoding="utf-8")
+        context = ("--synthesis", str(world["synthesis"]))
+    result = swarm_cli("handoff", "reader", *context, "--session", str(world["session"]), "-f", "json")
+    assert result.exit_code == 1, result.stdout
+    error = result.json()["error"]
+    assert error["code"] == "PROBLEM_TYPE_NOT_IN_V2"
+    hint = error["hint"]
+    assert fix.replace("SYNTHESIS", str(world["synthesis"])) in hint
+    assert "decision, creative, analytical, strategic" in hint
+    assert ("synthesis" in hint) == (given == "file")  # no synthesis to edit when the words were the request

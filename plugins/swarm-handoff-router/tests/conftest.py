@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -61,6 +62,12 @@ def load_bench_script(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def bench_script() -> Callable[[str], ModuleType]:
+    """Any script of bench/, loaded as a module when called with its name."""
+    return load_bench_script
 
 
 @pytest.fixture(scope="module")

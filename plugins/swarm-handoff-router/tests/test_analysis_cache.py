@@ -195,6 +195,19 @@ def test_a_few_records_are_analysed_without_the_memo(skills: list[SkillRecord], 
     assert not (own_cache / "swarm-handoff" / "memo").exists()
 
 
+def test_every_record_gets_its_document_in_order_whether_stored_fresh_or_without_a_file(
+    tmp_path: Path, skills: list[SkillRecord], analysed: list[str]
+) -> None:
+    analyse(skills)
+    analysed.clear()
+    skills[2] = write_skill(tmp_path, 2, extra=" Also forecasts quarterly revenue.", when=HOUR_AGO + 60)
+    mixed = [*skills, record(COUNT, ""), record(COUNT + 1, str(tmp_path / "notes.txt"))]
+    documents = analyse(mixed)
+    assert analysed == ["skill-2", f"skill-{COUNT}", f"skill-{COUNT + 1}"]  # the rest came from the memo
+    assert [d.name for d in documents] == [r.name for r in mixed]
+    assert documents == [Document.of(r) for r in mixed]
+
+
 def test_records_without_a_skill_md_are_analysed_each_time(tmp_path: Path, analysed: list[str]) -> None:
     records = [record(i, "") for i in range(COUNT)]
     analyse(records)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 
@@ -57,3 +59,30 @@ def test_a_request_no_skill_fits_is_loaded_and_left_out_of_top_k(
     assert result["requests"] == 1
     assert (result["top1"], result["top3"], result["mrr"]) == (1.0, 1.0, 1.0)
     assert result["misses"] == []
+
+
+@pytest.mark.parametrize(
+    ("script", "argv"),
+    [("bench_router_speed", ["--sizes", "2000", "--real", "--rounds", "1"]), ("bench_mcp_route", ["--skills", "2000"])],
+)
+def test_a_router_bench_without_the_router_installed_says_so_and_exits_0(
+    script: str,
+    argv: list[str],
+    bench_script: Callable[[str], ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    if script == "bench_mcp_route":
+        pytest.importorskip("swarm_handoff_mcp", reason="bench_mcp_route needs swarm-handoff-mcp installed")
+    module = bench_script(script)
+    real = importlib.metadata.distribution
+
+    def without_router(name: str) -> importlib.metadata.Distribution:
+        if name == "swarm-handoff-router":
+            raise importlib.metadata.PackageNotFoundError(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", without_router)
+    module.main(argv)  # returns (exit status 0) before making any tree or running any command
+    out = capsys.readouterr().out
+    assert f"{script}: skipped: the router (swarm-handoff-router) is not installed" in out

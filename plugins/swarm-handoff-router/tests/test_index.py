@@ -13,8 +13,8 @@ import pytest
 from swarm_handoff.api import FileMemo, SkillRecord
 from swarm_handoff_router import analysis_cache, evidence, index, router, scoring
 from swarm_handoff_router.analysis_cache import memo_version
-from swarm_handoff_router.document import FIELD_WEIGHTS, Document, analyse
-from swarm_handoff_router.index import FIELDS, Index, build
+from swarm_handoff_router.document import FIELD_B, FIELD_WEIGHTS, FIELDS, Document, analyse
+from swarm_handoff_router.index import Index, build
 from swarm_handoff_router.router import route
 
 HOUR_AGO = time.time() - 3600
@@ -66,12 +66,15 @@ REQUESTS = (
     "tax filings for the year",
     "use skill-7 to draft it",
     "nothing here matches zebra",
-    " ".join(f"word{n}" for n in range(scoring.LONG_REQUEST)) + " regex pattern for log lines, vendor quotes",
+    " ".join(f"word{n}" for n in range(64)) + " regex pattern for log lines, vendor quotes",
 )
 
 
 def test_the_index_follows_the_router_fields() -> None:
-    assert tuple(FIELD_WEIGHTS) == FIELDS  # the postings' counts are in the scorer's field order
+    assert tuple(FIELD_WEIGHTS) == tuple(FIELD_B) == FIELDS  # one list of fields: the postings' order
+    built = Index.of([Document.of(SkillRecord(name="quotes", scope="global", source="t", description="vendor"))])
+    assert built.posting("quot").counts.tolist() == [1, 0, 0, 0]  # type: ignore[union-attr]  # the name, first
+    assert built.posting("vend").counts.tolist() == [0, 1, 0, 0]  # type: ignore[union-attr]  # the description
 
 
 @pytest.mark.parametrize("text", REQUESTS)
@@ -207,7 +210,7 @@ def test_build_stores_one_index_per_skill_set(skills: list[SkillRecord]) -> None
 
 
 def test_every_labelled_set_ranks_as_with_whole_documents(bench: ModuleType) -> None:
-    """A sample of every request set over the bench's fixture skills (the full check: bench_routing --check-index)."""
+    """A sample of every request set over the bench's fixture skills: the stored index ranks as one built in memory."""
     records = bench.load_skills(Path("/nonexistent"))  # the fixtures only: they are in the repository
     documents = [Document.of(r) for r in records]
     compared = 0
@@ -260,4 +263,7 @@ def test_counts_too_large_for_a_byte_keep_their_points(tmp_path: Path) -> None:
     _, _, _, counts = built.postings["vend"]
     assert len(counts) == 2 * len(FIELDS)  # two bytes a count for this posting only
     query = Query("vendor prices")
-    assert scoring.score_index(built, query) == scoring.score_all(documents, query)
+    stored = Index.from_state(marshal.loads(marshal.dumps(built.to_state())))
+    assert scoring.score_index(stored, query) == scoring.score_index(built, query)
+    contributions, _ = scoring.score_index(stored, query)
+    assert any("body 300x" in c.reason for c in contributions[0])  # the count, not a byte's worth of it

@@ -269,12 +269,28 @@ def test_everyday_words_are_not_taken_for_tools(text: str) -> None:
     assert idioms(text) == []
 
 
-def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_points(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Matching a pasted log word by word costs skills x request words; reach keeps the points identical."""
-    from swarm_handoff_router import document, scoring
+def test_a_long_request_is_scored_against_each_skills_own_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching a pasted log word by word would cost skills x request words; the index looks at each skill's own."""
+    from swarm_handoff_router import document, index, scoring
 
+    looks: list[str] = []
+
+    class Counts(dict):  # type: ignore[type-arg]
+        """A touched skill's counts, each look-up recorded."""
+
+        def get(self, key: object, default: object = None) -> object:
+            looks.append(str(key))
+            return super().get(key, default)
+
+    original_touched = index.touched
+
+    def counted(built: index.Index, request: Request) -> object:
+        found, corpus = original_touched(built, request)
+        for one in found.values():
+            one.counts = Counts(one.counts)
+        return found, corpus
+
+    monkeypatch.setattr(scoring, "touched", counted)
     skills = (
         skill("log-reader", "Read server logs and find the failing request (not for metrics dashboards)."),
         skill("defect-hunter", "Track down a defect step by step."),
@@ -282,45 +298,19 @@ def test_a_long_request_is_scored_against_each_skills_own_words_with_the_same_po
     )
     noise = " ".join(f"word{i} token{i}" for i in range(300))
     prompt = f"the server logs show a bug in the failing request; {noise}; no metrics dashboards please, root cause"
-    documents = document.analyse(skills)  # whole documents: `route` without them goes through the index
-    monkeypatch.setattr(scoring, "LONG_REQUEST", 10**9)
-    looked_whole = route(skills, synthesis(prompt), documents)
-    monkeypatch.setattr(scoring, "LONG_REQUEST", 0)
     strengths: list[str] = []
-    original = scoring._strength
+    original = scoring._RequestScorer._strength
 
-    def counting(doc: object, term: str, corpus: object) -> object:
+    def counting(self: scoring._RequestScorer, term: str, tfs: tuple[int, ...], norms: list[float]) -> float:
         strengths.append(term)
-        return original(doc, term, corpus)  # type: ignore[arg-type]
+        return original(self, term, tfs, norms)
 
-    monkeypatch.setattr(scoring, "_strength", counting)
-    looked_within_reach = route(skills, synthesis(prompt), documents)
-    assert looked_within_reach == looked_whole
-    assert any(c.factor.startswith("not-for:") for c in looked_whole[0])  # negative words are in reach
-    assert any("as synonym" in c.reason for c in looked_whole[1])  # so are synonyms of the skill's words
+    monkeypatch.setattr(scoring._RequestScorer, "_strength", counting)
+    ranked = route(skills, synthesis(prompt), document.analyse(skills))
+    assert any(c.factor.startswith("not-for:") for c in ranked[0])  # negative words are looked at
+    assert any("as synonym" in c.reason for c in ranked[1])  # so are synonyms of the skill's words
     assert 0 < len(strengths) < 3 * 40  # not 3 skills x 600+ request words
-
-
-def test_a_skills_reach_is_built_once_for_every_long_request(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bench of many long requests over the same analysed skills builds each skill's reach once."""
-    from swarm_handoff_router import analysis_cache, document
-
-    built: list[str] = []
-    original = document.reach_of
-
-    def counting(doc: document.Document) -> frozenset[str]:
-        built.append(doc.name)
-        return original(doc)
-
-    monkeypatch.setattr(document, "reach_of", counting)
-    skills = tuple(skill(f"kind-{i}", f"Kind {i} of work, with logs and charts.") for i in range(3))
-    documents = document.analyse(skills)
-    for n in range(3):
-        noise = " ".join(f"word{n}x{i}" for i in range(200))
-        route(skills, synthesis(f"read the logs {noise}"), documents)
-    assert sorted(built) == ["kind-0", "kind-1", "kind-2"]
-    # The cached reach is no field of the document: what the memo stores keeps its shape.
-    assert "reach" not in analysis_cache.to_state(documents[0])
+    assert 0 < len(looks) < 3 * 40  # each skill asked about its own words only (1,128 look-ups when it was not)
 
 
 def test_a_name_whose_every_word_the_request_repeats_is_one_search_not_a_look_per_word() -> None:

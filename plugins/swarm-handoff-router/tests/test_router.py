@@ -339,16 +339,21 @@ def test_a_ruled_out_word_earns_nothing() -> None:
 
 
 def test_idf_counts_the_skills_about_a_word_not_every_body_that_mentions_it() -> None:
-    from swarm_handoff_router.document import Corpus
+    from swarm_handoff_router.index import Index
+    from swarm_handoff_router.scoring import score_all
+
+    def idf(documents: list[Document]) -> str:
+        """The IDF a request for "pattern" is scored with, as its reason gives it."""
+        contributions, _ = score_all(documents, request("pattern").synthesis)
+        return next(c.reason for c in contributions[0] if c.factor == f"term:{stem('pattern')}").split("; ")[1]
 
     late = " ".join(f"step{i}" for i in range(200)) + " a pattern in passing"
     docs = [Document.of(skill("regex", "Text patterns."), body="")]
     docs += [Document.of(skill(f"other{i}", f"Other work {i}."), body=late) for i in range(5)]
-    corpus = Corpus.of(docs)
-    assert corpus.frequencies[stem("pattern")] == 1
-    assert corpus.idf(stem("pattern")) == Corpus.of(docs[:1] + [Document.of(skill("x", "Y."), body="")] * 5).idf(
-        stem("pattern")
-    )
+    posting = Index.of(docs).posting(stem("pattern"))
+    assert posting is not None
+    assert (posting.frequency, posting.mentions) == (1, 5)  # about it: one skill; mentioning it: five bodies
+    assert idf(docs) == idf(docs[:1] + [Document.of(skill("x", "Y."), body="")] * 5)
 
 
 @pytest.mark.parametrize(

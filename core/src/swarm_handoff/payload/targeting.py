@@ -129,15 +129,21 @@ def _incompatible(record: SkillRecord, version: str, wanted: str, note: str) -> 
 def _check_v2_problem_type(record: SkillRecord, problem_type: str, synthesis_path: str | None, *, forced: bool) -> None:
     if problem_type in PROBLEM_TYPES:
         return
-    where = synthesis_path or "the synthesis"
     v2, v3 = given("schema", "2.0"), given("schema", "3.0")
     why = f"{v2} was given" if forced else f"{record.name} reads only schema 2.0"
     fix = f"drop {v2} (or pass {v3})" if forced else "hand off to a skill that reads v3.0"
+    kinds = ", ".join(PROBLEM_TYPES)
+    # A synthesis without a file is a request in words (`request_words`): its type was an input.
+    change = (
+        f"in {synthesis_path}, change problem_type: {problem_type} to one of {kinds}"
+        if synthesis_path
+        else f"pass {ref('problem_type')} as one of {kinds}"
+    )
     raise SwarmError(
         PROBLEM_TYPE_NOT_IN_V2,
         f"problem_type {problem_type!r} cannot be carried by a v2.0 payload, and {why}",
         details={"target_skill": record.name, "problem_type": problem_type, "v2_problem_types": list(PROBLEM_TYPES)},
-        hint=f"in {where}, change problem_type: {problem_type} to one of {', '.join(PROBLEM_TYPES)}; or {fix}",
+        hint=f"{change}; or {fix}",
         recoverable=True,
     )
 

@@ -247,14 +247,16 @@ def analyse_cached(
         # processes share it out.
         jobs = jobs_from(os.environ) if len(missed) >= MIN_PARALLEL else 1
         states = iter(map_chunks(analysed, missed, jobs))
-        for position, document in enumerate(documents):
-            if document is None:
-                record = records[position]
-                documents[position] = _kept(memo, record, next(states), made.get(id(record)), analyse_one, cls)
+        every = [
+            document
+            if document is not None
+            else _kept(memo, record, next(states), made.get(id(record)), analyse_one, cls)
+            for record, document in zip(records, documents, strict=True)
+        ]
     memo.save()
     if observed is not None:
         observed.extend(memo.seen.values())
-    return [document for document in documents if document is not None]
+    return every
 
 
 def _each(records: list[SkillRecord], analyse_one: Callable[[SkillRecord], T]) -> list[T]:

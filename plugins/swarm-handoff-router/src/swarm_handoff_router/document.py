@@ -1,23 +1,22 @@
 """A skill as the router reads it, and the statistics of the skills ranked together.
 
-A `Document` is one skill's stem counts per field (name, description, the opening of the body, the
-body), its negative clauses and the word pairs of its name and description; `Corpus` holds what
-the candidates of one ranking share (document frequencies, average field lengths). Both the
-whole-document scoring (`scoring`) and the index (`index`) are built from these.
+A `Document` is one skill's stem counts per field (`FIELDS`: name, description, the opening of the
+body, the body), its negative clauses and the word pairs of its name and description; the index
+(`index.Index.of`) is built from documents and counts the statistics the candidates of one ranking
+share, which a request reads as a `Corpus` (document frequencies, average field lengths).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 import attrs
 
 from swarm_handoff.api import SkillRecord
 from swarm_handoff_router.analysis_cache import analyse_cached
-from swarm_handoff_router.text import SYNONYMS, pairs, split_negative, split_negative_sections, tokenize
+from swarm_handoff_router.text import pairs, split_negative, split_negative_sections, tokenize
 
 # Field weights and length normalisation: a name word is strong evidence, a description word good
 # evidence, a body word weak (bodies are long and mention neighbouring tasks).
@@ -26,8 +25,13 @@ from swarm_handoff_router.text import SYNONYMS, pairs, split_negative, split_neg
 # words, weights 0.2 and 0.3 tried), it helped on the other two sets as well. The name's weight
 # went from 2 to 1.5 once the IDF counted only what skills are about (1, 1.5 and 2 tried on every
 # set: 1.5 was as good or better on each).
-FIELD_WEIGHTS: Mapping[str, float] = {"name": 1.5, "description": 1.0, "opening": 0.3, "body": 0.4}
-FIELD_B: Mapping[str, float] = {"name": 0.3, "description": 0.75, "opening": 0.75, "body": 0.75}
+# The one list of fields, in the order the index stores each skill's counts and lengths.
+FIELDS = ("name", "description", "opening", "body")
+FIELD_WEIGHTS: Mapping[str, float] = dict(zip(FIELDS, (1.5, 1.0, 0.3, 0.4), strict=True))
+FIELD_B: Mapping[str, float] = dict(zip(FIELDS, (0.3, 0.75, 0.75, 0.75), strict=True))
+# Where a field's count sits in the index's per-skill count tuples (a word the name or the
+# description uses is one the skill claims).
+NAME, DESCRIPTION, BODY = (FIELDS.index(field) for field in ("name", "description", "body"))
 OPENING_WORDS = 120
 # A word's IDF counts the skills that are about it (their name, description or the opening of the
 # body), not every skill whose long body mentions it in passing: "pattern" appears in many bodies
@@ -38,9 +42,7 @@ DF_FIELDS = ("name", "description", "opening")
 BODY_MAX_BYTES = 64 * 1024
 
 
-# Not slotted, so `reach` can be cached on the instance, outside the attrs fields the memo stores
-# (a cached property on a slotted class needs attrs 23.2; the core allows 23.1).
-@attrs.frozen(slots=False)
+@attrs.frozen
 class Document:
     """One skill as the router sees it: stem counts per field, and its negative clauses."""
 
@@ -77,11 +79,6 @@ class Document:
             frozenset(pairs(tokens["name"]) | pairs(tokens["description"])),
         )
 
-    @functools.cached_property
-    def reach(self) -> frozenset[str]:
-        """Every request word this skill can score at all: built once, not again for each long request."""
-        return reach_of(self)
-
 
 def read_body(path: str | None) -> str:
     """The SKILL.md text after its frontmatter (bounded); empty when there is no readable file."""
@@ -103,26 +100,13 @@ def read_body(path: str | None) -> str:
 
 @attrs.frozen
 class Corpus:
-    """Statistics over the candidates of one request: size, document frequencies, average lengths."""
+    """What a request reads of its candidates' statistics (counted by `index.Index.of`): size, the
+    document frequencies and body mentions of its words, average field lengths."""
 
     size: int
     frequencies: Mapping[str, int]
     average: Mapping[str, float]
     mentions: Mapping[str, int] = attrs.field(factory=dict)
-
-    @classmethod
-    def of(cls, documents: Sequence[Document]) -> Corpus:
-        """Count once over every candidate (document frequencies over DF_FIELDS)."""
-        frequencies: Counter[str] = Counter()
-        mentions: Counter[str] = Counter()
-        totals: Counter[str] = Counter()
-        for doc in documents:
-            frequencies.update(set().union(*(set(c) for f, c in doc.fields.items() if f in DF_FIELDS)))
-            mentions.update(doc.fields["body"].keys())
-            totals.update(doc.lengths)
-        count = len(documents) or 1
-        average = {f: totals[f] / count for f in FIELD_WEIGHTS}
-        return cls(len(documents), dict(frequencies), average, dict(mentions))
 
     def body_share(self, term: str) -> float:
         """How much a body match is worth next to a claim: the word's IDF over every body, over its IDF."""
@@ -142,16 +126,6 @@ class Corpus:
 def unique_idf(size: int) -> float:
     """The IDF of a word exactly one of `size` skills uses (Lucene's smoothed IDF at df 1)."""
     return math.log(1 + (size - 0.5) / 1.5)
-
-
-def reach_of(doc: Document) -> frozenset[str]:
-    """The words a skill has, its negative words and the synonyms of the words it claims."""
-    reach: set[str] = set(doc.negative_terms)
-    for counts in doc.fields.values():
-        reach.update(counts)
-    for word in set(doc.fields["name"]) | set(doc.fields["description"]):
-        reach.update(SYNONYMS.get(word, ()))
-    return frozenset(reach)
 
 
 def analyse(

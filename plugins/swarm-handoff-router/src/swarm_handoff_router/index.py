@@ -10,11 +10,12 @@ what a ranking needs, once per skill set:
 * the stems of each skill's negative clauses (all of them, and the description's), its phrases
   (two words side by side in its name or description), its field lengths and its clauses' text.
 
-A request then unpacks the postings of its own words (and their synonyms) only (`touched`), and
-`scoring.score_index` scores the skills it touched: the points and reasons are those of scoring
-each whole document (`scoring.score_all`; a test and `bench_routing.py --check-index` compare the
-two), and a skill that shares no word with the request (nor a synonym, nor a negative word, nor is
-named) gets the "no request word" line without being looked at.
+This is the router's one way to score: `Index.of` is the one place the statistics are counted,
+and `scoring.score_index` the one scoring function; skills analysed in memory (a test's, a
+benchmark's) are indexed with `Index.of` and scored the same way. A request unpacks the postings
+of its own words (and their synonyms) only (`touched`), and the skills it touched are scored; a
+skill that shares no word with the request (nor a synonym, nor a negative word, nor is named)
+gets the "no request word" line without being looked at.
 
 The index is kept in the core's `FileMemo` (`memo/router-index.bin`), under a key made of the
 router's code version and what each record's analysis rests on (name, declared name, description,
@@ -30,20 +31,19 @@ import array
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
 from swarm_handoff_router.analysis_cache import MIN_RECORDS, memo_bounds, memo_version
-from swarm_handoff_router.document import DF_FIELDS, Document, analyse
+from swarm_handoff_router.document import DESCRIPTION, DF_FIELDS, FIELDS, NAME, Corpus, Document, analyse
 from swarm_handoff_router.text import SYNONYMS
 
 if TYPE_CHECKING:
     from swarm_handoff_router.request import Request
 
-FIELDS = ("name", "description", "opening", "body")
 MEMO_NAME = "router-index"
 # Skill sets whose index is kept at once (one per working tree or scope filter used lately).
 MAX_INDEXES = 8
@@ -69,13 +69,6 @@ class Posting:
     mentions: int
     docs: array.array[int]
     counts: array.array[int]  # len(FIELDS) per skill, in FIELDS order
-
-    def rows(self) -> Iterable[tuple[int, tuple[int, ...]]]:
-        """Each skill number with its four counts."""
-        width = len(FIELDS)
-        counts = self.counts
-        for place, doc in enumerate(self.docs):
-            yield doc, tuple(counts[place * width : place * width + width])
 
 
 @attrs.frozen
@@ -110,13 +103,15 @@ class Index:
             counts = [doc.fields[field] for field in FIELDS]
             for place, field in enumerate(FIELDS):
                 totals[place] += doc.lengths[field]
-            name, description, opening, body = counts  # FIELDS order, spelt out: this loop runs once per skill-word
+            # The counts in FIELDS order, spelt out (a comprehension costs a quarter more: this loop
+            # runs once per skill-word); a fifth field fails here, loudly.
+            one, two, three, four = counts
             for word in set().union(*counts):
                 row = rows.get(word)
                 if row is None:
                     row = rows[word] = ([], [])
                 row[0].append(number)
-                row[1].extend((name.get(word, 0), description.get(word, 0), opening.get(word, 0), body.get(word, 0)))
+                row[1].extend((one.get(word, 0), two.get(word, 0), three.get(word, 0), four.get(word, 0)))
             frequency.update(set().union(*(set(doc.fields[f]) for f in DF_FIELDS)))
             mentions.update(doc.fields["body"].keys())
             for word in doc.negative_terms:
@@ -158,10 +153,10 @@ class Index:
         tfs = _unpack(_WIDTHS[width], counts)
         if not (type(frequency) is int and type(mentions) is int and 0 <= frequency <= self.size and mentions >= 0):
             raise DamagedIndex("a posting's frequencies out of range")
-        if len(tfs) != len(numbers) * len(FIELDS) or (numbers and max(numbers) >= self.size):
+        # Four counts per skill follow from the width check above, and unsigned arrays hold no
+        # negative count: only the skill numbers are left to check.
+        if max(numbers) >= self.size:
             raise DamagedIndex("a posting's skills out of range")
-        if tfs and min(tfs) < 0:
-            raise DamagedIndex("a posting's counts out of range")
         return Posting(frequency, mentions, numbers, tfs)
 
     def to_state(self) -> tuple[object, ...]:
@@ -307,9 +302,9 @@ class Touched:
     pairs: set[tuple[str, str]] = attrs.field(factory=set)
 
 
-def touched(index: Index, request: Request) -> tuple[dict[int, Touched], dict[str, int], dict[str, int]]:
+def touched(index: Index, request: Request) -> tuple[dict[int, Touched], Corpus]:
     """The skills a request can score at all, by skill number, holding only the words it can ask about;
-    with the document frequencies and body mentions of those words (the corpus statistics it needs)."""
+    with the statistics of those words (document frequencies, body mentions, average field lengths)."""
     words = set(request.terms)
     for term in request.terms:
         words |= SYNONYMS.get(term, frozenset())
@@ -317,6 +312,7 @@ def touched(index: Index, request: Request) -> tuple[dict[int, Touched], dict[st
     frequencies: dict[str, int] = {}
     mentions: dict[str, int] = {}
     width = len(FIELDS)
+    name_at, description_at = NAME, DESCRIPTION
     for word in sorted(words):
         posting = index.posting(word)
         if posting is None:
@@ -324,12 +320,11 @@ def touched(index: Index, request: Request) -> tuple[dict[int, Touched], dict[st
         frequencies[word] = posting.frequency
         mentions[word] = posting.mentions
         asked = word in request.terms
-        counts = posting.counts
-        for place, doc in enumerate(posting.docs):
-            tfs = tuple(counts[place * width : place * width + width])
+        # Each skill's counts as a tuple, cut from the flat array in C (`zip` over one iterator).
+        for doc, tfs in zip(posting.docs, zip(*[iter(posting.counts)] * width, strict=True), strict=True):
             skill = found.get(doc)
             if skill is None:
-                if not asked and not (tfs[0] or tfs[1]):
+                if not asked and not (tfs[name_at] or tfs[description_at]):
                     continue  # a synonym only counts where the name or description claims it
                 skill = found[doc] = Touched()
             skill.counts[word] = tfs
@@ -345,4 +340,4 @@ def touched(index: Index, request: Request) -> tuple[dict[int, Touched], dict[st
     for number, name in enumerate(index.names):
         if number not in found and request.names(name):
             found[number] = Touched()
-    return found, frequencies, mentions
+    return found, Corpus(index.size, frequencies, dict(zip(FIELDS, index.average, strict=True)), mentions)

@@ -162,6 +162,8 @@ class Spelled:
         words = name_tokens(name)
         if not words or (len(words) == 1 and (len(words[0]) < 2 or words[0] in STOPWORDS)):
             return False  # a skill called "a" or "the" is named by every sentence
+        if words[0] not in self.positions:
+            return False  # the name starts with a word the request never says: most skills, one lookup
         size = len(words)
         # Anchored on the name's rarest word in the request: a request that repeats "data" ten
         # thousand times costs "data-pipeline-audit" one look per "audit", not per "data".

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff.api import Contribution, SkillRecord
 from swarm_handoff_router.document import Document
 from swarm_handoff_router.evidence import Evidence, evidence
-from swarm_handoff_router.index import DamagedIndex, build
+from swarm_handoff_router.index import DamagedIndex, Index, build
 from swarm_handoff_router.request import Request
 from swarm_handoff_router.rerank import Match, rerank
-from swarm_handoff_router.scoring import score_all, score_index
+from swarm_handoff_router.scoring import score_index
 
 if TYPE_CHECKING:
     from swarm_handoff.api import RankingRequest
@@ -34,15 +34,16 @@ def route(
     *,
     second_look: bool = True,
 ) -> list[list[Contribution]]:
-    """Score every record for one request; `documents` (from `analyse`) may be reused across requests.
+    """Score every record for one request, through the index of its skills.
 
-    Without `documents`, the skills come from the index (`index.build`: stored, and touched
-    through the postings of the request's words); the points are the same either way.
+    Without `documents`, the index is the stored one (`index.build`); with `documents` (analysed
+    in memory, from `analyse`), it is built of them: the same scoring either way.
     `second_look=False` gives the word points alone (what the re-ranking weights are learned from).
     """
     if documents is not None:
-        contributions, matches = score_all(list(documents), synthesis)
-        names = [doc.name for doc in documents]
+        built = Index.of(documents)
+        contributions, matches = score_index(built, synthesis)
+        names = list(built.names)
     else:
         names, contributions, matches, _ = _indexed(records, synthesis)
     if not second_look:
