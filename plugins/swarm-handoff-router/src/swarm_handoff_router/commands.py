@@ -75,7 +75,7 @@ ROUTE = Operation(
         'swarm-handoff route "book a table for two" --all -f json',
     ),
     docs="docs/routing.md",
-    tool="route",
+    mcp=True,
     tool_summary="Say which skill should take a request in words: every discovered skill ranked, with "
     "`abstain` true when no skill fits (as `swarm-handoff route`).",
     cli_invoke="swarm_handoff_router.commands:route_cli",
