@@ -249,6 +249,9 @@ CUT = {
     ("swarm_handoff.jsonio", "swarm_handoff.textfile"): "the file size cap is one of the shared limits",
     ("swarm_handoff.loader", "swarm_handoff.plugin_checks"): "running plugin code quietly is not checking it",
     ("swarm_handoff.loader", "swarm_handoff.entrypoints"): "the loader selects what its caller's scan found",
+    ("swarm_handoff.plugin_collect", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    ("swarm_handoff.plugin_cli", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    ("swarm_handoff.plugin_operations", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
 }
 
 
