@@ -252,6 +252,7 @@ CUT = {
     ("swarm_handoff.plugin_collect", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
     ("swarm_handoff.plugin_cli", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
     ("swarm_handoff.plugin_operations", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    ("swarm_handoff.ranking_options", "swarm_handoff.errors"): "rank's options are facts; reading a chain is chains.py's",
 }
 
 
