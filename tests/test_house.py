@@ -253,6 +253,7 @@ CUT = {
     ("swarm_handoff.plugin_cli", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
     ("swarm_handoff.plugin_operations", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
     ("swarm_handoff.ranking_options", "swarm_handoff.errors"): "rank's options are facts; reading a chain is chains.py's",
+    ("swarm_handoff.pack_entries", "swarm_handoff.entrypoints"): "packs load from what the caller's scan found",
 }
 
 

@@ -327,7 +327,7 @@ class PluginHost:
 
     def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
         """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
-        skills, failures, skipped = pack_report(self.env)
+        skills, failures, skipped = pack_report(self.env, entry_points(SKILLS_ENTRY_POINT_GROUP))
         self.pack_failures = failures
         return skills, skipped
 
