@@ -254,6 +254,7 @@ CUT = {
     ("swarm_handoff.plugin_operations", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
     ("swarm_handoff.ranking_options", "swarm_handoff.errors"): "rank's options are facts; reading a chain is chains.py's",
     ("swarm_handoff.pack_entries", "swarm_handoff.entrypoints"): "packs load from what the caller's scan found",
+    ("swarm_handoff.cli.demo_commands", "swarm_handoff.demo"): "the demo's body is the demo's; the CLI keeps the sandbox",
 }
 
 
