@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 MAX_LAYERS = 10
 # Where the graph stands today, as a ratchet: it may only go down (issue 27 asks for MAX_LAYERS).
-LAYERS_NOW = 11
+LAYERS_NOW = 10
 # The product's top-level packages are the core and every installed `swarm_handoff_*` plugin; the
 # documented examples (tutorials, never released) are left out.
 EXAMPLES = frozenset({"swarm_handoff_envdir", "swarm_handoff_example_think", "swarm_handoff_markdown"})
@@ -228,10 +228,6 @@ def test_the_layers_do_not_grow(house):
     assert count <= LAYERS_NOW, " -> ".join(chain)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="11 layers: the testing kit over the typer app over the plugin host; demo over the hand-off",
-)
 def test_at_most_ten_layers(house):
     modules, edges, _ = house
     count, chain = layers(modules, edges)
@@ -249,6 +245,19 @@ CUT = {
     ("swarm_handoff.jsonio", "swarm_handoff.textfile"): "the file size cap is one of the shared limits",
     ("swarm_handoff.loader", "swarm_handoff.plugin_checks"): "running plugin code quietly is not checking it",
     ("swarm_handoff.loader", "swarm_handoff.entrypoints"): "the loader selects what its caller's scan found",
+    ("swarm_handoff.plugin_collect", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    ("swarm_handoff.plugin_cli", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    ("swarm_handoff.plugin_operations", "swarm_handoff.plugin_checks"): "calling a hook is not checking its answer",
+    (
+        "swarm_handoff.ranking_options",
+        "swarm_handoff.errors",
+    ): "rank's options are facts; chains.py reads a chain",
+    ("swarm_handoff.pack_entries", "swarm_handoff.entrypoints"): "packs load from what the caller's scan found",
+    (
+        "swarm_handoff.cli.demo_commands",
+        "swarm_handoff.demo",
+    ): "the demo's body is in demo.py; the CLI's sandbox",
+    ("swarm_handoff.cli.app", "swarm_handoff.cli.completion"): "the console script hands the app its completer",
 }
 
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from swarm_handoff import api
+from swarm_handoff.chains import chain_names
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.payload.lifecycle import HandoffOptions
-from swarm_handoff.ranking_options import chain_names
 
 
 @pytest.mark.parametrize(

@@ -233,6 +233,17 @@ def test_a_completion_request_is_answered_by_typer_even_when_argv_says_version()
     assert (done.returncode, done.stdout.split()) == (0, ["discover"]), done.stderr
 
 
+def test_the_console_script_completes_values_as_well_as_commands():
+    """The console script builds the app with the completer: an option's value is completed, not only a command."""
+    env = {
+        "_SWARM_HANDOFF_COMPLETE": "complete_bash",
+        "COMP_WORDS": "swarm-handoff rank --scorer swarm",
+        "COMP_CWORD": "3",
+    }
+    done = _run_script([], env)
+    assert (done.returncode, done.stdout.split()) == (0, ["swarm-v2"]), done.stderr
+
+
 def test_a_reader_that_went_away_ends_version_verbose_quietly():
     """`--version --verbose | head -1`: the closed pipe ends the run with 1 and no traceback, as for any command."""
     code = "from swarm_handoff.cli.entry import main; main()"

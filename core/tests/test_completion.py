@@ -15,7 +15,7 @@ def _complete(*words: str) -> list[str]:
     """What bash completion offers after `swarm-handoff WORDS...` (the last word is being typed)."""
     line = " ".join(("swarm-handoff", *words))
     env = {"_SWARM_HANDOFF_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(len(words))}
-    result = CliRunner().invoke(build_app(), [], env=env, prog_name="swarm-handoff")
+    result = CliRunner().invoke(build_app(complete=completion.completer), [], env=env, prog_name="swarm-handoff")
     return result.stdout.split()
 
 

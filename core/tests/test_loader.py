@@ -12,7 +12,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import ErrorCode, SwarmError
-from swarm_handoff.plugin_checks import PLUGIN_HOOK_OPTION_UNSUPPORTED
+from swarm_handoff.plugin_hooks import PLUGIN_HOOK_OPTION_UNSUPPORTED
 
 GROUP = loader.SKILLS_ENTRY_POINT_GROUP
 SKILL_MD = "---\nname: review\ndescription: Review code.\nhandoff:\n  accepts_from: ['*']\n---\n# Review\n"

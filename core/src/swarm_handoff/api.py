@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from swarm_handoff.cache import not_cacheable as not_cacheable
     from swarm_handoff.cache import read_skills as read_skills
     from swarm_handoff.cache import watch as watch
+    from swarm_handoff.chains import chain_names as chain_names
     from swarm_handoff.cli.operations_cli import invoke_operation as invoke_operation
     from swarm_handoff.cli.output import check_cwd as check_cwd
     from swarm_handoff.cli.output import format_option as format_option
@@ -125,7 +126,6 @@ if TYPE_CHECKING:
     from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
     from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
     from swarm_handoff.ranking_options import MAX_REQUEST_CHARS as MAX_REQUEST_CHARS
-    from swarm_handoff.ranking_options import chain_names as chain_names
     from swarm_handoff.records import Contribution as Contribution
     from swarm_handoff.records import DiscoveryContext as DiscoveryContext
     from swarm_handoff.records import Location as Location
@@ -365,7 +365,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_SCORER": "swarm_handoff.ranking_options",
     "DEFAULT_TOP": "swarm_handoff.ranking_options",
     "MAX_REQUEST_CHARS": "swarm_handoff.ranking_options",
-    "chain_names": "swarm_handoff.ranking_options",
+    "chain_names": "swarm_handoff.chains",
     "with_undeclared": "swarm_handoff.undeclared",
     "rank_candidates": "swarm_handoff.undeclared",
     "undeclared_candidates": "swarm_handoff.undeclared",

@@ -5,20 +5,19 @@ shipped with the core, and the skills are whatever is installed (the example pac
 skills). Every stage goes through the same API the individual commands use, so the demo is proof
 that the installed pieces work together, not a separate code path.
 
-The demo leaves no trace: `demo_sandbox()` points the config and cache folders at a temporary
-folder for the run, so its hand-off never enters the user's history (which ranking's "previous
-success" factor reads) and nothing of the user's config is read (their global skills and registry
-file are left out, which also keeps the example's ranking the same on every machine). The session
-folder is removed at the end unless the user asked to keep it (`--keep`, or `--dir DIR`).
+The demo leaves no trace: the command line runs it in `sandbox.demo_sandbox()`, which points the
+config and cache folders at a temporary folder for the run, so its hand-off never enters the
+user's history (which ranking's "previous success" factor reads) and nothing of the user's config
+is read (their global skills and registry file are left out, which also keeps the example's
+ranking the same on every machine). The session folder is removed at the end unless the user
+asked to keep it (`--keep`, or `--dir DIR`). `demo_operation` is the command's body, which the
+operation table names.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,6 +27,8 @@ import attrs
 from swarm_handoff import safefs
 from swarm_handoff.command_name import COMMAND
 from swarm_handoff.command_name import command_name as command_name  # re-exported: `demo` callers and tests use it
+from swarm_handoff.components import Document
+from swarm_handoff.discovery import make_context
 from swarm_handoff.errors import ErrorCode, SwarmError
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
 from swarm_handoff.payload.verify import verify_file
@@ -41,8 +42,6 @@ from swarm_handoff.workflow.protocol import render_step
 from swarm_handoff.workflow.registry import get_registry
 
 SYNTHESIS_FILE = "synthesis.yaml"
-# The folders the demo must not touch, redirected for its run (see `demo_sandbox`).
-SANDBOXED = {"CLAUDE_CONFIG_DIR": "config", "XDG_CACHE_HOME": "cache"}
 # What a perspective swarm leaves in its session: one file per completed perspective. The v2.0
 # payload's `perspectives_completed` is checked against this folder, so the demo writes them.
 PERSPECTIVES = {
@@ -85,25 +84,6 @@ class DemoReport:
         if self.command != COMMAND and command.startswith(COMMAND + " "):
             return self.command + command[len(COMMAND) :]
         return command
-
-
-@contextmanager
-def demo_sandbox() -> Iterator[Path]:
-    """Point the config and cache folders at a temporary one for the demo, then remove it and restore."""
-    sandbox = Path(tempfile.mkdtemp(prefix="swarm-demo-"))
-    saved = {name: os.environ.get(name) for name in SANDBOXED}
-    try:
-        for name, sub in SANDBOXED.items():
-            (sandbox / sub).mkdir()
-            os.environ[name] = str(sandbox / sub)
-        yield sandbox
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def prepare_session(folder: Path | None, parent: Path | None = None) -> Path:
@@ -171,3 +151,10 @@ def run_demo(
         session_kept=folder is not None or scratch is None,
         command=command,
     )
+
+
+def demo_operation(
+    host: PluginHost, *, folder: Path | None, cwd: Path | None, keep: bool, scratch: Path | None = None
+) -> Document:
+    """`demo`: discover, rank for an example synthesis, hand off, verify, run step one."""
+    return run_demo(make_context(cwd), host, folder, scratch=scratch, command=command_name())

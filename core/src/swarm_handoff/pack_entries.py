@@ -12,17 +12,18 @@ which reads the same group):
 
 Packs load through the one loader (`loader.py`), as plugins do, so the plugin host reports them
 (`swarm-handoff plugins`) without the discovery source's SKILL.md reader and caches (`packs.py`).
+Like the loader, this module selects among the entry points its caller's scan found
+(`entrypoints.entry_points(PACKS.name)`): it stands on neither the cached scan nor its file cache.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from swarm_handoff.entrypoints import entry_points as scanned
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.isolation import quiet as _quiet
 from swarm_handoff.loader import PACK_LOAD_FAILED, PACKS, Candidate, failure, load_one, select
@@ -40,18 +41,19 @@ class LoadedPack:
     error: BaseException | None = attrs.field(eq=False, default=None)
 
 
-def load_packs(env: Mapping[str, str]) -> tuple[list[LoadedPack], list[SkippedPlugin]]:
+def load_packs(env: Mapping[str, str], found: Iterable[Any]) -> tuple[list[LoadedPack], list[SkippedPlugin]]:
     """Import every admitted pack entry point on its own; the left-out ones say which variable left them out.
 
-    `env` holds the loader's controls: pass the plugin host's (`host.env`), the one set for plugins and packs.
+    `env` holds the loader's controls: pass the plugin host's (`host.env`), the one set for plugins and packs;
+    `found` is the scan's entry points of the group (`entrypoints.entry_points(PACKS.name)`).
     """
-    kept, skipped = select(PACKS, env, scanned(PACKS.name))
+    kept, skipped = select(PACKS, env, found)
     return [LoadedPack(c, *load_one(c)) for c in kept], skipped
 
 
-def entry_points(env: Mapping[str, str]) -> list[Any]:
-    """The group's entry points the controls in `env` (the host's) admit, once each (nothing imported)."""
-    return [c.entry_point for c in select(PACKS, env, scanned(PACKS.name))[0]]
+def entry_points(env: Mapping[str, str], found: Iterable[Any]) -> list[Any]:
+    """Of the scan's pack entry points `found`, the ones the controls in `env` (the host's) admit (nothing imported)."""
+    return [c.entry_point for c in select(PACKS, env, found)[0]]
 
 
 def skill_resource(obj: Any) -> tuple[str, Any] | None:
@@ -85,7 +87,9 @@ NOT_A_SKILL = "has neither SKILL_MD nor SKILL"
 NOT_A_SKILL_HINT = "set SKILL_MD to the packaged SKILL.md, or SKILL to a metadata mapping (see docs/skill-packs.md)"
 
 
-def report(env: Mapping[str, str]) -> tuple[list[PackSkill], list[LoadFailure], list[SkippedPlugin]]:
+def report(
+    env: Mapping[str, str], found: Iterable[Any]
+) -> tuple[list[PackSkill], list[LoadFailure], list[SkippedPlugin]]:
     """What `swarm-handoff plugins` says about packs: each skill and what it provides, and every failure.
 
     Looking `WORKFLOW` up may build the workflow (a pack's lazy module `__getattr__`), so an
@@ -93,7 +97,7 @@ def report(env: Mapping[str, str]) -> tuple[list[PackSkill], list[LoadFailure], 
     """
     skills: list[PackSkill] = []
     failures: list[LoadFailure] = []
-    loaded, skipped = load_packs(env)
+    loaded, skipped = load_packs(env, found)
     for pack in loaded:
         c = pack.candidate
         if pack.error is not None:

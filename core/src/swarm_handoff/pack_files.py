@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from swarm_handoff.entrypoints import entry_points
 from swarm_handoff.errors import Problem
-from swarm_handoff.loader import PACK_LOAD_FAILED
+from swarm_handoff.loader import PACK_LOAD_FAILED, PACKS
 from swarm_handoff.pack_entries import load_packs, real_path, skill_resource
 from swarm_handoff.plugins import get_host
 
@@ -48,7 +49,9 @@ def installed_pack_skills() -> tuple[list[InstalledPackSkill], list[Problem]]:
     """Every pack skill the allow/block lists admit, plus a PACK_LOAD_FAILED problem per pack that did not import."""
     skills: list[InstalledPackSkill] = []
     problems: list[Problem] = []
-    loaded, _ = load_packs(get_host().env)  # the one loader: the controls and isolation of plugins
+    loaded, _ = load_packs(
+        get_host().env, entry_points(PACKS.name)
+    )  # the one loader: the controls and isolation of plugins
     for pack in loaded:
         c, exc = pack.candidate, pack.error
         if exc is not None:

@@ -5,9 +5,9 @@ a validator whose `versions` is a string, a scorer that returns garbage. Each ch
 returns the value in the shape the host relies on or raises `BadResult` saying what is wrong; the
 caller blames the plugin and its distribution (`PluginHost.blame`) and goes on without it.
 
-Running plugin code so that its prints never reach stdout (`quiet`) and its failure is one line
-(`short_error`) is `isolation.py`'s, below the loader; `call_hook` here is that wrapping for one
-plugin's hook, with the blame.
+Calling a plugin's hook (quietly, with the blame) and the hook options the host does not honour
+are `plugin_hooks.py`'s: collecting components, commands and operations calls hooks without
+checking any answer, so it does not stand on these checks and the records they read.
 
 All checks live in this one module on purpose: the plugin API will become typed protocols, and
 these are the runtime half of that contract.
@@ -18,16 +18,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
-from swarm_handoff.errors import ErrorCode, Problem
-from swarm_handoff.isolation import quiet, short_error
+from swarm_handoff.errors import Problem
 from swarm_handoff.records import Contribution, SkillRecord, SourceResult
 from swarm_handoff.scopes import precedence_of, specs_of
-
-if TYPE_CHECKING:
-    from swarm_handoff.plugins import PluginHost
 
 PLUGIN_BAD_RESULT = "PLUGIN_BAD_RESULT"
 # More than this many items from one call is a runaway plugin, not an answer.
@@ -37,25 +33,6 @@ _REPR_LIMIT = 80
 
 class BadResult(ValueError):
     """A plugin returned a value its protocol does not allow; the message says what was wrong."""
-
-
-def call_hook(host: PluginHost, impl: Any, hook_name: str, kwargs: Mapping[str, Any]) -> bool:
-    """Call one plugin's hook quietly; one that raises is reported (PLUGIN_HOOK_FAILED) so the rest still load."""
-    try:
-        with quiet():
-            impl.function(**kwargs)
-    except Exception as exc:
-        dist, version = host.meta(impl.plugin_name)
-        host.fail(
-            impl.plugin_name,
-            dist,
-            version,
-            ErrorCode.PLUGIN_HOOK_FAILED,
-            f"{hook_name}: {short_error(exc)}",
-            f"fix or uninstall {dist}",
-        )
-        return False
-    return True
 
 
 def shown(value: Any) -> str:
@@ -153,40 +130,6 @@ def check_contributions(value: Any) -> tuple[Contribution, ...]:
             raise BadResult(f"item {index} needs a string factor and reason")
         checked.append(item)
     return tuple(checked)
-
-
-# pluggy options the host does not honour: it calls each plugin's registering hook itself, once,
-# with a `register` of the plugin's own (so that each component names the plugin that offered it),
-# in load order (so that a third party never takes a built-in's name first).
-PLUGIN_HOOK_OPTION_UNSUPPORTED = "PLUGIN_HOOK_OPTION_UNSUPPORTED"
-_UNHONOURED = ("wrapper", "hookwrapper", "historic", "tryfirst", "trylast")
-_NOT_RUN = frozenset({"wrapper", "hookwrapper", "historic"})  # a wrapper called directly registers nothing
-
-
-def unhonoured(impl: Any) -> tuple[str, ...]:
-    """The options of a hook implementation that the host does not honour, in a stable order."""
-    opts = getattr(impl, "opts", None) or {}
-    return tuple(option for option in _UNHONOURED if opts.get(option))
-
-
-def not_run(impl: Any) -> bool:
-    """Say whether the host leaves this implementation out: a wrapper cannot register anything."""
-    return not _NOT_RUN.isdisjoint(unhonoured(impl))
-
-
-def option_problem(hook: str, options: tuple[str, ...]) -> tuple[str, str]:
-    """The message and hint for an implementation marked with options the host does not honour."""
-    marks = ", ".join(f"{option}=True" for option in options)
-    if _NOT_RUN.isdisjoint(options):
-        outcome = (
-            "the host calls hooks in plugin load order (built-ins, then entry points by name): the option is ignored"
-        )
-    else:
-        outcome = (
-            "the host calls each plugin's hook once, directly, so a wrapper would register nothing: it is not called"
-        )
-    hint = f"remove {marks} from the @hookimpl of {hook} (see docs/plugins.md#hook-options)"
-    return f"{hook} is marked {marks}; {outcome}", hint
 
 
 def check_batch(value: Any, count: int) -> list[Any]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.errors import ErrorCode
 from swarm_handoff.isolation import quiet, short_error
-from swarm_handoff.plugin_checks import not_run
+from swarm_handoff.plugin_hooks import not_run
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost

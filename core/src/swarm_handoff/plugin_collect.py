@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from swarm_handoff.components import Kind
 from swarm_handoff.errors import ErrorCode
 from swarm_handoff.loader import ENV_DISABLE
-from swarm_handoff.plugin_checks import call_hook, not_run
+from swarm_handoff.plugin_hooks import call_hook, not_run
 from swarm_handoff.plugin_records import ComponentRef
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import attrs
 
 from swarm_handoff.errors import ErrorCode
 from swarm_handoff.operations import Group, Operation
-from swarm_handoff.plugin_checks import call_hook, not_run
+from swarm_handoff.plugin_hooks import call_hook, not_run
 
 if TYPE_CHECKING:
     from swarm_handoff.plugins import PluginHost

@@ -31,9 +31,10 @@ from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.pack_entries import report as pack_report
-from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT, PLUGIN_HOOK_OPTION_UNSUPPORTED, option_problem, unhonoured
+from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT
 from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
+from swarm_handoff.plugin_hooks import PLUGIN_HOOK_OPTION_UNSUPPORTED, option_problem, unhonoured
 from swarm_handoff.plugin_operations import PluginOperations, collect_operations
 from swarm_handoff.plugin_records import (
     ComponentRef,
@@ -326,7 +327,7 @@ class PluginHost:
 
     def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
         """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
-        skills, failures, skipped = pack_report(self.env)
+        skills, failures, skipped = pack_report(self.env, entry_points(SKILLS_ENTRY_POINT_GROUP))
         self.pack_failures = failures
         return skills, skipped
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import attrs
 
 from swarm_handoff import tracing
+from swarm_handoff.chains import chain_entries
 from swarm_handoff.components import BatchScorer, Kind
 from swarm_handoff.eligibility import Excluded, Query, menu_compatibility, split
 from swarm_handoff.eligibility import estimated_duration as read
@@ -26,7 +27,6 @@ from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.ranking_options import DEFAULT_SCORER as DEFAULT_SCORER
 from swarm_handoff.ranking_options import DEFAULT_TOP as DEFAULT_TOP
 from swarm_handoff.ranking_options import Autonomy as Autonomy
-from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import Contribution, SkillRecord
 from swarm_handoff.synthesis import Synthesis
 from swarm_handoff.undeclared import is_undeclared

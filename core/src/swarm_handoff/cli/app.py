@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperGroup
 
 from swarm_handoff import __version__
 from swarm_handoff.cli import help_text
-from swarm_handoff.cli.completion import completer
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
 from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugins import get_host
+
+if TYPE_CHECKING:
+    from swarm_handoff.cli.operations_cli import Completer
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {
@@ -94,8 +96,12 @@ def _usage_as_document(args: list[str]) -> Iterator[None]:
         raise typer.Exit(report(UsageError(error.format_message(), hint=f"see `{path} -h`"), fmt)) from None
 
 
-def build_app() -> typer.Typer:
-    """Build the CLI; plugin commands are added through the `swarm_handoff_cli` hook."""
+def build_app(complete: Completer | None = None) -> typer.Typer:
+    """Build the CLI; plugin commands are added through the `swarm_handoff_cli` hook.
+
+    `complete` lists an option's values for shell completion (`cli.completion.completer`, which the
+    console script and the testing kit hand in): listing skill names is a discovery, not the app's.
+    """
     app = typer.Typer(
         name="swarm-handoff",
         help="Discover agent skills that accept a hand-off, rank them, and hand work over.",
@@ -123,7 +129,7 @@ def build_app() -> typer.Typer:
     host = get_host()
     declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped
     operations, groups = (*CORE_OPERATIONS, *declared.operations), (*CORE_GROUPS, *declared.groups)
-    add_operations(app, operations, groups, complete=completer)  # completion lists names through the host
+    add_operations(app, operations, groups, complete=complete)  # completion lists names through the host
     # Strict: a plugin failure is an error before any command runs (`main` reports it).
     host.extend_cli(app)  # reports failures and taken names, and drops those commands
     return app

@@ -46,8 +46,9 @@ def _run(args: list[str]) -> None:
 
     try:
         from swarm_handoff.cli.app import build_app
+        from swarm_handoff.cli.completion import completer
 
-        app = build_app()
+        app = build_app(complete=completer)
     except SwarmError as error:  # strict plugin loading failed before any command could run
         import typer
 

@@ -101,9 +101,9 @@ def handoff_operation(
     to: str | None = None,
 ) -> Document | OperationResult:
     """`handoff`: build, validate and write a hand-off payload; with `to`, then send it to that host."""
+    from swarm_handoff.chains import chain_names
     from swarm_handoff.discovery import make_context
     from swarm_handoff.payload.lifecycle import HandoffOptions, check_session, hand_off
-    from swarm_handoff.ranking_options import chain_names
     from swarm_handoff.request_words import words_or_synthesis
     from swarm_handoff.session_life import parse_duration
     from swarm_handoff.transport import remote_target, transport_for

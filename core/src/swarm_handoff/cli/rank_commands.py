@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from swarm_handoff.chains import chain_names
 from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
-from swarm_handoff.ranking_options import Autonomy, chain_names
+from swarm_handoff.ranking_options import Autonomy
 
 if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
     from swarm_handoff.ranking import HistoryCounts

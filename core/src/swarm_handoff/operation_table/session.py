@@ -75,7 +75,7 @@ DEMO = Operation(
         Param("cwd", Path, "Working directory for discovery (default: here)."),
         Param("keep", bool, "Keep the temporary session folder (default: removed at the end).", default=False),
     ),
-    "swarm_handoff.cli.demo_commands:demo_operation",
+    "swarm_handoff.demo:demo_operation",
     examples=("swarm-handoff demo", "swarm-handoff demo --keep"),
     docs="README.md",
     cli_invoke="swarm_handoff.cli.demo_commands:demo_invoke",

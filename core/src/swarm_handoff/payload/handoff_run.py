@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from swarm_handoff.chains import chain_entries
 from swarm_handoff.errors import Problem, Severity, SwarmError
 from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
 from swarm_handoff.payload.io import dump_payload, file_stamp, write_new
 from swarm_handoff.payload.v2 import utc_now
-from swarm_handoff.ranking_options import chain_entries
 from swarm_handoff.records import DiscoveryContext
 
 if TYPE_CHECKING:

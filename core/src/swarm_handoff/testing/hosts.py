@@ -13,6 +13,7 @@ import pytest
 
 from swarm_handoff import plugins as _plugins
 from swarm_handoff.cli.app import build_app
+from swarm_handoff.cli.completion import completer
 from swarm_handoff.hookspecs import hookimpl
 from swarm_handoff.packs import ENV_DISABLE_PACKS, ENV_LOAD_PACKS
 from swarm_handoff.records import SourceResult
@@ -151,7 +152,7 @@ def swarm_cli() -> Callable[..., CliResult]:
         # Building the app loads the plugins (their commands join it): what they print then is the run's too.
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            app = build_app()
+            app = build_app(complete=completer)
         result = runner.invoke(app, list(args), env=dict(env or {}), input=input, catch_exceptions=False)
         return CliResult(result.exit_code, out.getvalue() + result.stdout, err.getvalue() + result.stderr)
 

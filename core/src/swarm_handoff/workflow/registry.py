@@ -28,9 +28,10 @@ from typing import Any
 import attrs
 
 from swarm_handoff.entrypoint_records import dist_of
+from swarm_handoff.entrypoints import entry_points as scanned
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
 from swarm_handoff.isolation import quiet
-from swarm_handoff.loader import Candidate, load_one
+from swarm_handoff.loader import PACKS, Candidate, load_one
 from swarm_handoff.pack_entries import entry_points as pack_entry_points  # the one loader's controls apply
 from swarm_handoff.workflow.model import Workflow
 
@@ -117,7 +118,7 @@ def load_registry(
     settings plugins do; without it, the process environment (the host's default too).
     """
     if entry_points is None:
-        entry_points = list(pack_entry_points(os.environ if env is None else env))
+        entry_points = list(pack_entry_points(os.environ if env is None else env, scanned(PACKS.name)))
     found: dict[str, RegisteredWorkflow] = {}
     problems: list[Problem] = []
     skipped: list[str] = []
