@@ -152,3 +152,17 @@ def swarm_version() -> str:
     from swarm_handoff import __version__
 
     return __version__
+
+
+# Modules only one command's body needs: `--help` (and so every command that does not run that
+# body) builds the app from the operation rows without them.
+NEVER_ON_HELP = {
+    "swarm_handoff_router.answer",  # `route`'s document and ranking: the row names its body as "module:function"
+}
+
+
+def test_help_imports_no_commands_body(tmp_path: Path) -> None:
+    """`--help` lists every command from the rows; the modules of a command's body load when it runs."""
+    modules, out = imported(tmp_path, "--help", cache=True)
+    assert "Commands" in out
+    assert not modules & NEVER_ON_HELP, sorted(modules & NEVER_ON_HELP)
