@@ -158,6 +158,7 @@ def swarm_version() -> str:
 # body) builds the app from the operation rows without them.
 NEVER_ON_HELP = {
     "swarm_handoff_router.answer",  # `route`'s document and ranking: the row names its body as "module:function"
+    "swarm_handoff.records",  # the skill records: discovery, ranking and the core's scorers, built on first use
 }
 
 

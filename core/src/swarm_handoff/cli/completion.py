@@ -13,7 +13,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.formatting import available_formats
 from swarm_handoff.operations import Param
 from swarm_handoff.plugins import get_host
-from swarm_handoff.records import Scope
+from swarm_handoff.scopes import Scope
 
 __all__ = ["NAMES", "completer", "names_of"]
 
