@@ -174,3 +174,19 @@ def test_a_command_that_reaches_no_other_host_imports_no_transport(tmp_path, pro
     ran = {"discover": "discovery_commands", "rank": "rank_commands"}.get(command, "handoff_commands")
     assert f"swarm_handoff.cli.{ran}" in modules  # the command did run its module
     assert "swarm_handoff.transport" not in modules
+
+
+# Modules only one command's body needs: `--help` (and so every command that does not run that
+# body) builds the app from the operation rows without them.
+NEVER_ON_HELP = {
+    "swarm_handoff_router.answer",  # `route`'s document and ranking: the row names its body as "module:function"
+    "swarm_handoff.records",  # the skill records: discovery, ranking and the core's scorers, built on first use
+    "swarm_handoff.pack_entries",  # loading skill packs: discovery's `packs` source and the `plugins` report
+}
+
+
+def test_help_imports_no_commands_body(tmp_path: Path) -> None:
+    """`--help` lists every command from the rows; the modules of a command's body load when it runs."""
+    modules, out = imported(tmp_path, "--help", cache=True)
+    assert "Commands" in out
+    assert not modules & NEVER_ON_HELP, sorted(modules & NEVER_ON_HELP)

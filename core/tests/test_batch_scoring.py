@@ -12,11 +12,11 @@ import pytest
 
 from swarm_handoff import api
 from swarm_handoff.api import hookimpl
-from swarm_handoff.builtin.scorers import RegistryV3Scorer, SwarmV2Scorer
 from swarm_handoff.components import BatchScorer, Scorer
 from swarm_handoff.errors import SwarmError
 from swarm_handoff.ranking import RankingRequest, rank
 from swarm_handoff.records import Contribution, SkillRecord
+from swarm_handoff.seed_scorers import RegistryV3Scorer, SwarmV2Scorer
 from swarm_handoff.synthesis import parse_synthesis
 
 SYNTHESIS = parse_synthesis({"original_prompt": "q", "problem_type": "research"})

@@ -54,3 +54,14 @@ def test_every_completing_param_names_a_known_kind() -> None:
     kinds = {p.complete for op in CORE_OPERATIONS for p in op.params if p.complete}
     assert kinds <= set(completion.NAMES)
     assert completion.completer(Param("plain")) is None
+
+
+def test_a_completer_declares_its_types_as_objects_typer_reads_without_evaluating() -> None:
+    """typer reads each completing parameter's completer signature while it builds the app (every
+    command, `--help` too): annotations left as strings were compiled and evaluated once per parameter."""
+    complete = completion.completer(Param("target", complete="skill"))
+    assert complete is not None
+    assert complete.__annotations__ == {"incomplete": str, "return": list[str]}
+    choices = completion.completer(Param("schema", choices=("2.0", "3.0")))
+    assert choices is not None
+    assert choices.__annotations__ == {"incomplete": str, "return": list[str]}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from swarm_handoff.builtin.scorers import REGISTRY_V3_CATEGORIES, RegistryV3Scorer, offered_inputs
 from swarm_handoff.ranking import HistoryCounts, RankingRequest
 from swarm_handoff.records import SkillRecord
+from swarm_handoff.seed_scorers import REGISTRY_V3_CATEGORIES, RegistryV3Scorer, offered_inputs
 from swarm_handoff.synthesis import parse_synthesis
 
 BASE_SYNTHESIS = {"original_prompt": "Ship the importer", "problem_type": "implementation"}

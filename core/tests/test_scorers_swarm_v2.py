@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarm_handoff.builtin.scorers import (
+from swarm_handoff.ranking import RankingRequest
+from swarm_handoff.records import SkillRecord
+from swarm_handoff.seed_scorers import (
     IMPLEMENTATION_KEYWORDS,
     SWARM_V2_CATEGORY_MAP,
     SwarmV2Scorer,
 )
-from swarm_handoff.ranking import RankingRequest
-from swarm_handoff.records import SkillRecord
 from swarm_handoff.synthesis import parse_synthesis
 
 # A synthesis and a skill that earn nothing: every test flips one thing and measures the change.

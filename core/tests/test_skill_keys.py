@@ -72,9 +72,9 @@ def test_the_v3_validator_sees_through_spellings(tmp_path, spelling, swarm_host)
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_registry_v3_penalises_a_target_whatever_the_spelling_in_the_chain(spelling):
-    from swarm_handoff.builtin.scorers import RegistryV3Scorer
     from swarm_handoff.ranking import RankingRequest
     from swarm_handoff.records import SkillRecord
+    from swarm_handoff.seed_scorers import RegistryV3Scorer
     from swarm_handoff.synthesis import parse_synthesis
 
     request = RankingRequest(

@@ -18,12 +18,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swarm_handoff.components import DEFAULT_PRIORITY, PrioritizedSource
 from swarm_handoff.errors import Problem
-from swarm_handoff.records import Contribution, SkillRecord, SourceResult
 from swarm_handoff.scopes import precedence_of, specs_of
+
+if TYPE_CHECKING:
+    from swarm_handoff.records import Contribution, SourceResult
 
 PLUGIN_BAD_RESULT = "PLUGIN_BAD_RESULT"
 # More than this many items from one call is a runaway plugin, not an answer.
@@ -79,6 +81,8 @@ def check_order(source: object) -> float:
 
 def check_source_result(value: Any) -> SourceResult:
     """A source's answer: a `SourceResult` whose parts have the types discovery and the caches read."""
+    from swarm_handoff.records import SkillRecord, SourceResult  # discovery's; the host loads without them
+
     if not isinstance(value, SourceResult):
         raise BadResult(f"returned {type(value).__name__} {shown(value)}, not a SourceResult")
     records = _items(value.records, "records")
@@ -116,6 +120,8 @@ def check_versions(value: Any) -> tuple[str, ...]:
 
 def check_contributions(value: Any) -> tuple[Contribution, ...]:
     """A scorer's answer: `Contribution`s or (factor, points, reason) triples with finite points."""
+    from swarm_handoff.records import Contribution  # ranking's; the host loads without it
+
     checked: list[Contribution] = []
     for index, item in enumerate(_items(value, "the result")):
         if not isinstance(item, Contribution):

@@ -30,7 +30,6 @@ from swarm_handoff.loader import SKILLS_ENTRY_POINT_GROUP as SKILLS_ENTRY_POINT_
 from swarm_handoff.loader import env_list as env_list
 from swarm_handoff.loader import strict_requested as strict_requested
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
-from swarm_handoff.pack_entries import report as pack_report
 from swarm_handoff.plugin_checks import PLUGIN_BAD_RESULT
 from swarm_handoff.plugin_cli import extend_cli
 from swarm_handoff.plugin_collect import collect
@@ -327,7 +326,9 @@ class PluginHost:
 
     def packs(self) -> tuple[list[PackSkill], list[SkippedPlugin]]:
         """Load the skill packs the same way as plugins and say what each provides; failures join `pack_failures`."""
-        skills, failures, skipped = pack_report(self.env, entry_points(SKILLS_ENTRY_POINT_GROUP))
+        from swarm_handoff.pack_entries import report  # the pack loader: the host builds without it
+
+        skills, failures, skipped = report(self.env, entry_points(SKILLS_ENTRY_POINT_GROUP))
         self.pack_failures = failures
         return skills, skipped
 

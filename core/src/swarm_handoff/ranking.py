@@ -81,7 +81,7 @@ class RankingRequest:
 
     `chain` is the payload's `handoff_chain` so far; `history` maps a skill name to its past
     hand-off outcomes. `offered_inputs` overrides what the synthesis is taken to offer (see
-    `builtin.scorers.offered_inputs`). The records being ranked are not part of the request: a
+    `seed_scorers.offered_inputs`). The records being ranked are not part of the request: a
     scorer that needs them all offers `score_many(candidates, request)` (`BatchScorer`).
     """
 

@@ -13,7 +13,7 @@ from swarm_handoff.components import Kind
 from swarm_handoff.formatting import available_formats
 from swarm_handoff.operations import Param
 from swarm_handoff.plugins import get_host
-from swarm_handoff.records import Scope
+from swarm_handoff.scopes import Scope
 
 __all__ = ["NAMES", "completer", "names_of"]
 
@@ -72,4 +72,7 @@ def completer(param: Param) -> Callable[[str], list[str]] | None:
         offered = names_of(kind) if kind is not None else list(param.choice_values() or ())
         return [name for name in offered if name.startswith(incomplete)]
 
+    # typer reads every completer's signature while it builds the app, on every command line: types,
+    # not the strings `from __future__ import annotations` leaves, which it would compile and evaluate.
+    complete.__annotations__ = {"incomplete": str, "return": list[str]}
     return complete

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from swarm_handoff.api import DEFAULT_TOP, MAX_REQUEST_CHARS, MAX_TOP, Operation, Param, PluginHost, UsageError
 from swarm_handoff.api import RANKING_RULE as RULE
-from swarm_handoff_router.answer import RouteDocument, route
+
+if TYPE_CHECKING:
+    from swarm_handoff_router.answer import RouteDocument
 
 __all__ = ["OPERATIONS", "ROUTE", "read_request", "route_cli", "route_operation"]
 
@@ -96,6 +98,8 @@ def route_operation(
     explain: bool = False,
 ) -> RouteDocument:
     """`route`: rank every discovered skill for the request, or say that none fits (abstain)."""
+    from swarm_handoff_router.answer import route  # every command registers this module's row
+
     found = route(request, cwd=cwd, top=top, scope=scope or None, problem_type=problem_type, show_all=show_all)
     return found.explained(explain)
 
