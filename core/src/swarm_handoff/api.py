@@ -137,6 +137,7 @@ if TYPE_CHECKING:
     from swarm_handoff.reporoot import find_repository as find_repository
     from swarm_handoff.request_words import synthesis_from_request as synthesis_from_request
     from swarm_handoff.request_words import synthesis_or_request as synthesis_or_request
+    from swarm_handoff.request_words import words_or_synthesis as words_or_synthesis
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
@@ -358,6 +359,7 @@ _EXPORTS: dict[str, str] = {
     "choose_scorer": "swarm_handoff.ranking",
     "synthesis_from_request": "swarm_handoff.request_words",
     "synthesis_or_request": "swarm_handoff.request_words",
+    "words_or_synthesis": "swarm_handoff.request_words",
     "RankingRequest": "swarm_handoff.ranking",
     "RankingResult": "swarm_handoff.ranking",
     "RankedCandidate": "swarm_handoff.ranking",

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, UsageError
+from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, Synthesis, UsageError
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import Call
@@ -73,15 +73,17 @@ def lint_tool(call: Call) -> Document:
 
 
 class _Synthesis:
-    """A synthesis given as a path, or as an object written to a private temporary file."""
+    """A synthesis given as a path, as words already read, or as an object written to a private temporary file."""
 
     def __init__(self, value: Any) -> None:
         self.given = value
         self.temp: str | None = None
 
-    def __enter__(self) -> Path | None:
+    def __enter__(self) -> Path | Synthesis | None:
         if self.given is None:  # none given: a continued chain carries the received context
             return None
+        if isinstance(self.given, Synthesis):  # a request in words, read already
+            return self.given
         if isinstance(self.given, str):
             return Path(self.given)
         fd, self.temp = tempfile.mkstemp(prefix="swarm-handoff-mcp-synthesis-", suffix=".json")
@@ -142,18 +144,32 @@ def rank_tool(call: Call) -> Document:
 
 
 def handoff_tool(call: Call) -> Document:
-    """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees."""
-    from swarm_handoff.api import HandoffOptions, chain_names, check_session, hand_off, make_context
+    """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees.
+
+    The context is the CLI's rule (`words_or_synthesis`): a synthesis, a request in words (it
+    becomes `original_prompt`), or neither when continuing a received payload; refused alike.
+    """
+    from swarm_handoff.api import (
+        HandoffOptions,
+        chain_names,
+        check_session,
+        hand_off,
+        make_context,
+        words_or_synthesis,
+    )
 
     session = call.args["session"]
     check_session(session, "session")
     received = call.args.get("from_payload")
-    if received is None and "synthesis" not in call.args:
-        raise UsageError(
-            "handoff: neither synthesis nor from_payload was given",
-            hint="give synthesis, or from_payload to continue the chain of a payload this skill received",
-        )
-    with _Synthesis(call.args.get("synthesis")) as synthesis:
+    context = words_or_synthesis(
+        call.args.get("synthesis"),
+        call.args.get("request"),
+        call.args.get("problem_type"),
+        command="handoff",
+        continues=True,
+        received=received,
+    )
+    with _Synthesis(context) as synthesis:
         options = HandoffOptions(
             target=call.args["target"],
             synthesis=synthesis,
