@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from swarm_handoff.discovery_result import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
     from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult
     from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
+    from swarm_handoff.eligibility import by_category as by_category
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
     from swarm_handoff.errors import LoadError as LoadError
@@ -352,6 +353,7 @@ _EXPORTS: dict[str, str] = {
     "config_dir": "swarm_handoff.configdir",
     "DiscoveryResult": "swarm_handoff.discovery_result",
     "DiscoveryQuery": "swarm_handoff.eligibility",
+    "by_category": "swarm_handoff.eligibility",
     "NO_SKILLS_MESSAGE": "swarm_handoff.discovery_result",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",

@@ -99,12 +99,17 @@ class _Synthesis:
 def rank_tool(call: Call) -> Document:
     """Rank as `rank`: a synthesis object is parsed like a file, and a request in words ranks every skill.
 
+    The query narrows the menu as the CLI's does: `category` before ranking, `accepts_from`,
+    `schema_version` and `input` leave targets out (listed with their reasons under `all`).
+
     Without `scorer`, the ranking rule the CLI follows decides (`choose_scorer`): the router for a
     request in words or undeclared candidates, `swarm-v2` for declared targets of a synthesis.
     """
     from swarm_handoff.api import (
         DEFAULT_TOP,
+        DiscoveryQuery,
         RankingRequest,
+        by_category,
         chain_names,
         choose_scorer,
         discover,
@@ -127,6 +132,7 @@ def rank_tool(call: Call) -> Document:
     records = rank_candidates(
         found, include_undeclared=bool(call.args.get("include_undeclared")), in_words=words is not None
     )
+    records = by_category(records, call.args.get("category", []))  # as `rank --category`
     scorer = call.args.get("scorer")
     if scorer is None and words is not None:
         scorer = choose_scorer(records, call.host, in_words=True)
@@ -139,6 +145,12 @@ def rank_tool(call: Call) -> Document:
         explain=bool(call.args.get("explain", False)),
         host=call.host,
         problems=found.problems,
+        query=DiscoveryQuery(  # as `rank --accepts-from/--schema-version/--input`: left out, kept for `all`
+            accepts_from=call.args.get("accepts_from"),
+            schema_version=call.args.get("schema_version"),
+            inputs=tuple(call.args.get("input", [])),
+        ),
+        show_all=bool(call.args.get("all", False)),
         scorer_option="scorer",
     )
 
