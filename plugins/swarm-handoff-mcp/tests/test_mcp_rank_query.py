@@ -73,3 +73,33 @@ def test_the_filters_are_spelt_as_the_discover_tools_and_only_added() -> None:
             k: v for k, v in discover[name].items() if k != "description"
         }, name
     assert specs["rank"]["required"] == []
+
+
+def test_autonomy_scores_the_menu_as_the_clis_option_does(
+    swarm_host: Any, synthesis: Path, swarm_cli: Any, register_source: Any
+) -> None:
+    runs_alone = SkillRecord(
+        name="runner", scope="project", source="t", categories=("analysis",), meta={"autonomous": True}
+    )
+    register_source("mcp-rank-autonomy", (runs_alone,))
+    spec = next(s for s in tool_specs() if s.name == "rank")
+    given = {"synthesis": str(synthesis), "autonomy": "autonomous", "scorer": "registry-v3", "explain": True}
+    over_mcp = rank_tool(Call(check_arguments(spec, given), swarm_host)).to_data()
+    cli = ("--autonomy", "autonomous", "--scorer", "registry-v3", "--explain", "-f", "json")
+    result = swarm_cli("rank", "--synthesis", str(synthesis), *cli)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert over_mcp["workflows"] == result.json()["workflows"]
+    assert over_mcp["request"]["autonomy"] == "autonomous"
+    runner = next(w for w in over_mcp["workflows"] if w["skill"] == "runner")
+    assert "runs autonomous, as preferred" in str(runner)  # the preference scored: registry-v3's autonomy_match
+
+
+def test_an_autonomy_the_cli_does_not_offer_is_refused_by_the_schema(swarm_host: Any) -> None:
+    from swarm_handoff.api import SwarmError
+
+    spec = next(s for s in tool_specs() if s.name == "rank")
+    assert spec.schema["properties"]["autonomy"]["enum"] == ["supervised", "autonomous"]
+    with pytest.raises(SwarmError) as caught:
+        check_arguments(spec, {"request": "plan it", "autonomy": "hands-off"})
+    assert caught.value.code == "USAGE"
+    assert "autonomy must be one of supervised, autonomous" in caught.value.message

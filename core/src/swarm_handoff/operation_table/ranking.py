@@ -95,7 +95,13 @@ RANK = Operation(
             help="The skill handing off (put at the head of the chain).",
             surfaces=MCP_ONLY,
         ),
-        Param("autonomy", Autonomy, "Preferred supervision of the target.", surfaces=CLI_ONLY),
+        Param(
+            "autonomy",
+            Autonomy,
+            "Preferred supervision of the target.",
+            tool_help="Preferred supervision of the target (--autonomy).",
+            tool_schema={"enum": [a.value for a in Autonomy]},  # the values the CLI's enum option takes
+        ),
         Param(
             "history",
             Path,

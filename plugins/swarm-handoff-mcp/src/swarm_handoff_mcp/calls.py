@@ -126,7 +126,9 @@ def rank_tool(call: Call) -> Document:
     source = call.args.get("source")
     if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
         chain = (source, *chain)
-    request = RankingRequest(synthesis=synthesis, chain=chain, history=recorded_history())
+    request = RankingRequest(
+        synthesis=synthesis, chain=chain, autonomy=call.args.get("autonomy"), history=recorded_history()
+    )
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
     records = rank_candidates(
