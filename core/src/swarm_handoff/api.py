@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from swarm_handoff.discovery_result import NO_SKILLS_MESSAGE as NO_SKILLS_MESSAGE
     from swarm_handoff.discovery_result import DiscoveryResult as DiscoveryResult
     from swarm_handoff.eligibility import DiscoveryQuery as DiscoveryQuery
+    from swarm_handoff.eligibility import by_category as by_category
     from swarm_handoff.errors import ErrorCode as ErrorCode
     from swarm_handoff.errors import ErrorDocument as ErrorDocument
     from swarm_handoff.errors import LoadError as LoadError
@@ -137,6 +138,7 @@ if TYPE_CHECKING:
     from swarm_handoff.reporoot import find_repository as find_repository
     from swarm_handoff.request_words import synthesis_from_request as synthesis_from_request
     from swarm_handoff.request_words import synthesis_or_request as synthesis_or_request
+    from swarm_handoff.request_words import words_or_synthesis as words_or_synthesis
     from swarm_handoff.safefs import FolderBusy as FolderBusy
     from swarm_handoff.safefs import atomic_write as atomic_write
     from swarm_handoff.safefs import lock_descriptor as lock_descriptor
@@ -351,6 +353,7 @@ _EXPORTS: dict[str, str] = {
     "config_dir": "swarm_handoff.configdir",
     "DiscoveryResult": "swarm_handoff.discovery_result",
     "DiscoveryQuery": "swarm_handoff.eligibility",
+    "by_category": "swarm_handoff.eligibility",
     "NO_SKILLS_MESSAGE": "swarm_handoff.discovery_result",
     "explain": "swarm_handoff.explain",
     "lint": "swarm_handoff.lint",
@@ -358,6 +361,7 @@ _EXPORTS: dict[str, str] = {
     "choose_scorer": "swarm_handoff.ranking",
     "synthesis_from_request": "swarm_handoff.request_words",
     "synthesis_or_request": "swarm_handoff.request_words",
+    "words_or_synthesis": "swarm_handoff.request_words",
     "RankingRequest": "swarm_handoff.ranking",
     "RankingResult": "swarm_handoff.ranking",
     "RankedCandidate": "swarm_handoff.ranking",

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import attrs
 
 from swarm_handoff.errors import UsageError
-from swarm_handoff.inputs import ref
+from swarm_handoff.inputs import given, ref
 from swarm_handoff.ranking_options import MAX_REQUEST_CHARS
 from swarm_handoff.synthesis import PROBLEM_TYPES, PROBLEM_TYPES_V3, Synthesis, load_synthesis, parse_synthesis
 
@@ -36,7 +36,7 @@ def synthesis_from_request(request: str, problem_type: str | None = None) -> Syn
     text = request.strip()
     if not text:
         raise UsageError(
-            f"{ref('request')} is empty", hint=f'say what you need, e.g. {ref("request")} "summarise this PDF"'
+            f"{ref('request')} is empty", hint="say what you need, e.g. " + given("request", '"summarise this PDF"')
         )
     if len(text) > MAX_REQUEST_CHARS:
         raise UsageError(
@@ -82,7 +82,7 @@ def words_or_synthesis(
             raise UsageError(
                 f"{command} needs {ref('synthesis')} FILE, {ref('request')} TEXT, "
                 f"or {ref('received')} PAYLOAD to continue a chain",
-                hint=f'e.g. swarm-handoff {command} SKILL {ref("request")} "what you need" --session DIR',
+                hint="say what you need in words, e.g. " + given("request", '"what you need"'),
             )
         raise UsageError(
             f"{command} needs a synthesis or a request in words: "

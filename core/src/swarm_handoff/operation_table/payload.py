@@ -6,6 +6,7 @@ from pathlib import Path
 
 from swarm_handoff.operation_table.shared_help import SYNTHESIS_TOOL_HELP
 from swarm_handoff.operations import CLI_ONLY, Operation, Param
+from swarm_handoff.ranking_options import MAX_REQUEST_CHARS
 
 _PAYLOAD = Param(
     "payload",
@@ -46,12 +47,14 @@ HANDOFF = Operation(
             "request",
             help="A request in words instead of a synthesis file: it becomes original_prompt "
             "(see docs/payloads.md for the defaults).",
-            surfaces=CLI_ONLY,
+            tool_help="A request in words instead of synthesis: it becomes original_prompt "
+            "(see docs/payloads.md for the defaults).",
+            tool_schema={"maxLength": MAX_REQUEST_CHARS},  # as rank and route: one bound for a request in words
         ),
         Param(
             "problem_type",
             help="With --request: the problem type it carries (default: analytical).",
-            surfaces=CLI_ONLY,
+            tool_help="With request: the problem type it carries (default: analytical).",
         ),
         Param(
             "received",

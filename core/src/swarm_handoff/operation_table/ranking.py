@@ -95,7 +95,13 @@ RANK = Operation(
             help="The skill handing off (put at the head of the chain).",
             surfaces=MCP_ONLY,
         ),
-        Param("autonomy", Autonomy, "Preferred supervision of the target.", surfaces=CLI_ONLY),
+        Param(
+            "autonomy",
+            Autonomy,
+            "Preferred supervision of the target.",
+            tool_help="Preferred supervision of the target (--autonomy).",
+            tool_schema={"enum": [a.value for a in Autonomy]},  # the values the CLI's enum option takes
+        ),
         Param(
             "history",
             Path,
@@ -104,24 +110,30 @@ RANK = Operation(
             surfaces=CLI_ONLY,
         ),
         Param("explain", bool, "Show every factor's points and reason.", default=False),
-        Param("category", help="Only targets in this category (repeatable).", repeatable=True, surfaces=CLI_ONLY),
+        Param(
+            "category",
+            help="Only targets in this category (repeatable).",
+            repeatable=True,
+            tool_help="Only targets in these categories (--category).",
+        ),
         Param(
             "accepts_from",
             help="Only targets that accept a hand-off from SKILL.",
             complete="skill",
-            surfaces=CLI_ONLY,
+            tool_help="Only targets that accept a hand-off from this skill (--accepts-from).",
         ),
         Param(
             "schema_version",
             help="Only targets a payload of version V suits (and show its fit).",
-            surfaces=CLI_ONLY,
+            tool_help="Only targets a payload of this version suits, with its fit (--schema-version).",
         ),
         Param(
             "inputs",
             help="Only targets listing REQ in input_requirements (repeatable).",
             repeatable=True,
             flags=("--input",),
-            surfaces=CLI_ONLY,
+            tool_name="input",
+            tool_help="Only targets that take all these inputs (--input).",
         ),
         Param(
             "show_all",
@@ -129,7 +141,8 @@ RANK = Operation(
             "Also list the targets the query left out, with the reason.",
             default=False,
             flags=("--all",),
-            surfaces=CLI_ONLY,
+            tool_name="all",
+            tool_help="Also list the targets the query left out, with the reason (--all).",
         ),
         Param(
             "include_undeclared",

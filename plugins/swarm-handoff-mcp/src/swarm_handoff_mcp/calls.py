@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, UsageError
+from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, Synthesis, UsageError
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import Call
@@ -73,15 +73,17 @@ def lint_tool(call: Call) -> Document:
 
 
 class _Synthesis:
-    """A synthesis given as a path, or as an object written to a private temporary file."""
+    """A synthesis given as a path, as words already read, or as an object written to a private temporary file."""
 
     def __init__(self, value: Any) -> None:
         self.given = value
         self.temp: str | None = None
 
-    def __enter__(self) -> Path | None:
+    def __enter__(self) -> Path | Synthesis | None:
         if self.given is None:  # none given: a continued chain carries the received context
             return None
+        if isinstance(self.given, Synthesis):  # a request in words, read already
+            return self.given
         if isinstance(self.given, str):
             return Path(self.given)
         fd, self.temp = tempfile.mkstemp(prefix="swarm-handoff-mcp-synthesis-", suffix=".json")
@@ -97,12 +99,17 @@ class _Synthesis:
 def rank_tool(call: Call) -> Document:
     """Rank as `rank`: a synthesis object is parsed like a file, and a request in words ranks every skill.
 
+    The query narrows the menu as the CLI's does: `category` before ranking, `accepts_from`,
+    `schema_version` and `input` leave targets out (listed with their reasons under `all`).
+
     Without `scorer`, the ranking rule the CLI follows decides (`choose_scorer`): the router for a
     request in words or undeclared candidates, `swarm-v2` for declared targets of a synthesis.
     """
     from swarm_handoff.api import (
         DEFAULT_TOP,
+        DiscoveryQuery,
         RankingRequest,
+        by_category,
         chain_names,
         choose_scorer,
         discover,
@@ -119,12 +126,15 @@ def rank_tool(call: Call) -> Document:
     source = call.args.get("source")
     if source and (not chain or chain[0] != source):  # the handing-off skill starts the chain
         chain = (source, *chain)
-    request = RankingRequest(synthesis=synthesis, chain=chain, history=recorded_history())
+    request = RankingRequest(
+        synthesis=synthesis, chain=chain, autonomy=call.args.get("autonomy"), history=recorded_history()
+    )
     call.progress("discovering hand-off targets")
     found = discover(make_context(_cwd(call)), call.host)
     records = rank_candidates(
         found, include_undeclared=bool(call.args.get("include_undeclared")), in_words=words is not None
     )
+    records = by_category(records, call.args.get("category", []))  # as `rank --category`
     scorer = call.args.get("scorer")
     if scorer is None and words is not None:
         scorer = choose_scorer(records, call.host, in_words=True)
@@ -137,23 +147,43 @@ def rank_tool(call: Call) -> Document:
         explain=bool(call.args.get("explain", False)),
         host=call.host,
         problems=found.problems,
+        query=DiscoveryQuery(  # as `rank --accepts-from/--schema-version/--input`: left out, kept for `all`
+            accepts_from=call.args.get("accepts_from"),
+            schema_version=call.args.get("schema_version"),
+            inputs=tuple(call.args.get("input", [])),
+        ),
+        show_all=bool(call.args.get("all", False)),
         scorer_option="scorer",
     )
 
 
 def handoff_tool(call: Call) -> Document:
-    """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees."""
-    from swarm_handoff.api import HandoffOptions, chain_names, check_session, hand_off, make_context
+    """Hand off as `handoff`: the same lifecycle, so parallel calls keep the CLI's guarantees.
+
+    The context is the CLI's rule (`words_or_synthesis`): a synthesis, a request in words (it
+    becomes `original_prompt`), or neither when continuing a received payload; refused alike.
+    """
+    from swarm_handoff.api import (
+        HandoffOptions,
+        chain_names,
+        check_session,
+        hand_off,
+        make_context,
+        words_or_synthesis,
+    )
 
     session = call.args["session"]
     check_session(session, "session")
     received = call.args.get("from_payload")
-    if received is None and "synthesis" not in call.args:
-        raise UsageError(
-            "handoff: neither synthesis nor from_payload was given",
-            hint="give synthesis, or from_payload to continue the chain of a payload this skill received",
-        )
-    with _Synthesis(call.args.get("synthesis")) as synthesis:
+    context = words_or_synthesis(
+        call.args.get("synthesis"),
+        call.args.get("request"),
+        call.args.get("problem_type"),
+        command="handoff",
+        continues=True,
+        received=received,
+    )
+    with _Synthesis(context) as synthesis:
         options = HandoffOptions(
             target=call.args["target"],
             synthesis=synthesis,
