@@ -10,8 +10,9 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.errors import Problem
+from swarm_handoff.errors import Problem, UsageError
 from swarm_handoff.history import HandoffRow, History
+from swarm_handoff.inputs import ref
 from swarm_handoff.payload.canonical import span_from_hash
 
 
@@ -39,8 +40,17 @@ class HistoryReport:
         return {**row.to_data(), "remote": list(sent)} if sent else row.to_data()  # remote_by_hash made them fresh
 
 
-def history_report(store: History, skill: str | None = None) -> HistoryReport:
-    """The `history` document, the same for the command and the MCP tool: rows and where each was sent."""
+def history_report(
+    store: History, skill: str | None = None, *, trace: str | None = None
+) -> HistoryReport | TraceReport:
+    """The `history` document, one rule for the command and the MCP tool: the rows, or one chain by `trace`.
+
+    `trace` with `skill` is refused rather than one of them ignored.
+    """
+    if trace is not None:
+        if skill is not None:
+            raise UsageError(f"{ref('trace')} and {ref('skill')} cannot be combined", hint="pass one of them")
+        return TraceReport(trace_id=trace, hops=store.trace(trace), problems=store.problems)
     return HistoryReport(
         handoffs=tuple(store.list(skill)), skill=skill, problems=store.problems, remote=remote_by_hash(store.remote())
     )

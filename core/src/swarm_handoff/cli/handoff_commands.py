@@ -17,7 +17,7 @@ import typer
 
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
-from swarm_handoff.errors import ErrorCode, Severity, SwarmError, UsageError, folder_busy
+from swarm_handoff.errors import ErrorCode, Severity, SwarmError, folder_busy
 from swarm_handoff.operations import Operation, OperationResult
 from swarm_handoff.plugins import PluginHost
 from swarm_handoff.safefs import FolderBusy, create_new
@@ -66,15 +66,6 @@ def _warn(problems: Any) -> None:
     for problem in problems:
         if problem.severity != Severity.ERROR:
             warn(f"{problem.code}: {problem.message}")
-
-
-def trace_report(store: Any, trace_id: str, skill: str | None = None) -> Document:
-    """One chain hop by hop (`history --trace`); `--skill` with it is refused rather than ignored."""
-    from swarm_handoff.history_reports import TraceReport
-
-    if skill is not None:
-        raise UsageError("--trace and --skill cannot be combined", hint="pass one of them", option="--trace")
-    return TraceReport(trace_id=trace_id, hops=store.trace(trace_id), problems=store.problems)
 
 
 def handoff_operation(
@@ -227,6 +218,4 @@ def history_operation(host: PluginHost, *, skill: str | None, trace: str | None)
 
     with open_history(config_dir()) as store:
         _warn(store.problems)
-        if trace is not None:
-            return trace_report(store, trace, skill)
-        return history_report(store, skill)
+        return history_report(store, skill, trace=trace)

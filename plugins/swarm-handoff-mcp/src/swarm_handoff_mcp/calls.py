@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, Synthesis, UsageError
+from swarm_handoff.api import DISCOVER_PAGE, MCP, Document, PluginHost, SwarmError, Synthesis
 
 if TYPE_CHECKING:
     from swarm_handoff_mcp.tools import Call
@@ -255,16 +255,10 @@ def ack_tool(call: Call) -> Document:
 
 def history_tool(call: Call) -> Document:
     """List or trace hand-offs as `history`; `trace` and `skill` together are refused, not one ignored."""
-    from swarm_handoff.api import TraceReport, config_dir, history_report, open_history
+    from swarm_handoff.api import config_dir, history_report, open_history
 
-    skill = call.args.get("skill")
-    trace = call.args.get("trace")
-    if trace is not None and skill is not None:
-        raise UsageError("history: trace and skill cannot be combined", hint="pass one of them")
     with open_history(config_dir()) as store:
-        if trace is not None:
-            return TraceReport(trace_id=trace, hops=store.trace(trace), problems=store.problems)
-        return history_report(store, skill)
+        return history_report(store, call.args.get("skill"), trace=call.args.get("trace"))
 
 
 def workflow_step_tool(call: Call) -> Document:
