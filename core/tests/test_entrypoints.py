@@ -128,8 +128,9 @@ def test_a_damaged_cache_or_no_cache_means_a_fresh_scan(scans, fake_distribution
 
     install_late(fake_distributions)
     late()
-    path = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin")
-    filecache.dump(path, "memo:entry-points", ("not", "the", "shape"))
+    folder = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points")
+    for name in os.listdir(folder):
+        filecache.dump(os.path.join(folder, name), "memo:entry-points", ("not", "the", "shape"))
     entrypoints.forget()
     assert late().name == "late"
     monkeypatch.setenv(filecache.ENV_NO_CACHE, "1")
@@ -146,7 +147,7 @@ def test_a_distribution_installed_just_before_the_scan_is_not_cached(scans, fake
     monkeypatch.setattr(filecache, "RACY_NS", 10**12)
     install_late(fake_distributions)
     late()
-    assert not os.path.exists(os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin"))
+    assert not os.listdir(os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points"))
     entrypoints.forget()
     late()
     assert scans["n"] == 2
@@ -196,6 +197,7 @@ def lookup(monkeypatch, path):
 
 
 def test_a_cache_holding_many_other_environments_is_not_read_for_this_one(scans, reads, monkeypatch, tmp_path):
+    monkeypatch.setattr(entrypoints, "MAX_ENVIRONMENTS", 1000)  # all of them kept
     mine = environment(tmp_path, "mine", dists=["alpha", "beta"])
     assert lookup(monkeypatch, mine) == ["alpha", "beta"]  # scanned and kept
     reads.clear()
@@ -235,9 +237,7 @@ def test_the_memo_keeps_the_environments_used_last_within_its_bound(scans, monke
 
 
 @pytest.mark.parametrize("damage", ["garbage", "foreign", "wrong-shape"])
-def test_a_damaged_or_foreign_memo_file_for_this_environment_means_a_fresh_scan(
-    scans, monkeypatch, tmp_path, damage
-):
+def test_a_damaged_or_foreign_memo_file_for_this_environment_means_a_fresh_scan(scans, monkeypatch, tmp_path, damage):
     from swarm_handoff import filecache
 
     mine = environment(tmp_path, "mine", dists=["alpha"])
