@@ -33,6 +33,7 @@ def pytest_unconfigure(config: Any) -> None:
     while _SESSION_CACHE:
         shutil.rmtree(_SESSION_CACHE.pop(), ignore_errors=True)
 
+
 try:
     from hypothesis import settings
 except ImportError:  # a session without the property tests' extra

@@ -21,6 +21,13 @@ entries last again, so the skills ranked every day are not the first to go, at t
 write an hour at most. A missing, corrupt, foreign or hostile file is an empty memo, never an
 error, and a cache folder that cannot be written only costs speed. `SWARM_HANDOFF_NO_CACHE=1`
 turns every memo off.
+
+A memo whose entries belong to settings that never meet in one run (the entry-point scan: one
+per `sys.path`) is kept in parts: with `part=KEY` a run reads and writes only `memo/NAME/DIGEST.bin`
+(DIGEST of KEY), so it never decodes what other settings stored. The folder is bounded by
+`filecache.prune`, as the result store is: at most `max_parts` files and `max_bytes` in all, least
+recently used first (its mtime; a run that only reads touches its part at most once per
+`REFRESH_NS`). A part's write removes `memo/NAME.bin`, where earlier versions kept the whole memo.
 """
 
 from __future__ import annotations
