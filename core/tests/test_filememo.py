@@ -421,3 +421,18 @@ def test_the_memo_of_one_file_an_older_version_wrote_goes_when_a_part_is_written
     assert memo_file().exists()
     kept_in_part("environment", path, "kept in a part")
     assert not memo_file().exists()
+
+
+def test_a_parts_folder_replaced_by_a_symlink_is_not_followed(tmp_path: Path, capsys) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    kept_in_part("environment", path, "real")
+    folder = memo_file().with_suffix("")
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    memo = FileMemo("demo", "1", part="environment")
+    assert not memo.enabled
+    assert memo.get(path) is None
+    assert f"cache folder {folder} is not a folder of its own" in capsys.readouterr().err
+    kept_in_part("other", path, "not written through the link")
+    assert len(list(elsewhere.iterdir())) == 1
