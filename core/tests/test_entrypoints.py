@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import importlib_metadata
 import pytest
 
-from swarm_handoff import entrypoint_records, entrypoints
+from swarm_handoff import entrypoint_records, entrypoints, filememo
 from swarm_handoff.plugins import SKILLS_ENTRY_POINT_GROUP
 
 
@@ -125,8 +128,9 @@ def test_a_damaged_cache_or_no_cache_means_a_fresh_scan(scans, fake_distribution
 
     install_late(fake_distributions)
     late()
-    path = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin")
-    filecache.dump(path, "memo:entry-points", ("not", "the", "shape"))
+    folder = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points")
+    for name in os.listdir(folder):
+        filecache.dump(os.path.join(folder, name), "memo:entry-points", ("not", "the", "shape"))
     entrypoints.forget()
     assert late().name == "late"
     monkeypatch.setenv(filecache.ENV_NO_CACHE, "1")
@@ -143,7 +147,112 @@ def test_a_distribution_installed_just_before_the_scan_is_not_cached(scans, fake
     monkeypatch.setattr(filecache, "RACY_NS", 10**12)
     install_late(fake_distributions)
     late()
-    assert not os.path.exists(os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points.bin"))
+    assert not os.listdir(os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points"))
     entrypoints.forget()
     late()
+    assert scans["n"] == 2
+
+
+def environment(root, name, *, dists=()):
+    """A `sys.path` of one site folder holding `dists` (each a distribution with one plugin entry point)."""
+    site = root / name
+    site.mkdir()
+    for dist in dists:
+        info = site / f"{dist}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[swarm_handoff]\n{dist} = {dist}_module\n")
+    old = HOUR_AGO
+    for path in (site, *site.rglob("*")):
+        os.utime(path, (old, old))  # not racy: installed an hour ago
+    return [str(site)]
+
+
+HOUR_AGO = __import__("time").time() - 3600
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Every memo file the entry-point scan reads: (bytes, entries decoded)."""
+    from swarm_handoff import filecache
+
+    seen = []
+    real = filecache.load
+
+    def counting(path, kind):
+        payload = real(path, kind)
+        if kind == "memo:entry-points":
+            entries = payload[1] if isinstance(payload, tuple) and len(payload) == 2 else {}
+            seen.append((os.path.getsize(path) if os.path.exists(path) else 0, len(entries)))
+        return payload
+
+    monkeypatch.setattr(filecache, "load", counting)
+    return seen
+
+
+def lookup(monkeypatch, path):
+    monkeypatch.setattr(sys, "path", list(path))
+    entrypoints.forget()
+    return [ep.name for ep in entrypoints.entry_points("swarm_handoff")]
+
+
+def test_a_cache_holding_many_other_environments_is_not_read_for_this_one(scans, reads, monkeypatch, tmp_path):
+    monkeypatch.setattr(entrypoints, "MAX_ENVIRONMENTS", 1000)  # all of them kept
+    mine = environment(tmp_path, "mine", dists=["alpha", "beta"])
+    assert lookup(monkeypatch, mine) == ["alpha", "beta"]  # scanned and kept
+    reads.clear()
+    assert lookup(monkeypatch, mine) == ["alpha", "beta"]  # from the memo
+    clean = list(reads)
+    for i in range(120):  # other virtualenvs, worktrees and test runs, each its own sys.path
+        lookup(monkeypatch, environment(tmp_path, f"other-{i}", dists=[f"d{i}"]))
+    reads.clear()
+    scans["n"] = 0
+    assert lookup(monkeypatch, mine) == ["alpha", "beta"]
+    assert scans["n"] == 0  # still a hit
+    assert reads == clean  # the same file, the same bytes, one entry decoded: none of the 120 others
+    assert [entries for _, entries in reads] == [1]
+
+
+def test_the_memo_keeps_the_environments_used_last_within_its_bound(scans, monkeypatch, tmp_path):
+    from swarm_handoff import filecache
+
+    monkeypatch.setattr(entrypoints, "MAX_ENVIRONMENTS", 3)
+    folder = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points")
+    paths = [environment(tmp_path, f"env-{i}", dists=[f"d{i}"]) for i in range(6)]
+    for when, path in enumerate(paths):
+        lookup(monkeypatch, path)
+        for name in os.listdir(folder):  # each environment's file used a minute after the one before
+            stamp = HOUR_AGO + 60 * when
+            if os.path.getmtime(os.path.join(folder, name)) > HOUR_AGO + 3000:
+                os.utime(os.path.join(folder, name), (stamp, stamp))
+    files = os.listdir(folder)
+    assert len(files) == 3
+    assert sum(os.path.getsize(os.path.join(folder, f)) for f in files) <= filememo.MAX_MEMO_BYTES
+    scans["n"] = 0
+    for path in paths[3:]:  # the three used last are still there
+        lookup(monkeypatch, path)
+    assert scans["n"] == 0
+    lookup(monkeypatch, paths[0])  # the first was evicted: scanned again
+    assert scans["n"] == 1
+
+
+@pytest.mark.parametrize("damage", ["garbage", "foreign", "wrong-shape"])
+def test_a_damaged_or_foreign_memo_file_for_this_environment_means_a_fresh_scan(scans, monkeypatch, tmp_path, damage):
+    from swarm_handoff import filecache
+
+    mine = environment(tmp_path, "mine", dists=["alpha"])
+    lookup(monkeypatch, mine)
+    folder = os.path.join(filecache.subfolder(os.environ, "memo"), "entry-points")
+    (name,) = os.listdir(folder)
+    path = os.path.join(folder, name)
+    if damage == "garbage":
+        with open(path, "wb") as out:
+            out.write(b"\x00not a cache file" * 10)
+    elif damage == "foreign":
+        filecache.dump(path, "memo:router", ((filememo.MEMO_FORMAT, "1"), {}))
+    else:
+        filecache.dump(path, "memo:entry-points", ("not", "the", "shape"))
+    assert lookup(monkeypatch, mine) == ["alpha"]
+    assert scans["n"] == 2
+    assert lookup(monkeypatch, mine) == ["alpha"]  # the fresh scan was kept again
     assert scans["n"] == 2

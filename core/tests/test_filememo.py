@@ -367,3 +367,72 @@ def test_a_read_only_run_writes_nothing_while_its_entries_are_the_last_or_the_me
     assert os.stat(memo_file()).st_mtime_ns > before.st_mtime_ns
     later = FileMemo("demo", "1")
     assert list(later.entries) == [*second, *first]
+
+
+def kept_in_part(part: str, path: str, value: object, **bounds: int) -> FileMemo:
+    """One run of a memo in parts: look up `path` in `part`, keep `value` on a miss, save."""
+    memo = FileMemo("demo", "1", part=part, **bounds)
+    if memo.get(path) is None:
+        memo.put(path, value)
+    memo.save()
+    return memo
+
+
+def test_a_part_is_one_file_of_its_own_and_reads_no_other_part(tmp_path: Path, monkeypatch) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    for i in range(30):
+        kept_in_part(f"environment {i}", path, f"value {i}" * 100)
+    loaded = []
+    real = filecache.load
+    monkeypatch.setattr(filecache, "load", lambda p, kind: loaded.append(p) or real(p, kind))
+    memo = FileMemo("demo", "1", part="environment 7")
+    assert memo.get(path) == "value 7" * 100
+    assert loaded == [memo.path]
+    assert len(memo.entries) == 1
+    assert Path(memo.path).parent == memo_file().with_suffix("")  # memo/demo/DIGEST.bin
+    assert FileMemo("demo", "1").get(path) is None  # the memo of one file is another memo
+
+
+def test_parts_are_bounded_and_those_used_last_stay(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    first = [kept_in_part(f"part {i}", path, i, max_parts=3) for i in range(3)]
+    for age, memo in zip((300, 200, 100), first, strict=True):
+        aged(Path(memo.path), filememo.REFRESH_NS / 1e9 + age)  # part 0 written longest ago
+    assert kept_in_part("part 0", path, 0, max_parts=3).hits == 1  # read again: filed as used now
+    kept_in_part("part 3", path, 3, max_parts=3)  # one too many: the one used longest ago goes
+    folder = memo_file().with_suffix("")
+    assert len(list(folder.iterdir())) == 3
+    assert not os.path.exists(first[1].path)
+    assert all(os.path.exists(m.path) for m in (first[0], first[2]))
+
+
+def test_parts_hold_no_more_bytes_in_all_than_one_memo_file(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    for i in range(6):
+        kept_in_part(f"part {i}", path, "x" * 3000, max_bytes=10_000)
+    sizes = [p.stat().st_size for p in memo_file().with_suffix("").iterdir()]
+    assert sum(sizes) <= 10_000
+    assert len(sizes) == 3
+
+
+def test_the_memo_of_one_file_an_older_version_wrote_goes_when_a_part_is_written(tmp_path: Path) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    remembered(path, "kept whole")
+    assert memo_file().exists()
+    kept_in_part("environment", path, "kept in a part")
+    assert not memo_file().exists()
+
+
+def test_a_parts_folder_replaced_by_a_symlink_is_not_followed(tmp_path: Path, capsys) -> None:
+    path = old_file(tmp_path / "SKILL.md", "hello")
+    kept_in_part("environment", path, "real")
+    folder = memo_file().with_suffix("")
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    memo = FileMemo("demo", "1", part="environment")
+    assert not memo.enabled
+    assert memo.get(path) is None
+    assert f"cache folder {folder} is not a folder of its own" in capsys.readouterr().err
+    kept_in_part("other", path, "not written through the link")
+    assert len(list(elsewhere.iterdir())) == 1

@@ -7,9 +7,12 @@ and then a scan of every distribution on `sys.path`. Both are skipped while noth
 * within a process the scan is shared by every group, and repeated only when a `sys.path`
   folder changed (a distribution was installed or removed, a test put a folder on the path);
 * across processes the two groups' entry points are kept in the memo `entry-points` (a
-  `FileMemo`, keyed by the whole `sys.path`), valid while a fresh observation of every folder on
-  it, and of each listed distribution's metadata folder and `entry_points.txt`, is the one
-  recorded. A cached entry point loads exactly like importlib_metadata's (module, then attributes).
+  `FileMemo` in parts, one file per interpreter environment: the part is the whole `sys.path`),
+  valid while a fresh observation of every folder on it, and of each listed distribution's
+  metadata folder and `entry_points.txt`, is the one recorded. A command reads only its own
+  environment's file (a few KiB), however many virtualenvs, worktrees and test runs left theirs;
+  at most `MAX_ENVIRONMENTS` files are kept, those used last. A cached entry point loads exactly
+  like importlib_metadata's (module, then attributes).
 
 What a cached entry point is, and how each is named (`dist_of`), is `entrypoint_records.py`'s,
 below the loader, which selects among the entry points this scan finds.
@@ -28,6 +31,8 @@ from swarm_handoff.filememo import FileMemo, Observation
 
 GROUPS = ("swarm_handoff", "swarm_handoff.skills")  # the groups kept in the user cache
 MEMO_NAME = "entry-points"
+# Interpreter environments (distinct `sys.path`s) whose scans are kept, one file each, used last kept first.
+MAX_ENVIRONMENTS = 64
 _scan: tuple[tuple[Observation, ...], dict[str, list[Any]]] | None = None
 
 
@@ -54,14 +59,17 @@ def forget() -> None:
 
 def _load_all(key: tuple[Observation, ...]) -> dict[str, list[Any]]:
     """The cached groups from the memo when still valid, else from a fresh scan (then kept)."""
-    memo = FileMemo(MEMO_NAME, __version__)
     memo_key = "\0".join(sys.path)
+    memo = FileMemo(MEMO_NAME, __version__, part=memo_key, max_parts=MAX_ENVIRONMENTS)  # this environment's file
     stored = memo.recall(memo_key)
     if isinstance(stored, list):
         try:
-            return _groups(stored)
+            groups = _groups(stored)
         except (TypeError, ValueError, KeyError):  # a damaged entry: scan instead (and overwrite it)
             pass
+        else:
+            memo.save()  # files it as used, at most once an hour: environments not used lately go first
+            return groups
     import importlib_metadata  # deferred: only a changed installation pays for it
 
     scanned = importlib_metadata.entry_points()

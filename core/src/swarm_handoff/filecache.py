@@ -86,38 +86,50 @@ def _open_root(env: Mapping[str, str]) -> tuple[str, int | None] | None:
     return None
 
 
-def subfolder(env: Mapping[str, str], name: str) -> str | None:
-    """The cache folder's subfolder `name` (created 0700), opened without following a link and checked; else None."""
+def subfolder(env: Mapping[str, str], *names: str) -> str | None:
+    """The cache folder's subfolder `names[0]/names[1]/...` (each created 0700), each opened without following a
+    link and checked; else None."""
     opened = _open_root(env)
     if opened is None:
         return None
-    root, root_fd = opened
-    path = os.path.join(root, name)
-    if root_fd is None:
+    root, fd = opened
+    path = os.path.join(root, *names)
+    if fd is None:
         try:
             os.makedirs(path, mode=0o700, exist_ok=True)
         except OSError:
             return None
         return path
+    here = root
+    try:
+        for name in names:  # one level at a time, each relative to the checked one above it
+            here = os.path.join(here, name)
+            child = _open_child(fd, name, here)
+            os.close(fd)
+            fd = child
+            if fd is None or not _safe(fd, here, root):
+                return None
+        return path
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _open_child(parent: int, name: str, path: str) -> int | None:
+    """The folder `name` in the open folder `parent` (made 0700 on first use), never through a link; else warn."""
     flags = os.O_RDONLY | _DIR_FLAGS | _NOFOLLOW
     try:
         try:
-            fd = os.open(name, flags, dir_fd=root_fd)
+            return os.open(name, flags, dir_fd=parent)
         except FileNotFoundError:  # the store's first use: made (0700), then opened
             try:  # noqa: SIM105 - contextlib is not worth importing on every command's path for this
-                os.mkdir(name, 0o700, dir_fd=root_fd)
+                os.mkdir(name, 0o700, dir_fd=parent)
             except FileExistsError:  # another process made it meanwhile
                 pass
-            fd = os.open(name, flags, dir_fd=root_fd)
+            return os.open(name, flags, dir_fd=parent)
     except OSError:  # a symlink (ELOOP), a file, or no room: this store is not used
         _warn(path, "is not a folder of its own (a symbolic link or a file)", f"remove {path}")
         return None
-    finally:
-        os.close(root_fd)
-    try:
-        return path if _safe(fd, path, root) else None
-    finally:
-        os.close(fd)
 
 
 def _safe(fd: int, path: str, root: str) -> bool:

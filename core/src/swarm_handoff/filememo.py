@@ -21,6 +21,13 @@ entries last again, so the skills ranked every day are not the first to go, at t
 write an hour at most. A missing, corrupt, foreign or hostile file is an empty memo, never an
 error, and a cache folder that cannot be written only costs speed. `SWARM_HANDOFF_NO_CACHE=1`
 turns every memo off.
+
+A memo whose entries belong to settings that never meet in one run (the entry-point scan: one
+per `sys.path`) is kept in parts: with `part=KEY` a run reads and writes only `memo/NAME/DIGEST.bin`
+(DIGEST of KEY), so it never decodes what other settings stored. The folder is bounded by
+`filecache.prune`, as the result store is: at most `max_parts` files and `max_bytes` in all, least
+recently used first (its mtime; a run that only reads touches its part at most once per
+`REFRESH_NS`). A part's write removes `memo/NAME.bin`, where earlier versions kept the whole memo.
 """
 
 from __future__ import annotations
@@ -35,12 +42,15 @@ from swarm_handoff import filecache, safefs
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-__all__ = ["MAX_MEMO_BYTES", "MAX_MEMO_ENTRIES", "FileMemo"]
+__all__ = ["MAX_MEMO_BYTES", "MAX_MEMO_ENTRIES", "MAX_MEMO_PARTS", "FileMemo"]
 
 MAX_MEMO_ENTRIES = 20_000
 # Discovery's result store stays under 20 MiB; a memo's 12 MiB keeps the whole cache folder within
 # issue 14's 50 MB with the parse memo and the router's analyses (~5,000 real skills fit in each).
 MAX_MEMO_BYTES = 12 * 1024 * 1024
+# A memo kept in parts (one file per part, `part=`) holds at most this many files, least recently used
+# removed first, and at most `max_bytes` in all: as much room as a memo of one file.
+MAX_MEMO_PARTS = 64
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 # How old the memo file must be before a run that only read from it writes it again to file its
 # entries as recently used: rarely enough that a warm run almost never pays for a write.
@@ -72,12 +82,22 @@ class FileMemo:
         max_entries: int = MAX_MEMO_ENTRIES,
         max_bytes: int = MAX_MEMO_BYTES,
         since_ns: int | None = None,
+        part: str | None = None,
+        max_parts: int = MAX_MEMO_PARTS,
     ) -> None:
-        """Open the memo `name` (lower-case letters, digits, `_.-`) of `version`; off when caching is off."""
+        """Open the memo `name` (lower-case letters, digits, `_.-`) of `version`; off when caching is off.
+
+        With `part`, only that part of the memo is read and written: the file `memo/NAME/DIGEST.bin`
+        (DIGEST of `part`), one of at most `max_parts` files holding `max_bytes` in all.
+        """
         if not _NAME.fullmatch(name):
             raise ValueError(f"FileMemo name {name!r}: use 1-64 lower-case letters, digits, '_', '.' or '-'")
-        folder = filecache.subfolder(os.environ if env is None else env, "memo")
-        self.path = None if folder is None else os.path.join(folder, f"{name}.bin")
+        places = ("memo",) if part is None else ("memo", name)
+        self.folder = filecache.subfolder(os.environ if env is None else env, *places)
+        file_name = f"{name}.bin" if part is None else f"{filecache.digest(part)}.bin"
+        self.path = None if self.folder is None else os.path.join(self.folder, file_name)
+        self.part = part
+        self.max_parts = max_parts
         self.kind = f"memo:{name}"
         self.version = version
         self.max_entries = max_entries
@@ -149,7 +169,11 @@ class FileMemo:
 
     def save(self) -> None:
         """Write what this run added (merged with what is in the file now); never raises for the cache's sake."""
-        if self.path is None or not (self.dirty or self._used_long_ago()):
+        if self.path is None:
+            return
+        if not (self.dirty or self._used_long_ago()):
+            if self.part is not None and self.used:
+                self._mark_used()
             return
         folder = os.path.dirname(self.path)
         try:
@@ -165,6 +189,26 @@ class FileMemo:
                     self.dirty = False
         except (OSError, ValueError):
             return  # a read-only or full cache folder, or a value marshal cannot write: speed only
+        if self.part is not None:
+            self._bound_parts(folder)
+
+    def _mark_used(self) -> None:
+        """A read-only run of a part files it as used (its mtime), at most once per `REFRESH_NS`: pruning goes by it."""
+        assert self.path is not None
+        try:
+            if filecache.now_ns() - os.stat(self.path).st_mtime_ns > REFRESH_NS:
+                filecache.touch(self.path)
+        except OSError:
+            return
+
+    def _bound_parts(self, folder: str) -> None:
+        """Keep a memo in parts within `max_parts` files and `max_bytes`, and remove the one file an older
+        version kept the whole memo in (`memo/NAME.bin`)."""
+        filecache.prune(folder, max_files=self.max_parts, max_bytes=self.max_bytes)
+        try:
+            os.unlink(f"{folder}.bin")
+        except OSError:
+            return  # none (the usual case), or another process removed it
 
     def _used_long_ago(self) -> bool:
         """True when this run's entries are not the memo's last ones (other runs filed theirs after) and
