@@ -12,6 +12,7 @@ from typing import Any
 from swarm_handoff.components import Document, Formatter, Register
 from swarm_handoff.hookspecs import hookimpl
 from swarm_handoff.termsafe import escape_undecodable, undecodable
+from swarm_handoff.textviews import TextFormatter
 
 # JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
 # bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
@@ -88,8 +89,6 @@ def _plain(value: Any) -> Any:
 
 
 def _text() -> Formatter:
-    from swarm_handoff.textviews import TextFormatter  # deferred: only text output needs the layouts
-
     return TextFormatter()
 
 
