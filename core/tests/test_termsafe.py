@@ -14,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swarm_handoff.api import hookimpl
-from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
+from swarm_handoff.builtin.formatters import YamlFormatter
 from swarm_handoff.cli.entry import main
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.jsonout import JsonFormatter
 from swarm_handoff.render import render
 from swarm_handoff.termsafe import UNSAFE_ONE_LINE, escape_controls, escape_data
 from swarm_handoff.textviews import plain_text
