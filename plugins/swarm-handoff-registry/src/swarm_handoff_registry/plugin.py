@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.api import Register, hookimpl
-from swarm_handoff_registry.commands import GROUP, OPERATIONS
+from swarm_handoff_registry.operation_table import GROUP, OPERATIONS
 
 
 def _source() -> Any:
