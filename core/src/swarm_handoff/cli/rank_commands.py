@@ -16,6 +16,8 @@ from swarm_handoff.plugins import PluginHost
 from swarm_handoff.ranking import INDISTINCT, HistoryCounts, RankingRequest, choose_scorer, rank
 from swarm_handoff.ranking_options import Autonomy
 from swarm_handoff.request_words import synthesis_or_request
+from swarm_handoff.undeclared import rank_candidates
+from swarm_handoff.yamlio import load_document
 
 HISTORY_INVALID = "HISTORY_INVALID"
 
@@ -31,7 +33,6 @@ def recorded_history() -> dict[str, HistoryCounts]:
 
 def load_history(path: Path) -> dict[str, HistoryCounts]:
     """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
-    from swarm_handoff.yamlio import load_document
 
     data = load_document(path, "history", code=HISTORY_INVALID)
     if data is None:
@@ -105,8 +106,6 @@ def rank_operation(
 
         records, problems = load_workflows(workflows)
     else:
-        from swarm_handoff.undeclared import rank_candidates
-
         found = discover(make_context(cwd), host)
         records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
         problems = found.problems
