@@ -182,6 +182,9 @@ NEVER_ON_HELP = {
     "swarm_handoff_router.answer",  # `route`'s document and ranking: the row names its body as "module:function"
     "swarm_handoff.records",  # the skill records: discovery, ranking and the core's scorers, built on first use
     "swarm_handoff.pack_entries",  # loading skill packs: discovery's `packs` source and the `plugins` report
+    "swarm_handoff_a2a.auth",  # tokens (attrs classes): the a2a rows hold the two facts their options show
+    "swarm_handoff.jsonout",  # the json module and its escape pattern: only a command that writes JSON
+    "swarm_handoff_registry.commands",  # the registry commands' bodies and document: their rows are apart
 }
 
 

@@ -7,6 +7,7 @@ rendering, which must be as terminal-safe as the plugin's.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 import pytest
@@ -14,14 +15,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from swarm_handoff.api import hookimpl
-from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
+from swarm_handoff.builtin.formatters import YamlFormatter
 from swarm_handoff.cli.entry import main
 from swarm_handoff.errors import SwarmError
+from swarm_handoff.jsonout import JsonFormatter
 from swarm_handoff.render import render
-from swarm_handoff.termsafe import UNSAFE_ONE_LINE, escape_controls, escape_data
+from swarm_handoff.termsafe import escape_controls, escape_data, escape_undecodable, has_unsafe, undecodable
 from swarm_handoff.textviews import plain_text
 
 OSC_TITLE = "\x1b]0;pwned\x07"
+# What a terminal may act on in one field, written out here as the rule (C0, DEL, C1, line and
+# paragraph separators, bidi embeddings, overrides and isolates, lone surrogates), so the module's
+# own way of finding them is checked against it.
+UNSAFE_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+UNSAFE_MULTI_LINE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 CLEAR = "\x1b[2J"
 
 
@@ -58,6 +65,39 @@ def _deep(levels: int) -> Any:
 )
 def test_one_line_fields_show_every_control_escaped(raw, shown):
     assert escape_controls(raw) == shown
+
+
+def _expected(char: str) -> str:
+    """The visible escape of one unsafe character, as the rule states it."""
+    code = ord(char)
+    if char in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[char]
+    if 0xD800 <= code <= 0xDFFF:
+        return undecodable(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def test_every_character_of_the_basic_plane_is_escaped_exactly_as_the_rule_says():
+    """Each of the 65,536 characters (and one beyond), alone and between letters, on one line and in a body."""
+    for code in [*range(0x10000), 0x1F600]:
+        char = chr(code)
+        one = _expected(char) if UNSAFE_ONE_LINE.match(char) else char
+        body = _expected(char) if UNSAFE_MULTI_LINE.match(char) else char
+        assert escape_controls(f"a{char}b") == f"a{one}b", hex(code)
+        assert escape_controls(f"a{char}b", multiline=True) == f"a{body}b", hex(code)
+        assert has_unsafe(f"a{char}b") is (UNSAFE_ONE_LINE.match(char) is not None), hex(code)
+        surrogate = 0xD800 <= code <= 0xDFFF
+        assert escape_undecodable(f"\xe9{char}") == f"\xe9{undecodable(char) if surrogate else char}", hex(code)
+
+
+@given(st.text())
+def test_escaping_any_text_matches_the_rule_character_by_character(text):
+    one = "".join(_expected(c) if UNSAFE_ONE_LINE.match(c) else c for c in text)
+    body = "".join(_expected(c) if UNSAFE_MULTI_LINE.match(c) else c for c in text)
+    assert escape_controls(text) == one
+    assert escape_controls(text, multiline=True) == body
+    assert has_unsafe(text) is (UNSAFE_ONE_LINE.search(text) is not None)
+    assert escape_undecodable(text) == "".join(undecodable(c) if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 def test_multi_line_bodies_keep_line_breaks_and_tabs_but_nothing_else():

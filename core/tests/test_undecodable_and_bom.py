@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm_handoff.builtin.formatters import JsonFormatter, YamlFormatter
+from swarm_handoff.builtin.formatters import YamlFormatter
+from swarm_handoff.jsonout import JsonFormatter
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.termsafe import escape_undecodable
 from swarm_handoff.yamlio import LoadError, load_file, read_text

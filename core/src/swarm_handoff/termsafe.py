@@ -21,13 +21,14 @@ from typing import Any
 # C0 controls, DEL, C1 controls (0x9b is a one-byte CSI, 0x9d a one-byte OSC), the bidi embeddings,
 # overrides and isolates that can reorder what a reader sees (U+202A-202E, U+2066-2069), the line
 # and paragraph separators that some tools treat as line breaks, and lone surrogates (undecodable
-# bytes of a file name, which would make printing itself fail).
-_BIDI_AND_SEPARATORS = "\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
-# A multi-line body (a step's instructions, an embedded file) keeps its line breaks and tabs.
-UNSAFE_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}]")
+# bytes of a file name, which would make printing itself fail). A multi-line body (a step's
+# instructions, an embedded file) keeps its line breaks and tabs; a one-line field escapes those two
+# as well, with `str.replace` after this pattern. One pattern, not two: its class reaches past
+# Latin-1, which the regex compiler expands into a 64 Ki map at import (every command, `--help`
+# included; docs/performance.md).
+UNSAFE_MULTI_LINE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
-_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SHORT = {"\r": "\\r"}  # a line break and a tab never match: a one-line field escapes them with str.replace
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -39,11 +40,6 @@ def _escape(match: re.Match[str]) -> str:
     if 0xD800 <= code <= 0xDFFF:
         return undecodable(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-# Lone surrogates: what Python makes of bytes that are not UTF-8 in a file name (and nothing else
-# the tool reads gives them, except a JSON `\ud800` escape). No UTF-8 encoder accepts them.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def undecodable(char: str) -> str:
@@ -62,9 +58,18 @@ def escape_undecodable(text: str) -> str:
     Every output format uses it: a lone surrogate is not valid UTF-8 raw, and escaped in JSON
     (`"\\udcff"`) strict parsers reject the whole document (serde_json) or replace it (Go, jq).
     """
-    if not _LONE_SURROGATE.search(text):
+    if text.isascii():
         return text
-    return _LONE_SURROGATE.sub(lambda match: undecodable(match.group()), text)
+    try:
+        text.encode("utf-8")  # only a lone surrogate cannot be encoded
+    except UnicodeEncodeError:
+        return UNSAFE_MULTI_LINE.sub(_undecodable_only, text)
+    return text
+
+
+def _undecodable_only(match: re.Match[str]) -> str:
+    char = match.group()
+    return undecodable(char) if "\ud800" <= char <= "\udfff" else char
 
 
 # In a repr(): `\\udcNN` (a lone surrogate written as an escape) after an even run of backslashes,
@@ -91,14 +96,13 @@ def escape_controls(value: object, *, multiline: bool = False) -> str:
     too, so one field is always one line; `multiline=True` keeps `\\n` and `\\t` for bodies that are
     legitimately several lines, and for a whole rendered page whose line breaks the layout put there.
     """
-    text = value if isinstance(value, str) else str(value)
-    pattern = UNSAFE_MULTI_LINE if multiline else UNSAFE_ONE_LINE
-    return pattern.sub(_escape, text)
+    text = UNSAFE_MULTI_LINE.sub(_escape, value if isinstance(value, str) else str(value))
+    return text if multiline else text.replace("\n", "\\n").replace("\t", "\\t")
 
 
 def has_unsafe(value: str) -> bool:
     """True when `value` holds a character `escape_controls` would escape on one line."""
-    return UNSAFE_ONE_LINE.search(value) is not None
+    return "\n" in value or "\t" in value or UNSAFE_MULTI_LINE.search(value) is not None
 
 
 # Keys whose strings are bodies of several lines in the documents the text layouts show: a

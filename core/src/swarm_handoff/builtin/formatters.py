@@ -3,60 +3,12 @@
 from __future__ import annotations
 
 import io
-import json
-import os
-import re
-import sys
 from typing import Any
 
 from swarm_handoff.components import Document, Formatter, Register
 from swarm_handoff.hookspecs import hookimpl
-from swarm_handoff.termsafe import escape_undecodable, undecodable
-
-# JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
-# bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
-# They can only occur inside strings, where `\uXXXX` reads back as the same character; a lone
-# surrogate (an undecodable byte of a file name) becomes the text `\xff` instead (`escape_undecodable`).
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if "\ud800" <= char <= "\udfff":
-        return undecodable(char).replace("\\", "\\\\")  # the text `\xff`, its backslash escaped for JSON
-    return f"\\u{ord(char):04x}"
-
-
-class JsonFormatter:
-    """Exactly one JSON document per command, so `| jq` and agents can rely on stdout."""
-
-    def render(self, document: Document) -> str:
-        """Serialise `document.to_data()` with real Unicode: indented for people, compact for programs, exact."""
-        return _UNSAFE_IN_JSON.sub(_json_escape, json_text(document.to_data()))
-
-
-ENV_JSON_INDENT = "SWARM_HANDOFF_JSON_INDENT"
-
-
-def json_text(data: Any) -> str:
-    """JSON for stdout: indented at a terminal, compact otherwise, since only compact uses the C encoder.
-
-    `json.dumps` falls back to its pure-Python encoder whenever `indent` is set (~4x slower: 59 % of a
-    10,000-skill `discover` that is not replayed). Programs and pipes read both the same, so they
-    get the fast one; `SWARM_HANDOFF_JSON_INDENT=N` forces N spaces (0: compact) anywhere.
-    """
-    setting = os.environ.get(ENV_JSON_INDENT, "").strip()
-    indent: int | None = int(setting) if setting.isdigit() else (2 if _is_terminal(sys.stdout) else 0)
-    if not indent:
-        return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
-    return json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n"
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):  # replaced, closed or detached stdout
-        return False
+from swarm_handoff.termsafe import escape_undecodable
+from swarm_handoff.textviews import TextFormatter
 
 
 class YamlFormatter:
@@ -87,15 +39,19 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _text() -> Formatter:
-    from swarm_handoff.textviews import TextFormatter  # deferred: only text output needs the layouts
+def _json() -> Formatter:
+    from swarm_handoff.jsonout import JsonFormatter  # deferred: the json module and its escape pattern
 
+    return JsonFormatter()
+
+
+def _text() -> Formatter:
     return TextFormatter()
 
 
 @hookimpl
 def swarm_handoff_formatters(register: Register) -> None:
     """Offer `text` (every layout is the core's), `json` and `yaml`; `xml` comes from swarm-handoff-formatters."""
-    register("json", JsonFormatter, summary="one JSON document on stdout")
+    register("json", _json, summary="one JSON document on stdout")
     register("yaml", YamlFormatter, summary="the same document as YAML")
     register("text", _text, summary="readable plain text for people")

@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
 from swarm_handoff import __version__
 from swarm_handoff.cli import help_text
+from swarm_handoff.cli.operations_cli import Completer, add_operations
 from swarm_handoff.cli.output import format_from, report
 from swarm_handoff.errors import UsageError
 from swarm_handoff.formatting import DEFAULT_FORMAT
 from swarm_handoff.operation_table import CORE_GROUPS, CORE_OPERATIONS
 from swarm_handoff.plugins import get_host
-
-if TYPE_CHECKING:
-    from swarm_handoff.cli.operations_cli import Completer
 
 # One set of settings for the root app and for the apps commands are converted from.
 _SETTINGS: dict[str, Any] = {
@@ -123,8 +121,6 @@ def build_app(complete: Completer | None = None) -> typer.Typer:
         ),
     ) -> None:
         """Discover agent skills that accept a hand-off, rank them, and hand work over."""
-
-    from swarm_handoff.cli.operations_cli import add_operations
 
     host = get_host()
     declared = host.operations()  # the plugins' operations: conflicts and failures reported, dropped

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 import attrs
 import typer
 
+from swarm_handoff.cli.operations_cli import invoke
 from swarm_handoff.cli.output import warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Severity, SwarmError, folder_busy
@@ -186,7 +187,6 @@ def convert_invoke(operation: Operation, values: dict[str, Any]) -> None:
     """Run `convert`; with `-o -` stdout holds the payload alone (`convert -o - | other-tool`), the report stderr."""
     import contextlib
 
-    from swarm_handoff.cli.operations_cli import invoke
     from swarm_handoff.payload.output import standard_stream
 
     output = values["output"]

@@ -13,6 +13,7 @@ from typing import Any
 # Not click itself: typer 0.28 ships its own copy, and click may not be installed at all.
 import typer
 
+from swarm_handoff.cli.output import fail, format_from
 from swarm_handoff.errors import ErrorCode, SwarmError
 
 # command name -> the distribution that adds it (all in this repository's plugins/ folder).
@@ -52,8 +53,6 @@ def missing_command(name: str) -> Any:
 
     @app.command(name, context_settings=settings, add_help_option=False, hidden=True)
     def report(ctx: typer.Context) -> None:
-        from swarm_handoff.cli.output import fail, format_from
-
         fail(not_installed(name), format_from(list(ctx.args)))
 
     return typer.main.get_command(app)

@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
 from swarm_handoff.chains import chain_names
+from swarm_handoff.discovery import config_dir, discover, make_context
+from swarm_handoff.eligibility import Query, by_category
 from swarm_handoff.errors import SwarmError, UsageError
 from swarm_handoff.operations import OperationResult
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.ranking import INDISTINCT, HistoryCounts, RankingRequest, choose_scorer, rank
 from swarm_handoff.ranking_options import Autonomy
-
-if TYPE_CHECKING:  # the engine is imported when `rank` runs, not each time the CLI starts
-    from swarm_handoff.ranking import HistoryCounts
+from swarm_handoff.request_words import synthesis_or_request
+from swarm_handoff.undeclared import rank_candidates
+from swarm_handoff.yamlio import load_document
 
 HISTORY_INVALID = "HISTORY_INVALID"
 
 
 def recorded_history() -> dict[str, HistoryCounts]:
     """The acknowledged outcomes in the user's hand-off history database (empty when there is none)."""
-    from swarm_handoff.discovery import config_dir
     from swarm_handoff.history import outcome_counts
-    from swarm_handoff.ranking import HistoryCounts
 
     return {
         skill: HistoryCounts(successes=ok, failures=bad) for skill, (ok, bad) in outcome_counts(config_dir()).items()
@@ -32,8 +33,6 @@ def recorded_history() -> dict[str, HistoryCounts]:
 
 def load_history(path: Path) -> dict[str, HistoryCounts]:
     """Read `skill: {successes: N, failures: M}` from YAML or JSON, until the history store feeds it."""
-    from swarm_handoff.ranking import HistoryCounts
-    from swarm_handoff.yamlio import load_document
 
     data = load_document(path, "history", code=HISTORY_INVALID)
     if data is None:
@@ -87,10 +86,6 @@ def rank_operation(
     or undeclared candidates, `swarm-v2` otherwise. A ranking whose scorer could not tell the
     candidates apart says so in the document and, in text, on stderr too.
     """
-    from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.eligibility import Query, by_category
-    from swarm_handoff.ranking import INDISTINCT, RankingRequest, choose_scorer, rank
-    from swarm_handoff.request_words import synthesis_or_request
 
     in_words = request is not None
     ranking = RankingRequest(
@@ -111,8 +106,6 @@ def rank_operation(
 
         records, problems = load_workflows(workflows)
     else:
-        from swarm_handoff.undeclared import rank_candidates
-
         found = discover(make_context(cwd), host)
         records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
         problems = found.problems

@@ -9,6 +9,7 @@ import attrs
 
 from swarm_handoff.components import Document
 from swarm_handoff.plugins import PluginHost
+from swarm_handoff.session_life import close_session, new_session, parse_duration, write_checkpoint
 
 
 @attrs.frozen
@@ -26,7 +27,6 @@ class SessionDocument:
 
 def new_operation(host: PluginHost, *, root: Path | None) -> Document:
     """`session new`: make a session folder in the temporary folder."""
-    from swarm_handoff.session_life import new_session
 
     return SessionDocument(str(new_session(root)))
 
@@ -34,7 +34,6 @@ def new_operation(host: PluginHost, *, root: Path | None) -> Document:
 def close_operation(host: PluginHost, *, folder: Path, force: bool) -> Document:
     """`session close`: refused while a hand-off from it is not acknowledged (unless `force`)."""
     from swarm_handoff.discovery import config_dir
-    from swarm_handoff.session_life import close_session
 
     return close_session(folder, config_dir(), force=force)
 
@@ -42,13 +41,11 @@ def close_operation(host: PluginHost, *, folder: Path, force: bool) -> Document:
 def gc_operation(host: PluginHost, *, older_than: str, dry_run: bool, root: Path | None) -> Document:
     """`session gc`: remove the closed or expired session folders this tool made."""
     from swarm_handoff.session_gc import collect
-    from swarm_handoff.session_life import parse_duration
 
     return collect(root, older_than=parse_duration(older_than), dry_run=dry_run)
 
 
 def resume_operation(host: PluginHost, *, folder: Path) -> Document:
     """`session resume`: mark the session resumed, so its discovery cache is rebuilt on next use."""
-    from swarm_handoff.session_life import write_checkpoint
 
     return SessionDocument(str(folder), str(write_checkpoint(folder)))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from swarm_handoff.cli.operations_cli import invoke
 from swarm_handoff.cli.output import fail, warn
 from swarm_handoff.components import Document
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError, UsageError
@@ -176,8 +177,6 @@ def graph_operation(host: PluginHost, *, name: str, syntax: str) -> WorkflowGrap
 
 def graph_invoke(operation: Operation, values: dict[str, Any]) -> None:
     """Run `workflow graph`: as text, the graph's source alone (terminal-safe), ready to paste."""
-    from swarm_handoff.cli.operations_cli import invoke
-
     fmt = values.pop("format")
     if fmt != DEFAULT_FORMAT:
         invoke(operation, {**values, "format": fmt})

@@ -29,14 +29,24 @@ import datetime as dt
 import hashlib
 import os
 import re
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from swarm_handoff import safefs
+from swarm_handoff import history, safefs
+from swarm_handoff.discovery import discover, make_context
 from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.payload import continuation
+from swarm_handoff.payload.handoff_checks import SAFE_NAME, not_found
+from swarm_handoff.payload.handoff_write import SESSION_BUSY, own_folder
+from swarm_handoff.payload.received import load_received, unsafe_source
+from swarm_handoff.payload.received_record import RECEIVED_EXPIRED, refuse, section
+from swarm_handoff.payload.targeting import check_source, requirements, requirements_error
+from swarm_handoff.payload.unsigned import signature_required
+from swarm_handoff.payload.v2 import utc_now
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.textfile import MAX_BYTES
@@ -125,13 +135,6 @@ def accept_incoming(
     `require_signature` None: required whenever this host has a signing key (as `handoff --from`).
     Raises the coded `SwarmError` of the first check that fails; nothing is then left on disk.
     """
-    from swarm_handoff.discovery import discover, make_context
-    from swarm_handoff.payload import continuation
-    from swarm_handoff.payload.received import load_received, unsafe_source
-    from swarm_handoff.payload.received_record import RECEIVED_EXPIRED, refuse, section
-    from swarm_handoff.payload.unsigned import signature_required
-    from swarm_handoff.payload.v2 import utc_now
-
     data = text.encode("utf-8")
     if len(data) > MAX_BYTES:  # before anything is parsed or written
         raise _too_large(len(data))
@@ -175,11 +178,7 @@ def accept_incoming(
             found = discover(context, host)
             record = found.named(target)
             if record is None:
-                from swarm_handoff.payload.handoff_checks import not_found
-
                 raise not_found(target, [r.name for r in found.workflows], list(found.ineligible))
-            from swarm_handoff.payload.targeting import check_source, requirements, requirements_error
-
             check_source(record, source, override=False)
             missing, _notes = requirements(record, received.payload)
             if missing:  # the receiver's `requires`, as `handoff` checks its own target's
@@ -199,8 +198,6 @@ def accept_incoming(
 
 
 def _safe(name: str) -> bool:
-    from swarm_handoff.payload.handoff_checks import SAFE_NAME
-
     return bool(SAFE_NAME.match(name))
 
 
@@ -253,8 +250,6 @@ def _take_in(
     warnings: tuple[Problem, ...],
 ) -> Incoming:
     """Write the checked payload under a name its hash gives (once), and record it in the history once."""
-    from swarm_handoff.payload.handoff_write import SESSION_BUSY, own_folder
-
     handoff = payload["handoff"]
     trace_id = handoff.get("trace_id")
     session = root / _session_name(trace_id, stated)
@@ -318,17 +313,13 @@ def _record_once(
     context: DiscoveryContext, path: Path, payload: dict[str, Any]
 ) -> tuple[int, bool, tuple[Problem, ...]]:
     """Record the hand-off as received unless its hash is already there; a history that fails refuses it."""
-    import sqlite3
-
-    from swarm_handoff.history import HISTORY_UNAVAILABLE, open_history
-
     try:
-        with open_history(context.config_dir) as history:
-            found, fresh = history.record_once(path, payload, status="received")
-            return found, fresh, history.problems
+        with history.open_history(context.config_dir) as opened:
+            found, fresh = opened.record_once(path, payload, status="received")
+            return found, fresh, opened.problems
     except (sqlite3.Error, OSError) as exc:
         raise SwarmError(
-            HISTORY_UNAVAILABLE,
+            history.HISTORY_UNAVAILABLE,
             f"the hand-off could not be recorded in the history: {type(exc).__name__}: {exc}",
             hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
             recoverable=True,

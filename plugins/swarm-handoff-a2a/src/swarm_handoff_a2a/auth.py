@@ -14,10 +14,9 @@ from pathlib import Path
 
 import attrs
 
-from swarm_handoff.api import SwarmError, UsageError
+from swarm_handoff.api import LoadError, SwarmError, UsageError, read_text
+from swarm_handoff_a2a.operation_table import AUTH_SCHEMES, TOKEN_ENV  # stated once, where the options show them
 
-TOKEN_ENV = "SWARM_HANDOFF_A2A_TOKEN"
-AUTH_SCHEMES = ("bearer", "api-key")  # how a token is presented (not a URL scheme)
 A2A_AUTH_SECRET = "A2A_AUTH_SECRET"  # the token's variable or file is missing, empty or unreadable
 MAX_TOKEN_FILE_BYTES = 4096
 
@@ -33,7 +32,6 @@ def checked_scheme(scheme: str) -> str:
 
 def read_token(path: Path, *, private: bool) -> str:
     """The first line of a token file (a bounded regular UTF-8 file; with `private`, unreadable by others)."""
-    from swarm_handoff.api import LoadError, read_text  # the commands module imports this one on every run
 
     def owner_only(found: os.stat_result) -> None:  # the mode of the file opened, not of a second look at the name
         if private and found.st_mode & 0o077:

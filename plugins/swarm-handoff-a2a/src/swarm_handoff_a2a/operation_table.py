@@ -1,11 +1,12 @@
 """The `a2a` command group's rows: `serve`, `send`, `skills`, `status`, declared as operations.
 
 The plugin's hook registers these rows on every run (they are how `-h` and the parser know the
-commands), so this module imports only the operation types and two constants of `auth`: the bodies, with
-their documents, live in `commands.py` and are imported when one of the commands runs (each row
-names its body as "module:function"). None is offered as an MCP tool (`tool` is unset): `serve`
-runs until interrupted, and sending over the network from an agent's tool call is what `handoff`
-will do.
+commands), so this module imports only the operation types; it holds the two facts the rows and
+`auth` share (the token's environment variable, the token schemes). The bodies, with their
+documents, live in `commands.py` and are imported when one of the commands runs (each row names
+its body as "module:function"). None is offered as an MCP tool (`tool` is unset): `serve` runs
+until interrupted, and sending over the network from an agent's tool call is what `handoff` will
+do.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm_handoff.api import Group, Operation, Param
-from swarm_handoff_a2a.auth import AUTH_SCHEMES, TOKEN_ENV
+
+TOKEN_ENV = "SWARM_HANDOFF_A2A_TOKEN"
+AUTH_SCHEMES = ("bearer", "api-key")  # how a token is presented (not a URL scheme)
 
 DOCS = "docs/a2a.md"
 MAX_ATTEMPTS = 100  # connection attempts of one send: `--attempts` here, SWARM_HANDOFF_A2A_ATTEMPTS in `transport`

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.api import hookimpl
+from swarm_handoff_authoring.commands import OPERATIONS
 
 
 @hookimpl
 def swarm_handoff_operations(register: Any) -> None:
     """Declare `graph` (the hand-off graph) and `adopt` (write hand-off metadata into a SKILL.md)."""
-    from swarm_handoff_authoring.commands import OPERATIONS
-
     for operation in OPERATIONS:
         register(operation)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.api import hookimpl
+from swarm_handoff_mcp.command import register
 
 
 @hookimpl
 def swarm_handoff_cli(app: Any) -> None:
     """Add `swarm-handoff mcp`."""
-    from swarm_handoff_mcp.command import register
-
     register(app)

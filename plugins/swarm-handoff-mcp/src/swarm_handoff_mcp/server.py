@@ -24,7 +24,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from swarm_handoff.api import Document, Operation, PluginHost, SwarmError, get_host, render
-from swarm_handoff_mcp import prompts, resources
+from swarm_handoff_mcp import __version__, prompts, resources
 from swarm_handoff_mcp.calls import handoff_names
 from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
 from swarm_handoff_mcp.tools import Call, ToolSpec, check_arguments, installed_scopes, tool_specs
@@ -100,8 +100,6 @@ class SwarmServer:
 
     def build(self) -> Server[Any]:
         """The SDK server with every handler wired."""
-        from swarm_handoff_mcp import __version__
-
         return Server(
             "swarm-handoff",
             version=__version__,

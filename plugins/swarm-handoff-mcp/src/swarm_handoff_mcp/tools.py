@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
+from swarm_handoff.api import CORE_OPERATIONS, Document, Operation, OperationResult, PluginHost, Scope
 from swarm_handoff.api import MAX_TOP as MAX_TOP
-from swarm_handoff.api import Document, Operation, PluginHost
 from swarm_handoff_mcp import calls
 from swarm_handoff_mcp.arguments import MAX_LIST as MAX_LIST
 from swarm_handoff_mcp.arguments import MAX_SYNTHESIS_BYTES as MAX_SYNTHESIS_BYTES
@@ -56,8 +56,6 @@ def tool_operations(operations: Sequence[Operation] | None = None) -> tuple[Oper
     `operations` defaults to the core's table; the server passes the plugins' too
     (`swarm_handoff_operations`), whose tools run through `operation_body`.
     """
-    from swarm_handoff.api import CORE_OPERATIONS
-
     order = list(calls.BODIES)
     offered = [op for op in (CORE_OPERATIONS if operations is None else operations) if op.tool]
     known = sorted((op for op in offered if op.tool in calls.BODIES), key=lambda op: order.index(str(op.tool)))
@@ -69,8 +67,6 @@ def operation_body(operation: Operation) -> Callable[[Call], Document]:
 
     def run(call: Call) -> Document:
         from pathlib import Path
-
-        from swarm_handoff.api import OperationResult
 
         values: dict[str, Any] = {}
         for param in operation.params:
@@ -94,8 +90,6 @@ def tool_specs(
     for the tool, or the operation's own function.
     """
     if scopes is None:
-        from swarm_handoff.api import Scope
-
         scopes = [s.value for s in Scope]
     offered = tool_operations(operations)
     paths = path_arguments(offered)

@@ -17,6 +17,7 @@ import mcp_types as types
 
 from swarm_handoff.api import PluginHost
 from swarm_handoff_mcp.config import DEFAULT_ELICIT_TIMEOUT
+from swarm_handoff_mcp.depth import MAX_MESSAGE_DEPTH, json_depth, too_deep_answer
 from swarm_handoff_mcp.server import SwarmServer
 
 
@@ -33,8 +34,6 @@ class DepthGuard:
 
     async def _filtered(self) -> AsyncIterator[str]:
         from mcp.shared.message import SessionMessage
-
-        from swarm_handoff_mcp.depth import MAX_MESSAGE_DEPTH, json_depth, too_deep_answer
 
         async for line in self.lines:
             depth = json_depth(line)

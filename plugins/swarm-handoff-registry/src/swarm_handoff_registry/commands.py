@@ -1,4 +1,8 @@
-"""The `registry` command group, declared as operations: `path`, `show`, `sync`, `prune` (over registry.py, sync.py)."""
+"""The bodies of the `registry` commands (`path`, `show`, `sync`, `prune`), over registry.py and sync.py.
+
+Their rows are in operation_table.py, which every command registers; this module loads when one of
+them runs.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from typing import Any, ClassVar
 
 import attrs
 
-from swarm_handoff.api import Document, Group, Operation, Param, PluginHost
+from swarm_handoff.api import Document, PluginHost
+from swarm_handoff_registry.registry import registry_path, show
 
 
 @attrs.frozen
@@ -41,68 +46,20 @@ def synced_records(result: Any, *, packs: bool) -> tuple[Any, ...]:
     return tuple(found.values())
 
 
-GROUP = Group(
-    "registry",
-    "The optional hand-off registry file.",
-    ("swarm-handoff registry sync", "swarm-handoff registry show"),
-    "docs/registry.md",
-)
-
-OPERATIONS = (
-    Operation(
-        "registry path",
-        "Print where the registry file is (or would be).",
-        (),
-        "swarm_handoff_registry.commands:path_operation",
-        examples=("swarm-handoff registry path",),
-        docs="docs/registry.md",
-    ),
-    Operation(
-        "registry show",
-        "Show the registry's workflows and any problems with the file.",
-        (),
-        "swarm_handoff_registry.commands:show_operation",
-        examples=("swarm-handoff registry show", "swarm-handoff registry show -f json"),
-        docs="docs/registry.md",
-    ),
-    Operation(
-        "registry sync",
-        "Regenerate the registry from your user-level skills (and packs), keeping manual edits and comments.",
-        (Param("packs", bool, "Also write the skills of installed packs (this environment's).", default=False),),
-        "swarm_handoff_registry.commands:sync_operation",
-        examples=("swarm-handoff registry sync", "swarm-handoff registry sync --packs"),
-        docs="docs/registry.md",
-    ),
-    Operation(
-        "registry prune",
-        "Remove the entries `sync` marked stale (their skill is gone); the previous file is kept as .bak.",
-        (),
-        "swarm_handoff_registry.commands:prune_operation",
-        examples=("swarm-handoff registry prune",),
-        docs="docs/registry.md",
-    ),
-)
-
-
 def path_operation(host: PluginHost) -> Document:
     """`registry path`: where the registry file is (or would be)."""
-    from swarm_handoff_registry.registry import registry_path
-
     path = registry_path()
     return PathDocument(str(path), path.exists())
 
 
 def show_operation(host: PluginHost) -> Document:
     """`registry show`: the registry's workflows and any problems with the file."""
-    from swarm_handoff_registry.registry import registry_path, show
-
     return show(registry_path())
 
 
 def sync_operation(host: PluginHost, *, packs: bool) -> Document:
     """`registry sync`: regenerate the registry from the user-level skills (and packs)."""
     from swarm_handoff.api import discover, make_context
-    from swarm_handoff_registry.registry import registry_path
     from swarm_handoff_registry.sync import sync
 
     result = discover(make_context(refresh=True), host)
@@ -111,7 +68,6 @@ def sync_operation(host: PluginHost, *, packs: bool) -> Document:
 
 def prune_operation(host: PluginHost) -> Document:
     """`registry prune`: remove the entries `sync` marked stale; the previous file is kept as .bak."""
-    from swarm_handoff_registry.registry import registry_path
     from swarm_handoff_registry.sync import prune
 
     return prune(registry_path())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.api import Register, hookimpl
+from swarm_handoff_registry.operation_table import GROUP, OPERATIONS
 
 
 def _source() -> Any:
@@ -22,8 +23,6 @@ def swarm_handoff_discovery_sources(register: Register) -> None:
 @hookimpl
 def swarm_handoff_operations(register: Any) -> None:
     """Declare `registry path`, `registry show`, `registry sync` and `registry prune`."""
-    from swarm_handoff_registry.commands import GROUP, OPERATIONS
-
     register(GROUP)
     for operation in OPERATIONS:
         register(operation)

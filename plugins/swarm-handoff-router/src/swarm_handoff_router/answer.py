@@ -19,7 +19,17 @@ from typing import ClassVar
 
 import attrs
 
-from swarm_handoff.api import MAX_REQUEST_CHARS, Contribution, SkillRecord, UsageError
+from swarm_handoff.api import (
+    MAX_REQUEST_CHARS,
+    Contribution,
+    SkillRecord,
+    UsageError,
+    discover,
+    make_context,
+    with_undeclared,
+)
+from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
+from swarm_handoff_router.router import route_with_evidence
 
 MAX_PROBLEM_TYPE_CHARS = 64
 
@@ -143,9 +153,6 @@ def route(
     recorded in the answer (the router reads words, not the type), `show_all` lists the ranking
     even when no skill fits.
     """
-    from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
-    from swarm_handoff_router.router import route_with_evidence
-
     text = _checked_request(request)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
         raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="use top=5 for a short menu")
@@ -208,8 +215,6 @@ def _checked_request(request: object) -> str:
 def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str]]:
     """Every discovered skill that may be offered (declared targets, then undeclared skills), and the
     names of those that declare they accept hand-offs."""
-    from swarm_handoff.api import discover, make_context, with_undeclared
-
     found = discover(make_context(cwd))
     return list(with_undeclared(found)), {r.name for r in found.workflows}
 

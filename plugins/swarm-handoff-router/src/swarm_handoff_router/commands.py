@@ -11,7 +11,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from swarm_handoff.api import DEFAULT_TOP, MAX_REQUEST_CHARS, MAX_TOP, Operation, Param, PluginHost, UsageError
+from swarm_handoff.api import (
+    DEFAULT_TOP,
+    MAX_REQUEST_CHARS,
+    MAX_TOP,
+    Operation,
+    Param,
+    PluginHost,
+    UsageError,
+    invoke_operation,
+    run,
+)
 from swarm_handoff.api import RANKING_RULE as RULE
 
 if TYPE_CHECKING:
@@ -117,8 +127,6 @@ def read_request(stream: TextIO, limit: int = MAX_REQUEST_CHARS) -> str:
 
 def route_cli(operation: Operation, values: dict[str, Any]) -> None:
     """The command line's run: `-` reads the request from stdin (bounded), then the operation runs."""
-    from swarm_handoff.api import invoke_operation, run
-
     if values.get("request") == STDIN:
         try:
             values = {**values, "request": read_request(sys.stdin)}

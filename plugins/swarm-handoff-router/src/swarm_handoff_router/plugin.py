@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swarm_handoff.api import Register, hookimpl
+from swarm_handoff_router.commands import OPERATIONS
 
 
 def _router() -> Any:
@@ -23,7 +24,5 @@ def swarm_handoff_scorers(register: Register) -> None:
 @hookimpl
 def swarm_handoff_operations(register: Any) -> None:
     """Declare `route`: a request in words, every discovered skill ranked, or "no skill fits" (CLI and MCP)."""
-    from swarm_handoff_router.commands import OPERATIONS
-
     for operation in OPERATIONS:
         register(operation)

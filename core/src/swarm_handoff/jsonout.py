@@ -1,0 +1,61 @@
+"""Write JSON for stdout: one exact document, safe for a terminal, indented only for people.
+
+Apart from the formatter hook (`builtin/formatters.py`) so that a command that writes no JSON,
+`--help` included, does not import the json module or compile the escape pattern.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import Any
+
+from swarm_handoff.components import Document
+from swarm_handoff.termsafe import undecodable
+
+# JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
+# bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
+# They can only occur inside strings, where `\uXXXX` reads back as the same character; a lone
+# surrogate (an undecodable byte of a file name) becomes the text `\xff` instead (`escape_undecodable`).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if "\ud800" <= char <= "\udfff":
+        return undecodable(char).replace("\\", "\\\\")  # the text `\xff`, its backslash escaped for JSON
+    return f"\\u{ord(char):04x}"
+
+
+class JsonFormatter:
+    """Exactly one JSON document per command, so `| jq` and agents can rely on stdout."""
+
+    def render(self, document: Document) -> str:
+        """Serialise `document.to_data()` with real Unicode: indented for people, compact for programs, exact."""
+        return _UNSAFE_IN_JSON.sub(_json_escape, json_text(document.to_data()))
+
+
+ENV_JSON_INDENT = "SWARM_HANDOFF_JSON_INDENT"
+
+
+def json_text(data: Any) -> str:
+    """JSON for stdout: indented at a terminal, compact otherwise, since only compact uses the C encoder.
+
+    `json.dumps` falls back to its pure-Python encoder whenever `indent` is set (~4x slower: 59 % of a
+    10,000-skill `discover` that is not replayed). Programs and pipes read both the same, so they
+    get the fast one; `SWARM_HANDOFF_JSON_INDENT=N` forces N spaces (0: compact) anywhere.
+    """
+    setting = os.environ.get(ENV_JSON_INDENT, "").strip()
+    indent: int | None = int(setting) if setting.isdigit() else (2 if _is_terminal(sys.stdout) else 0)
+    if not indent:
+        return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+    return json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n"
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # replaced, closed or detached stdout
+        return False
