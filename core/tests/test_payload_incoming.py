@@ -419,3 +419,40 @@ def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(
     assert "4242" not in caught.value.message + str(caught.value.details)  # the receiver's pids stay there
     assert history_rows(world["receiver"]) == []
     assert files_under(world["inbox"]) == []
+
+
+@pytest.mark.parametrize("where", ["quarantine", "session"])
+def test_a_receiver_that_cannot_write_before_taking_in_refuses_with_a_code_and_no_path(world, monkeypatch, where):
+    """A full disk at the quarantine copy, or a file where a session folder goes: coded, recoverable, paths kept home.
+
+    Every write of a receiver is answered to a sender on another host: a bare OSError would reach it
+    as an internal error carrying the receiver's folders.
+    """
+    import errno
+
+    from swarm_handoff import safefs
+    from swarm_handoff.payload import incoming
+
+    text = sent(world)
+    if where == "quarantine":
+        working = safefs.create_new
+
+        def full(path, data, **options):
+            if Path(path).parent.name == incoming.INBOX:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            return working(path, data, **options)
+
+        monkeypatch.setattr(safefs, "create_new", full)
+    else:
+        root = world["inbox"]
+        root.mkdir(mode=0o700)
+        handoff = json.loads(text)["handoff"]
+        session = incoming._session_name(handoff["trace_id"], handoff["meta"]["payload_hash"])
+        (root / session).write_text("not a folder", encoding="utf-8")
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert caught.value.recoverable
+    shown = caught.value.message + str(caught.value.details) + (caught.value.hint or "")
+    assert str(world["inbox"].resolve()) not in shown
+    assert history_rows(world["receiver"]) == []

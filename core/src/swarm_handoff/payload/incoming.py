@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import hashlib
 import os
 import re
@@ -140,12 +141,15 @@ def accept_incoming(
     moment = now or utc_now()
     root = own_session_root(session_root)
     inbox = root / INBOX
-    with contextlib.suppress(FileExistsError):
-        inbox.mkdir(mode=0o700)
     writer = f"{os.getpid()}-{safefs.machine_identity()}"
     quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
-    if not safefs.create_new(quarantine, data, durable=False):
-        raise FileExistsError(str(quarantine))
+    try:  # a full disk or a root gone read-only: the sender is told so, never the receiver's folders
+        with contextlib.suppress(FileExistsError):
+            inbox.mkdir(mode=0o700)
+        if not safefs.create_new(quarantine, data, durable=False):
+            raise FileExistsError(errno.EEXIST, "a quarantine name drawn twice")
+    except OSError as exc:
+        raise _not_written(exc.strerror or type(exc).__name__) from None
     try:
         try:
             received = load_received(
@@ -259,10 +263,10 @@ def _take_in(
     trace_id = handoff.get("trace_id")
     session = root / _session_name(trace_id, stated)
     folder = session / "handoffs"
-    own_folder(session)
-    own_folder(folder)
     path = folder / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
     try:
+        own_folder(session)
+        own_folder(folder)
         # File and row are decided together under the folder's lock, so receivers of one payload at
         # once (threads, processes) never see one without the other. The file first (one name per
         # payload_hash, created exclusively and synced: the same payload again finds its first copy),
