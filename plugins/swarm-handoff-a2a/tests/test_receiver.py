@@ -334,3 +334,72 @@ def test_an_all_zero_traceparent_is_dropped_as_the_core_drops_it(zeros):
         }
     }
     assert chain_traceparent(stated) == "00-0af7651916cd43dd8448eb211c80319c-" + "1" * 16 + "-01"  # the chain's own
+
+
+@pytest.mark.parametrize("planted", ["file", "symlink"])
+def test_a_claims_folder_that_is_not_the_receivers_own_stops_it_at_the_start(hosts, tmp_path, planted):
+    """A file (a read-only or full disk alike) or a link where the claims go: USAGE naming it, before any payload."""
+    from swarm_handoff.api import SwarmError
+    from swarm_handoff_a2a.receiver import build_receiver
+
+    store = tmp_path / "store" / "tasks.sqlite3"
+    store.parent.mkdir()
+    claims = store.with_name("tasks.sqlite3.claims")
+    if planted == "file":
+        claims.write_text("x", encoding="utf-8")
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        claims.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(SwarmError) as caught:
+        build_receiver(
+            hosts["inbox"], port=0, store_url=f"sqlite+aiosqlite:///{store}", context=hosts["receiver_context"]
+        )
+    assert caught.value.code == "USAGE"
+    assert str(claims) in caught.value.message
+    assert caught.value.hint
+
+
+@pytest.mark.parametrize("failure", ["busy", "unwritable"])
+def test_a_claim_that_cannot_be_taken_is_a_coded_refusal_that_names_no_local_path(
+    hosts, receiver, payload, monkeypatch, failure
+):
+    """A claim held past the wait, or a claim folder that cannot be made: a REJECTED task the sender can act on.
+
+    Not an internal error carrying the receiver's folders: the sender is on another host.
+    """
+    from swarm_handoff.api import FolderBusy
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE
+    from swarm_handoff_a2a.ids import task_id_for
+
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    stripe = claims / task_id_for(text)[: receiving.CLAIM_PREFIX]
+    if failure == "busy":
+        claim, held = receiving.locked, [True]
+
+        class Held:
+            def __enter__(self) -> None:
+                raise FolderBusy("/somewhere/private", [4242], 0.5)
+
+            def __exit__(self, *exc_info: object) -> None:
+                return None
+
+        monkeypatch.setattr(receiving, "locked", lambda folder: Held() if held else claim(folder))
+    else:
+        stripe.write_text("x", encoding="utf-8")
+    task = stock_send(started.url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    (error,) = [MessageToDict(p.data) for p in task.status.message.parts if p.media_type == ERROR_MEDIA_TYPE]
+    assert error["code"] == ("SESSION_BUSY" if failure == "busy" else "VALIDATION_FAILED")
+    shown = json.dumps(error)
+    for private in (str(claims), "/somewhere/private", "4242"):  # the receiver's folders and processes
+        assert private not in shown
+    assert files_under(hosts["inbox"]) == []
+    if failure == "busy":
+        held.clear()
+    else:
+        stripe.unlink()
+    again = stock_send(started.url, message_for(text))  # nothing stuck: the same payload is taken in
+    assert again.status.state == TaskState.TASK_STATE_WORKING
