@@ -456,3 +456,45 @@ def test_a_receiver_that_cannot_write_before_taking_in_refuses_with_a_code_and_n
     shown = caught.value.message + str(caught.value.details) + (caught.value.hint or "")
     assert str(world["inbox"].resolve()) not in shown
     assert history_rows(world["receiver"]) == []
+
+
+def _accepted_name(root: Path, text: str) -> Path:
+    """Where the receiver files this payload's text (as `_take_in` names it)."""
+    from swarm_handoff.payload import incoming
+
+    handoff = json.loads(text)["handoff"]
+    stated = handoff["meta"]["payload_hash"]
+    session = root / incoming._session_name(handoff["trace_id"], stated)
+    source, target = handoff["source"]["skill"], handoff["target"]["skill"]
+    return session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+
+
+def test_a_damaged_copy_under_the_payloads_name_is_replaced_not_taken_for_it(world):
+    """Half a file where the payload goes (a receiver killed mid-write where there are no hard links): written whole."""
+    text = sent(world)
+    path = _accepted_name(world["inbox"], text)
+    path.parent.mkdir(parents=True, mode=0o700)
+    world["inbox"].chmod(0o700)
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    taken = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert taken.path == path
+    assert not taken.already
+    assert path.read_text(encoding="utf-8") == text
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(taken.payload_hash, "received")]
+
+
+def test_another_intact_payload_under_the_payloads_name_is_refused_and_kept(world):
+    """Two payloads whose hashes share their first 16 digits: the second is refused, the first's file untouched."""
+    text = sent(world)
+    other = sent(world)  # another hand-off: another timestamp, another hash
+    assert json.loads(other)["handoff"]["meta"]["payload_hash"] != json.loads(text)["handoff"]["meta"]["payload_hash"]
+    path = _accepted_name(world["inbox"], text)
+    path.parent.mkdir(parents=True, mode=0o700)
+    world["inbox"].chmod(0o700)
+    path.write_text(other, encoding="utf-8")
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert str(world["inbox"].resolve()) not in caught.value.message
+    assert path.read_text(encoding="utf-8") == other
+    assert history_rows(world["receiver"]) == []

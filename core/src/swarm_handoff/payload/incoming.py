@@ -14,7 +14,8 @@ arrives late was not delivered in time and the sender can send a fresh one.
 
 Accepted, the payload is written under the session root in a folder and file the receiver names
 (the payload never names a path here) and recorded in the history once: the same payload (the same
-`payload_hash`) delivered again writes nothing new and is reported as `already`. File and row are
+`payload_hash`) delivered again writes nothing new and is reported as `already` (a damaged file under
+its name is written whole; another payload under it is refused, `_copy_of`). File and row are
 decided together under the session folder's lock: a history that cannot record it refuses it with
 the history's own code (HISTORY_BUSY, ...), a write that fails with VALIDATION_FAILED (a folder
 held past the lock's wait: SESSION_BUSY), and neither leaves a row without its file or a new file
@@ -36,8 +37,9 @@ from typing import Any
 
 import attrs
 
-from swarm_handoff import safefs
-from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff import jsonio, safefs
+from swarm_handoff.errors import ErrorCode, LoadError, Problem, SwarmError
+from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.textfile import MAX_BYTES
@@ -275,6 +277,9 @@ def _take_in(
         # always means written and recorded; a write that fails records nothing.
         with safefs.locked(folder):
             created = safefs.create_new(path, data)
+            if not created and _copy_of(path, data, stated) is False:  # a damaged copy: written whole
+                safefs.atomic_write(path, data, mode=0o600, durable=True)
+                created = True
             try:
                 history_id, fresh, problems = _record_once(context, path, payload)
             except BaseException:
@@ -304,6 +309,40 @@ def _take_in(
         already=not created and not fresh,
         warnings=(*warnings, *problems),
         payload=payload,
+    )
+
+
+def _copy_of(path: Path, data: bytes, stated: str) -> bool:
+    """Whether the file already at `path` is this payload (True), or damaged (False); another intact one refuses.
+
+    The name holds 16 digits of the hash, and a file system without hard links may keep half a file
+    from a receiver killed mid-write: neither is taken for "already received". A file that is another
+    intact payload (the first 16 digits of two hashes agree) is kept as it is, for the row that names it.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            found = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return False
+    if found == data:
+        return True
+    try:
+        held = jsonio.loads(found.decode("utf-8"))
+    except (LoadError, UnicodeDecodeError):
+        return False
+    integrity = check_integrity(held) if isinstance(held, dict) else None
+    if integrity is None or not integrity.ok:
+        return False
+    if integrity.stated_hash == stated:  # the same payload, serialised another way
+        return True
+    raise SwarmError(
+        ErrorCode.VALIDATION_FAILED,
+        "the receiver already holds another payload whose payload_hash starts with the same 16 digits; "
+        "nothing was written or recorded",
+        details={"missing_fields": [], "validation_errors": ["payload_hash prefix taken by another payload"]},
+        hint="hand off again: a new payload has a new payload_hash",
+        recoverable=False,
     )
 
 
