@@ -221,7 +221,7 @@ def test_clearing_leftovers_follows_no_symlink_and_keeps_a_symlinked_file(tmp_pa
     import sys
     import time
 
-    from swarm_handoff.payload.incoming import clear_leftovers
+    from swarm_handoff.payload.leftovers import clear_leftovers
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
@@ -348,7 +348,7 @@ def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_
     import time
 
     from swarm_handoff import safefs
-    from swarm_handoff.payload.incoming import INBOX, clear_leftovers
+    from swarm_handoff.payload.leftovers import INBOX, clear_leftovers
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
@@ -385,7 +385,7 @@ def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_
 def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
     """What the receiver writes while it checks carries the identity that `clear_leftovers` judges it by."""
     from swarm_handoff import safefs
-    from swarm_handoff.payload import incoming
+    from swarm_handoff.payload import leftovers
 
     seen: list[str] = []
     working = safefs.create_new
@@ -398,7 +398,7 @@ def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
     accept_incoming(sent(world), world["inbox"], context=world["receiver"])
     quarantine = seen[0]
     assert quarantine.startswith(f"{os.getpid()}-{safefs.machine_identity()}-")
-    assert incoming._quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
+    assert leftovers.quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
 
 
 def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(world, monkeypatch):

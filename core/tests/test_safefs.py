@@ -134,7 +134,7 @@ def test_a_temporary_naming_a_pid_no_system_has_breaks_no_write(tmp_path):
     `os.kill` raises OverflowError for a pid past a C int: unhandled, one such name in a folder failed
     every write there, and `clear_leftovers` stopped a receiver's start.
     """
-    from swarm_handoff.payload.incoming import INBOX, clear_leftovers
+    from swarm_handoff.payload.leftovers import INBOX, clear_leftovers
 
     dead = _dead_pid()
     huge = [

@@ -20,7 +20,7 @@ decided together under the session folder's lock: a history that cannot record i
 the history's own code (HISTORY_BUSY, ...), a write that fails with VALIDATION_FAILED (a folder
 held past the lock's wait: SESSION_BUSY), and neither leaves a row without its file or a new file
 without its row. Refused, nothing is written: the text waits in a private `.incoming` folder while
-it is checked, and is removed.
+it is checked, and is removed. What a receiver killed mid-write leaves is `leftovers.py`'s.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ import errno
 import hashlib
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -40,19 +39,12 @@ import attrs
 from swarm_handoff import jsonio, safefs
 from swarm_handoff.errors import ErrorCode, LoadError, Problem, SwarmError
 from swarm_handoff.payload.canonical import check_integrity
+from swarm_handoff.payload.leftovers import INBOX, SESSION_PREFIX
 from swarm_handoff.plugins import PluginHost, get_host
 from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.textfile import MAX_BYTES
 
 _HEX = re.compile(r"[0-9a-f]{8,64}\Z")
-INBOX = ".incoming"  # under the session root: payloads being checked, each under a name `_QUARANTINE` matches
-# PID-MACHINE-HASH16-RAND8.json (PID-HASH16-RAND8.json before the machine was in the name)
-_QUARANTINE = re.compile(r"(\d{1,10}(?:-[0-9a-f]{8})?)-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
-SESSION_PREFIX = "a2a-"  # the receiver's session folders under the root (`_session_name`)
-# A file's mtime may be rounded down by the file system: "before this process loaded this module"
-# keeps this margin (a file of this pid written just after loading must never look older).
-_CLOCK_MARGIN_S = 2.0
-_LOADED = time.time()  # this process writes under the root only through this module, so only after this
 
 
 @attrs.frozen(kw_only=True)
@@ -376,66 +368,3 @@ def _record_once(
             hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
             recoverable=True,
         ) from None
-
-
-def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
-    """Remove what a receiver killed mid-write left under `session_root`; the paths removed.
-
-    Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
-    (`PID-MACHINE-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID-MACHINE.HEX12.tmp`) in a
-    session folder this module names (`a2a-*` and its `handoffs`), a regular file of the user running
-    this, last changed before `started`, whose writer is gone, or is this process from before it
-    loaded this module (a restart that got the same pid, as in a container). A pid is judged only
-    when MACHINE is this one's (`safefs.machine_identity`: this boot, this pid namespace; a name
-    without it is from before it was added); another machine's file (a receiver in another
-    container sharing the root) is removed only once older than `safefs.MAX_TEMP_AGE_S`. Symlinks
-    are not followed; nothing else is touched; best effort.
-    """
-    root = Path(session_root).expanduser()
-    if root.is_symlink() or not root.is_dir():
-        return ()
-    folders = [root / INBOX]
-    with contextlib.suppress(OSError), os.scandir(root) as entries:
-        for entry in entries:
-            if entry.name.startswith(SESSION_PREFIX) and entry.is_dir(follow_symlinks=False):
-                folders += [Path(entry.path), Path(entry.path) / "handoffs"]
-    removed: list[Path] = []
-    for folder in folders:
-        quarantine = folder.name == INBOX
-        if folder.is_symlink() or not folder.is_dir():
-            continue
-        with contextlib.suppress(OSError), os.scandir(folder) as entries:
-            for entry in entries:
-                writer = _quarantine_writer(entry.name) if quarantine else safefs.temp_writer(entry.name)
-                if writer is not None and _left_by_a_stopped_run(entry, writer, started):
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                        removed.append(Path(entry.path))
-    return tuple(removed)
-
-
-def _quarantine_writer(name: str) -> tuple[int, str | None] | None:
-    """The receiver's (pid, machine) in a quarantine copy's name (`PID-MACHINE-HASH16-RAND8.json`), else None."""
-    found = _QUARANTINE.match(name)
-    return safefs.writer_of(found.group(1)) if found else None
-
-
-def _left_by_a_stopped_run(entry: os.DirEntry[str], writer: tuple[int, str | None], started: float) -> bool:
-    """A regular file older than the start whose writer cannot be writing it any more."""
-    try:
-        if not entry.is_file(follow_symlinks=False):
-            return False
-        found = entry.stat(follow_symlinks=False)
-    except OSError:
-        return False
-    if hasattr(os, "getuid") and found.st_uid != os.getuid():  # another user's (a shared root, or run as root)
-        return False
-    changed = found.st_mtime
-    if changed >= started:
-        return False
-    pid, machine = writer
-    if not safefs.seen_from_here(machine):  # its pid is another namespace's: only age tells
-        return time.time() - changed >= safefs.MAX_TEMP_AGE_S
-    if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
-        return changed < _LOADED - _CLOCK_MARGIN_S
-    return not safefs.writer_alive(pid)
