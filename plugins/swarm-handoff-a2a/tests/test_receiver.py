@@ -403,3 +403,46 @@ def test_a_claim_that_cannot_be_taken_is_a_coded_refusal_that_names_no_local_pat
         stripe.unlink()
     again = stock_send(started.url, message_for(text))  # nothing stuck: the same payload is taken in
     assert again.status.state == TaskState.TASK_STATE_WORKING
+
+
+def test_payloads_that_share_a_claim_folder_in_one_receiver_wait_without_holding_its_threads(
+    hosts, receiver, payload, monkeypatch
+):
+    """More deliveries sharing a claim folder than the receiver has worker threads: each is taken in.
+
+    Waiting for a claim another delivery of this process holds must not occupy a worker thread: the
+    holder's check runs in one, and threads all held by waiters leave it none until their waits end.
+    The texts differ (trailing spaces: other task ids) and are one payload (one hand-off).
+    """
+    import os
+    import threading
+
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.ids import task_id_for
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "5")
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    workers = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    by_stripe: dict[str, list[str]] = {}
+    for spaces in range(20_000):
+        variant = text + " " * spaces
+        texts = by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], [])
+        texts.append(variant)
+        if len(texts) > workers + 1:
+            break
+    (texts,) = [t for t in by_stripe.values() if len(t) > workers + 1]
+    answers: list[Any] = []
+    senders = [
+        threading.Thread(target=lambda t=t: answers.append(stock_send(started.url, message_for(t)))) for t in texts
+    ]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join()
+    assert sorted(_state_name(a) for a in answers) == ["WORKING"] * len(texts)
+    assert len(files_under(hosts["inbox"])) == 1
+
+
+def _state_name(task: Task) -> str:
+    return str(TaskState.Name(task.status.state)).removeprefix("TASK_STATE_")

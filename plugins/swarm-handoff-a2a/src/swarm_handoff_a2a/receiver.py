@@ -273,8 +273,12 @@ class HandoffRequestHandler(DefaultRequestHandler):
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
         task_id = task_id_for(carried.text)
-        lock, users = self._locks.get(task_id, (asyncio.Lock(), 0))
-        self._locks[task_id] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
+        # This process's deliveries wait for each other here, per claim folder: a wait in a worker
+        # thread is left only for other processes' claims, so waiters never hold every thread while
+        # the claim's holder needs one for its check.
+        stripe = task_id[:CLAIM_PREFIX]
+        lock, users = self._locks.get(stripe, (asyncio.Lock(), 0))
+        self._locks[stripe] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
         try:
             async with lock, self._claimed(task_id):  # this process's waiters, then every receiver's
                 existing = await self.task_store.get(task_id, context)
@@ -292,11 +296,11 @@ class HandoffRequestHandler(DefaultRequestHandler):
                 status=TaskStatus(state=TaskState.TASK_STATE_REJECTED, message=refusal),
             )
         finally:
-            lock, users = self._locks[task_id]
+            lock, users = self._locks[stripe]
             if users <= 1:
-                del self._locks[task_id]
+                del self._locks[stripe]
             else:
-                self._locks[task_id] = (lock, users - 1)
+                self._locks[stripe] = (lock, users - 1)
 
 
 def task_store(store_url: str) -> DatabaseTaskStore:
