@@ -446,3 +446,70 @@ def test_payloads_that_share_a_claim_folder_in_one_receiver_wait_without_holding
 
 def _state_name(task: Task) -> str:
     return str(TaskState.Name(task.status.state)).removeprefix("TASK_STATE_")
+
+
+def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_threads(
+    hosts, receiver, payload, monkeypatch
+):
+    """Another receiver holds more claim folders than there are worker threads: a payload on a free one is taken in.
+
+    The claims held here stand for another process's; the deliveries that wait for them must not
+    keep the free payload's check from running (it would run only once their waits ran out).
+    """
+    import contextlib
+    import os
+    import threading
+
+    from swarm_handoff.api import locked
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.ids import task_id_for
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "60")  # longer than this test holds them
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    held_count = min(32, (os.cpu_count() or 1) + 4) + 1  # more than asyncio's default executor has threads
+    by_stripe: dict[str, str] = {}
+    for spaces in range(20_000):
+        variant = text + " " * spaces
+        by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], variant)
+        if len(by_stripe) > held_count:
+            break
+    free_stripe, free_text = by_stripe.popitem()
+    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    all_waiting = threading.Event()
+    waiting: list[str] = []
+    claim = receiving.locked
+
+    class Watched:
+        def __init__(self, folder: Path) -> None:
+            self.inner, self.folder = claim(folder), folder
+
+        def __enter__(self) -> None:
+            if self.folder.name in by_stripe:
+                waiting.append(self.folder.name)
+                if len(waiting) == len(by_stripe):
+                    all_waiting.set()
+            self.inner.__enter__()
+
+        def __exit__(self, *exc_info: object) -> None:
+            self.inner.__exit__(*exc_info)
+
+    monkeypatch.setattr(receiving, "locked", Watched)
+    answers: list[Any] = []
+    with contextlib.ExitStack() as other_receiver:
+        for stripe in by_stripe:
+            (claims / stripe).mkdir(mode=0o700, exist_ok=True)
+            other_receiver.enter_context(locked(claims / stripe))
+        senders = [
+            threading.Thread(target=lambda t=t: answers.append(stock_send(started.url, message_for(t))))
+            for t in by_stripe.values()
+        ]
+        for sender in senders:
+            sender.start()
+        all_waiting.wait()
+        free = stock_send(started.url, message_for(free_text))  # its claim is free: only a thread can hold it up
+    for sender in senders:
+        sender.join()
+    assert free_stripe not in by_stripe
+    assert _state_name(free) == "WORKING"
+    assert sorted(_state_name(a) for a in answers) == ["WORKING"] * len(by_stripe)

@@ -21,6 +21,7 @@ import stat
 import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -220,10 +221,18 @@ class HandoffRequestHandler(DefaultRequestHandler):
         super().__init__(*args, **kwargs)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._claims = claims
+        # Waits for another process's claim get threads of their own (at most one per claim folder,
+        # made as needed): in the default executor they could hold every thread the checks run in.
+        self._claim_waits = ThreadPoolExecutor(max_workers=16**CLAIM_PREFIX, thread_name_prefix="a2a-claim")
+
+    async def aclose(self) -> None:
+        """Close as the SDK's handler does, and let the claim-wait threads go."""
+        await super().aclose()
+        self._claim_waits.shutdown(wait=False)
 
     @contextlib.asynccontextmanager
     async def _claimed(self, task_id: str) -> AsyncIterator[None]:
-        """Hold the task's claim across receivers (the core's folder lock, waited for in a worker thread).
+        """Hold the task's claim across receivers (the core's folder lock, waited for in a claim-wait thread).
 
         A claim that cannot be taken (held past the lock's wait, or its folder cannot be made) is
         a `ClaimError`, answered as a REJECTED task: the sender is told a code, never the receiver's folders.
@@ -235,7 +244,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
         try:
             stripe.mkdir(mode=0o700, parents=True, exist_ok=True)  # the claims folder: `own_claims`, at the start
             claim = locked(stripe)  # released when its descriptor closes, however the process ends
-            taking = asyncio.ensure_future(asyncio.to_thread(claim.__enter__))
+            taking = asyncio.get_running_loop().run_in_executor(self._claim_waits, claim.__enter__)
             try:
                 await asyncio.shield(taking)
             except asyncio.CancelledError:  # the wait goes on in its thread: let go once it is taken
