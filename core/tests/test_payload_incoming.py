@@ -221,7 +221,7 @@ def test_clearing_leftovers_follows_no_symlink_and_keeps_a_symlinked_file(tmp_pa
     import sys
     import time
 
-    from swarm_handoff.payload.incoming import clear_leftovers
+    from swarm_handoff.payload.leftovers import clear_leftovers
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
@@ -348,7 +348,7 @@ def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_
     import time
 
     from swarm_handoff import safefs
-    from swarm_handoff.payload.incoming import INBOX, clear_leftovers
+    from swarm_handoff.payload.leftovers import INBOX, clear_leftovers
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
@@ -385,7 +385,7 @@ def test_clearing_leftovers_judges_a_pid_only_on_the_machine_and_namespace_that_
 def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
     """What the receiver writes while it checks carries the identity that `clear_leftovers` judges it by."""
     from swarm_handoff import safefs
-    from swarm_handoff.payload import incoming
+    from swarm_handoff.payload import leftovers
 
     seen: list[str] = []
     working = safefs.create_new
@@ -398,7 +398,7 @@ def test_a_quarantine_copy_names_its_receivers_machine(world, monkeypatch):
     accept_incoming(sent(world), world["inbox"], context=world["receiver"])
     quarantine = seen[0]
     assert quarantine.startswith(f"{os.getpid()}-{safefs.machine_identity()}-")
-    assert incoming._quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
+    assert leftovers.quarantine_writer(quarantine) == (os.getpid(), safefs.machine_identity())
 
 
 def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(world, monkeypatch):
@@ -419,3 +419,82 @@ def test_a_session_folder_held_past_the_wait_refuses_as_busy_and_writes_nothing(
     assert "4242" not in caught.value.message + str(caught.value.details)  # the receiver's pids stay there
     assert history_rows(world["receiver"]) == []
     assert files_under(world["inbox"]) == []
+
+
+@pytest.mark.parametrize("where", ["quarantine", "session"])
+def test_a_receiver_that_cannot_write_before_taking_in_refuses_with_a_code_and_no_path(world, monkeypatch, where):
+    """A full disk at the quarantine copy, or a file where a session folder goes: coded, recoverable, paths kept home.
+
+    Every write of a receiver is answered to a sender on another host: a bare OSError would reach it
+    as an internal error carrying the receiver's folders.
+    """
+    import errno
+
+    from swarm_handoff import safefs
+    from swarm_handoff.payload import incoming
+
+    text = sent(world)
+    if where == "quarantine":
+        working = safefs.create_new
+
+        def full(path, data, **options):
+            if Path(path).parent.name == incoming.INBOX:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            return working(path, data, **options)
+
+        monkeypatch.setattr(safefs, "create_new", full)
+    else:
+        root = world["inbox"]
+        root.mkdir(mode=0o700)
+        handoff = json.loads(text)["handoff"]
+        session = incoming._session_name(handoff["trace_id"], handoff["meta"]["payload_hash"])
+        (root / session).write_text("not a folder", encoding="utf-8")
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert caught.value.recoverable
+    shown = caught.value.message + str(caught.value.details) + (caught.value.hint or "")
+    assert str(world["inbox"].resolve()) not in shown
+    assert history_rows(world["receiver"]) == []
+
+
+def _accepted_name(root: Path, text: str) -> Path:
+    """Where the receiver files this payload's text (as `_take_in` names it)."""
+    from swarm_handoff.payload import incoming
+
+    handoff = json.loads(text)["handoff"]
+    stated = handoff["meta"]["payload_hash"]
+    session = root / incoming._session_name(handoff["trace_id"], stated)
+    source, target = handoff["source"]["skill"], handoff["target"]["skill"]
+    return session / "handoffs" / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
+
+
+def test_a_damaged_copy_under_the_payloads_name_is_replaced_not_taken_for_it(world):
+    """Half a file where the payload goes (a receiver killed mid-write where there are no hard links): written whole."""
+    text = sent(world)
+    path = _accepted_name(world["inbox"], text)
+    path.parent.mkdir(parents=True, mode=0o700)
+    world["inbox"].chmod(0o700)
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    taken = accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert taken.path == path
+    assert not taken.already
+    assert path.read_text(encoding="utf-8") == text
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(taken.payload_hash, "received")]
+
+
+def test_another_intact_payload_under_the_payloads_name_is_refused_and_kept(world):
+    """Two payloads whose hashes share their first 16 digits: the second is refused, the first's file untouched."""
+    text = sent(world)
+    other = sent(world)  # another hand-off: another timestamp, another hash
+    assert json.loads(other)["handoff"]["meta"]["payload_hash"] != json.loads(text)["handoff"]["meta"]["payload_hash"]
+    path = _accepted_name(world["inbox"], text)
+    path.parent.mkdir(parents=True, mode=0o700)
+    world["inbox"].chmod(0o700)
+    path.write_text(other, encoding="utf-8")
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, world["inbox"], context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert str(world["inbox"].resolve()) not in caught.value.message
+    assert path.read_text(encoding="utf-8") == other
+    assert history_rows(world["receiver"]) == []

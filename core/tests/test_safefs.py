@@ -128,6 +128,35 @@ def test_another_machines_temporary_is_removed_only_by_age(tmp_path):
     assert theirs.exists()
 
 
+def test_a_temporary_naming_a_pid_no_system_has_breaks_no_write(tmp_path):
+    """`.x.99999999999.HEX.tmp` (planted, or from another system): not probed, left to age; the write goes on.
+
+    `os.kill` raises OverflowError for a pid past a C int: unhandled, one such name in a folder failed
+    every write there, and `clear_leftovers` stopped a receiver's start.
+    """
+    from swarm_handoff.payload.leftovers import INBOX, clear_leftovers
+
+    dead = _dead_pid()
+    huge = [
+        tmp_path / f".payload.yaml.{'9' * 11}.0123456789ab.tmp",
+        tmp_path / f".payload.yaml.{'9' * 20}-{safefs.machine_identity()}.ba9876543210.tmp",
+    ]
+    stale = tmp_path / f".payload.yaml.{dead}.aaaaaaaaaaaa.tmp"
+    for path in (*huge, stale):
+        path.write_text("x")
+        _age(path, safefs.DEAD_GRACE_S + 5)
+    safefs.atomic_write(tmp_path / "payload.yaml", b"new")
+    assert (tmp_path / "payload.yaml").read_bytes() == b"new"
+    assert not stale.exists()
+    assert all(p.exists() for p in huge)  # no process to ask about: only MAX_TEMP_AGE_S removes them
+    inbox = tmp_path / "root" / INBOX
+    inbox.mkdir(parents=True)
+    planted = inbox / f"{'9' * 10}-{'a' * 16}-{'b' * 8}.json"
+    planted.write_text("{}")
+    _age(planted, 3600)
+    assert clear_leftovers(tmp_path / "root", started=time.time()) == ()
+
+
 KILLED_WRITER = """
 import sys, time
 from swarm_handoff import safefs

@@ -104,8 +104,8 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.convert import convert_payload as convert_payload
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
-    from swarm_handoff.payload.incoming import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.incoming import own_session_root as own_session_root
+    from swarm_handoff.payload.leftovers import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
     from swarm_handoff.payload.lifecycle import hand_off as hand_off
@@ -388,7 +388,7 @@ _EXPORTS: dict[str, str] = {
     "require_intact": "swarm_handoff.payload.verify",
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
-    "clear_leftovers": "swarm_handoff.payload.incoming",
+    "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",
     "load_payload": "swarm_handoff.payload.validate",

@@ -125,6 +125,8 @@ def writer_alive(pid: int) -> bool:
         return False
     except OSError:  # EPERM: it exists, it is someone else's
         return True
+    except OverflowError:  # past a C int: no process here has it, and no probe can say; age alone decides
+        return True
     return True
 
 

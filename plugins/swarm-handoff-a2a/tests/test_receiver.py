@@ -334,3 +334,182 @@ def test_an_all_zero_traceparent_is_dropped_as_the_core_drops_it(zeros):
         }
     }
     assert chain_traceparent(stated) == "00-0af7651916cd43dd8448eb211c80319c-" + "1" * 16 + "-01"  # the chain's own
+
+
+@pytest.mark.parametrize("planted", ["file", "symlink"])
+def test_a_claims_folder_that_is_not_the_receivers_own_stops_it_at_the_start(hosts, tmp_path, planted):
+    """A file (a read-only or full disk alike) or a link where the claims go: USAGE naming it, before any payload."""
+    from swarm_handoff.api import SwarmError
+    from swarm_handoff_a2a.receiver import build_receiver
+
+    store = tmp_path / "store" / "tasks.sqlite3"
+    store.parent.mkdir()
+    claims = store.with_name("tasks.sqlite3.claims")
+    if planted == "file":
+        claims.write_text("x", encoding="utf-8")
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        claims.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(SwarmError) as caught:
+        build_receiver(
+            hosts["inbox"], port=0, store_url=f"sqlite+aiosqlite:///{store}", context=hosts["receiver_context"]
+        )
+    assert caught.value.code == "USAGE"
+    assert str(claims) in caught.value.message
+    assert caught.value.hint
+
+
+@pytest.mark.parametrize("failure", ["busy", "unwritable"])
+def test_a_claim_that_cannot_be_taken_is_a_coded_refusal_that_names_no_local_path(
+    hosts, receiver, payload, monkeypatch, failure
+):
+    """A claim held past the wait, or a claim folder that cannot be made: a REJECTED task the sender can act on.
+
+    Not an internal error carrying the receiver's folders: the sender is on another host.
+    """
+    from swarm_handoff.api import FolderBusy
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE
+    from swarm_handoff_a2a.ids import task_id_for
+
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    stripe = claims / task_id_for(text)[: receiving.CLAIM_PREFIX]
+    if failure == "busy":
+        claim, held = receiving.locked, [True]
+
+        class Held:
+            def __enter__(self) -> None:
+                raise FolderBusy("/somewhere/private", [4242], 0.5)
+
+            def __exit__(self, *exc_info: object) -> None:
+                return None
+
+        monkeypatch.setattr(receiving, "locked", lambda folder: Held() if held else claim(folder))
+    else:
+        stripe.write_text("x", encoding="utf-8")
+    task = stock_send(started.url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    (error,) = [MessageToDict(p.data) for p in task.status.message.parts if p.media_type == ERROR_MEDIA_TYPE]
+    assert error["code"] == ("SESSION_BUSY" if failure == "busy" else "VALIDATION_FAILED")
+    shown = json.dumps(error)
+    for private in (str(claims), "/somewhere/private", "4242"):  # the receiver's folders and processes
+        assert private not in shown
+    assert files_under(hosts["inbox"]) == []
+    if failure == "busy":
+        held.clear()
+    else:
+        stripe.unlink()
+    again = stock_send(started.url, message_for(text))  # nothing stuck: the same payload is taken in
+    assert again.status.state == TaskState.TASK_STATE_WORKING
+
+
+def test_payloads_that_share_a_claim_folder_in_one_receiver_wait_without_holding_its_threads(
+    hosts, receiver, payload, monkeypatch
+):
+    """More deliveries sharing a claim folder than the receiver has worker threads: each is taken in.
+
+    Waiting for a claim another delivery of this process holds must not occupy a worker thread: the
+    holder's check runs in one, and threads all held by waiters leave it none until their waits end.
+    The texts differ (trailing spaces: other task ids) and are one payload (one hand-off).
+    """
+    import os
+    import threading
+
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.ids import task_id_for
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "5")
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    workers = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    by_stripe: dict[str, list[str]] = {}
+    for spaces in range(20_000):
+        variant = text + " " * spaces
+        texts = by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], [])
+        texts.append(variant)
+        if len(texts) > workers + 1:
+            break
+    (texts,) = [t for t in by_stripe.values() if len(t) > workers + 1]
+    answers: list[Any] = []
+    senders = [
+        threading.Thread(target=lambda t=t: answers.append(stock_send(started.url, message_for(t)))) for t in texts
+    ]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join()
+    assert sorted(_state_name(a) for a in answers) == ["WORKING"] * len(texts)
+    assert len(files_under(hosts["inbox"])) == 1
+
+
+def _state_name(task: Task) -> str:
+    return str(TaskState.Name(task.status.state)).removeprefix("TASK_STATE_")
+
+
+def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_threads(
+    hosts, receiver, payload, monkeypatch
+):
+    """Another receiver holds more claim folders than there are worker threads: a payload on a free one is taken in.
+
+    The claims held here stand for another process's; the deliveries that wait for them must not
+    keep the free payload's check from running (it would run only once their waits ran out).
+    """
+    import contextlib
+    import os
+    import threading
+
+    from swarm_handoff.api import locked
+    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a.ids import task_id_for
+
+    monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "60")  # longer than this test holds them
+    started = receiver()
+    text = payload().read_text(encoding="utf-8")
+    held_count = min(32, (os.cpu_count() or 1) + 4) + 1  # more than asyncio's default executor has threads
+    by_stripe: dict[str, str] = {}
+    for spaces in range(20_000):
+        variant = text + " " * spaces
+        by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], variant)
+        if len(by_stripe) > held_count:
+            break
+    free_stripe, free_text = by_stripe.popitem()
+    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    all_waiting = threading.Event()
+    waiting: list[str] = []
+    claim = receiving.locked
+
+    class Watched:
+        def __init__(self, folder: Path) -> None:
+            self.inner, self.folder = claim(folder), folder
+
+        def __enter__(self) -> None:
+            if self.folder.name in by_stripe:
+                waiting.append(self.folder.name)
+                if len(waiting) == len(by_stripe):
+                    all_waiting.set()
+            self.inner.__enter__()
+
+        def __exit__(self, *exc_info: object) -> None:
+            self.inner.__exit__(*exc_info)
+
+    monkeypatch.setattr(receiving, "locked", Watched)
+    answers: list[Any] = []
+    with contextlib.ExitStack() as other_receiver:
+        for stripe in by_stripe:
+            (claims / stripe).mkdir(mode=0o700, exist_ok=True)
+            other_receiver.enter_context(locked(claims / stripe))
+        senders = [
+            threading.Thread(target=lambda t=t: answers.append(stock_send(started.url, message_for(t))))
+            for t in by_stripe.values()
+        ]
+        for sender in senders:
+            sender.start()
+        all_waiting.wait()
+        free = stock_send(started.url, message_for(free_text))  # its claim is free: only a thread can hold it up
+    for sender in senders:
+        sender.join()
+    assert free_stripe not in by_stripe
+    assert _state_name(free) == "WORKING"
+    assert sorted(_state_name(a) for a in answers) == ["WORKING"] * len(by_stripe)

@@ -164,3 +164,30 @@ def test_a_cached_card_filed_under_another_url_is_not_used(hosts, receiver, swar
     assert json.loads(name[other].read_text(encoding="utf-8"))["card"]["url"] == url
     found = swarm_cli("discover", "--remote", other, "-f", "json")
     assert found.exit_code == 1  # asked the host (nobody there), not answered from the misfiled card
+
+
+@pytest.mark.parametrize("damage", ["deep", "fresh_until", "card_field"])
+def test_a_damaged_cache_file_is_read_again_from_the_host_not_a_traceback(hosts, receiver, damage):
+    """A cached card nested past Python's stack, a `fresh_until` that is no number, a field no card has: asked again."""
+    import hashlib
+    import json
+
+    from swarm_handoff_a2a.cardcache import cached_card, folder
+
+    url = receiver().url
+    first = cached_card(url)
+    cards = folder()
+    assert cards is not None
+    path = cards / (hashlib.sha256(url.encode()).hexdigest() + ".json")
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    if damage == "deep":
+        entry["document"]["extra"] = "@"
+        text = json.dumps(entry).replace('"@"', "[" * 100_000 + "]" * 100_000)
+    elif damage == "fresh_until":
+        entry["fresh_until"] = [1]
+        text = json.dumps(entry)
+    else:
+        entry["card"]["no_such_field"] = 1
+        text = json.dumps(entry)
+    path.write_text(text, encoding="utf-8")
+    assert cached_card(url).skills == first.skills

@@ -14,34 +14,37 @@ arrives late was not delivered in time and the sender can send a fresh one.
 
 Accepted, the payload is written under the session root in a folder and file the receiver names
 (the payload never names a path here) and recorded in the history once: the same payload (the same
-`payload_hash`) delivered again writes nothing new and is reported as `already`. File and row are
+`payload_hash`) delivered again writes nothing new and is reported as `already` (a damaged file under
+its name is written whole; another payload under it is refused, `_copy_of`). File and row are
 decided together under the session folder's lock: a history that cannot record it refuses it with
 the history's own code (HISTORY_BUSY, ...), a write that fails with VALIDATION_FAILED (a folder
 held past the lock's wait: SESSION_BUSY), and neither leaves a row without its file or a new file
 without its row. Refused, nothing is written: the text waits in a private `.incoming` folder while
-it is checked, and is removed.
+it is checked, and is removed. What a receiver killed mid-write leaves is `leftovers.py`'s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import hashlib
 import os
 import re
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from swarm_handoff import history, safefs
+from swarm_handoff import history, jsonio, safefs
 from swarm_handoff.discovery import discover, make_context
-from swarm_handoff.errors import ErrorCode, Problem, SwarmError
+from swarm_handoff.errors import ErrorCode, LoadError, Problem, SwarmError
 from swarm_handoff.payload import continuation
+from swarm_handoff.payload.canonical import check_integrity
 from swarm_handoff.payload.handoff_checks import SAFE_NAME, not_found
 from swarm_handoff.payload.handoff_write import SESSION_BUSY, own_folder
+from swarm_handoff.payload.leftovers import INBOX, SESSION_PREFIX
 from swarm_handoff.payload.received import load_received, unsafe_source
 from swarm_handoff.payload.received_record import RECEIVED_EXPIRED, refuse, section
 from swarm_handoff.payload.targeting import check_source, requirements, requirements_error
@@ -52,14 +55,6 @@ from swarm_handoff.records import DiscoveryContext
 from swarm_handoff.textfile import MAX_BYTES
 
 _HEX = re.compile(r"[0-9a-f]{8,64}\Z")
-INBOX = ".incoming"  # under the session root: payloads being checked, each under a name `_QUARANTINE` matches
-# PID-MACHINE-HASH16-RAND8.json (PID-HASH16-RAND8.json before the machine was in the name)
-_QUARANTINE = re.compile(r"(\d{1,10}(?:-[0-9a-f]{8})?)-[0-9a-f]{16}-[0-9a-f]{8}\.json\Z")
-SESSION_PREFIX = "a2a-"  # the receiver's session folders under the root (`_session_name`)
-# A file's mtime may be rounded down by the file system: "before this process loaded this module"
-# keeps this margin (a file of this pid written just after loading must never look older).
-_CLOCK_MARGIN_S = 2.0
-_LOADED = time.time()  # this process writes under the root only through this module, so only after this
 
 
 @attrs.frozen(kw_only=True)
@@ -143,12 +138,15 @@ def accept_incoming(
     moment = now or utc_now()
     root = own_session_root(session_root)
     inbox = root / INBOX
-    with contextlib.suppress(FileExistsError):
-        inbox.mkdir(mode=0o700)
     writer = f"{os.getpid()}-{safefs.machine_identity()}"
     quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
-    if not safefs.create_new(quarantine, data, durable=False):
-        raise FileExistsError(str(quarantine))
+    try:  # a full disk or a root gone read-only: the sender is told so, never the receiver's folders
+        with contextlib.suppress(FileExistsError):
+            inbox.mkdir(mode=0o700)
+        if not safefs.create_new(quarantine, data, durable=False):
+            raise FileExistsError(errno.EEXIST, "a quarantine name drawn twice")
+    except OSError as exc:
+        raise _not_written(exc.strerror or type(exc).__name__) from None
     try:
         try:
             received = load_received(
@@ -254,10 +252,10 @@ def _take_in(
     trace_id = handoff.get("trace_id")
     session = root / _session_name(trace_id, stated)
     folder = session / "handoffs"
-    own_folder(session)
-    own_folder(folder)
     path = folder / f"{source}-to-{target}-{stated.removeprefix('sha256:')[:16]}.json"
     try:
+        own_folder(session)
+        own_folder(folder)
         # File and row are decided together under the folder's lock, so receivers of one payload at
         # once (threads, processes) never see one without the other. The file first (one name per
         # payload_hash, created exclusively and synced: the same payload again finds its first copy),
@@ -266,6 +264,9 @@ def _take_in(
         # always means written and recorded; a write that fails records nothing.
         with safefs.locked(folder):
             created = safefs.create_new(path, data)
+            if not created and _copy_of(path, data, stated) is False:  # a damaged copy: written whole
+                safefs.atomic_write(path, data, mode=0o600, durable=True)
+                created = True
             try:
                 history_id, fresh, problems = _record_once(context, path, payload)
             except BaseException:
@@ -298,6 +299,40 @@ def _take_in(
     )
 
 
+def _copy_of(path: Path, data: bytes, stated: str) -> bool:
+    """Whether the file already at `path` is this payload (True), or damaged (False); another intact one refuses.
+
+    The name holds 16 digits of the hash, and a file system without hard links may keep half a file
+    from a receiver killed mid-write: neither is taken for "already received". A file that is another
+    intact payload (the first 16 digits of two hashes agree) is kept as it is, for the row that names it.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            found = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return False
+    if found == data:
+        return True
+    try:
+        held = jsonio.loads(found.decode("utf-8"))
+    except (LoadError, UnicodeDecodeError):
+        return False
+    integrity = check_integrity(held) if isinstance(held, dict) else None
+    if integrity is None or not integrity.ok:
+        return False
+    if integrity.stated_hash == stated:  # the same payload, serialised another way
+        return True
+    raise SwarmError(
+        ErrorCode.VALIDATION_FAILED,
+        "the receiver already holds another payload whose payload_hash starts with the same 16 digits; "
+        "nothing was written or recorded",
+        details={"missing_fields": [], "validation_errors": ["payload_hash prefix taken by another payload"]},
+        hint="hand off again: a new payload has a new payload_hash",
+        recoverable=False,
+    )
+
+
 def _not_written(why: str) -> SwarmError:
     """The receiver could not write a checked payload (disk full, permissions, a busy folder): try again later."""
     return SwarmError(
@@ -324,66 +359,3 @@ def _record_once(
             hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
             recoverable=True,
         ) from None
-
-
-def clear_leftovers(session_root: Path, *, started: float) -> tuple[Path, ...]:
-    """Remove what a receiver killed mid-write left under `session_root`; the paths removed.
-
-    Only files that are provably a stopped run's own: a quarantine copy in `.incoming`
-    (`PID-MACHINE-HASH16-RAND8.json`) or a temporary of `safefs` (`.NAME.PID-MACHINE.HEX12.tmp`) in a
-    session folder this module names (`a2a-*` and its `handoffs`), a regular file of the user running
-    this, last changed before `started`, whose writer is gone, or is this process from before it
-    loaded this module (a restart that got the same pid, as in a container). A pid is judged only
-    when MACHINE is this one's (`safefs.machine_identity`: this boot, this pid namespace; a name
-    without it is from before it was added); another machine's file (a receiver in another
-    container sharing the root) is removed only once older than `safefs.MAX_TEMP_AGE_S`. Symlinks
-    are not followed; nothing else is touched; best effort.
-    """
-    root = Path(session_root).expanduser()
-    if root.is_symlink() or not root.is_dir():
-        return ()
-    folders = [root / INBOX]
-    with contextlib.suppress(OSError), os.scandir(root) as entries:
-        for entry in entries:
-            if entry.name.startswith(SESSION_PREFIX) and entry.is_dir(follow_symlinks=False):
-                folders += [Path(entry.path), Path(entry.path) / "handoffs"]
-    removed: list[Path] = []
-    for folder in folders:
-        quarantine = folder.name == INBOX
-        if folder.is_symlink() or not folder.is_dir():
-            continue
-        with contextlib.suppress(OSError), os.scandir(folder) as entries:
-            for entry in entries:
-                writer = _quarantine_writer(entry.name) if quarantine else safefs.temp_writer(entry.name)
-                if writer is not None and _left_by_a_stopped_run(entry, writer, started):
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                        removed.append(Path(entry.path))
-    return tuple(removed)
-
-
-def _quarantine_writer(name: str) -> tuple[int, str | None] | None:
-    """The receiver's (pid, machine) in a quarantine copy's name (`PID-MACHINE-HASH16-RAND8.json`), else None."""
-    found = _QUARANTINE.match(name)
-    return safefs.writer_of(found.group(1)) if found else None
-
-
-def _left_by_a_stopped_run(entry: os.DirEntry[str], writer: tuple[int, str | None], started: float) -> bool:
-    """A regular file older than the start whose writer cannot be writing it any more."""
-    try:
-        if not entry.is_file(follow_symlinks=False):
-            return False
-        found = entry.stat(follow_symlinks=False)
-    except OSError:
-        return False
-    if hasattr(os, "getuid") and found.st_uid != os.getuid():  # another user's (a shared root, or run as root)
-        return False
-    changed = found.st_mtime
-    if changed >= started:
-        return False
-    pid, machine = writer
-    if not safefs.seen_from_here(machine):  # its pid is another namespace's: only age tells
-        return time.time() - changed >= safefs.MAX_TEMP_AGE_S
-    if pid == os.getpid():  # this pid from an earlier process (a restart that got the same pid)
-        return changed < _LOADED - _CLOCK_MARGIN_S
-    return not safefs.writer_alive(pid)

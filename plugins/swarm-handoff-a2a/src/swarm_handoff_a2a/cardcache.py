@@ -113,15 +113,17 @@ class ReadCard:
 
 
 def _load(path: Path, url: str) -> dict[str, Any] | None:
-    with contextlib.suppress(LoadError, OSError, ValueError):
+    """The cached entry for `url`, or None for a file that is not one (read again from the host, never a traceback)."""
+    with contextlib.suppress(LoadError, OSError, ValueError, TypeError, RecursionError):  # not a card; too deep
         entry = json.loads(read_text(path, limit=3 * MAX_CARD_BYTES))
         if (
             isinstance(entry, dict)
             and isinstance(entry.get("card"), dict)
             and isinstance(entry.get("document"), dict)  # a file from before the document was kept is read again
+            and isinstance(entry.get("fresh_until"), (int, float))
             and entry["card"].get("url") == url
         ):
-            RemoteSkills(**entry["card"])  # it still has the fields a card has, and is this URL's
+            _remote(entry["card"])  # it still has the fields a card has (skills a list), and is this URL's
             return entry
     return None
 

@@ -17,9 +17,11 @@ import contextlib
 import hashlib
 import os
 import socket
+import stat
 import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,8 @@ from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    ErrorCode,
+    FolderBusy,
     PluginHost,
     SwarmError,
     accept_incoming,
@@ -197,6 +201,14 @@ class HandoffContextBuilder(SimpleRequestContextBuilder):
 _CHECKED_AGAIN = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_REJECTED)
 
 
+class ClaimError(Exception):
+    """A payload's task whose claim could not be taken: `error` is what the sender is told."""
+
+    def __init__(self, error: SwarmError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 class HandoffRequestHandler(DefaultRequestHandler):
     """The SDK's request handler, except that a payload already accepted answers with its task.
 
@@ -209,22 +221,56 @@ class HandoffRequestHandler(DefaultRequestHandler):
         super().__init__(*args, **kwargs)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._claims = claims
+        # Waits for another process's claim get threads of their own (at most one per claim folder,
+        # made as needed): in the default executor they could hold every thread the checks run in.
+        self._claim_waits = ThreadPoolExecutor(max_workers=16**CLAIM_PREFIX, thread_name_prefix="a2a-claim")
+
+    async def aclose(self) -> None:
+        """Close as the SDK's handler does, and let the claim-wait threads go."""
+        await super().aclose()
+        self._claim_waits.shutdown(wait=False)
 
     @contextlib.asynccontextmanager
     async def _claimed(self, task_id: str) -> AsyncIterator[None]:
-        """Hold the task's claim across receivers (the core's folder lock, waited for in a worker thread)."""
+        """Hold the task's claim across receivers (the core's folder lock, waited for in a claim-wait thread).
+
+        A claim that cannot be taken (held past the lock's wait, or its folder cannot be made) is
+        a `ClaimError`, answered as a REJECTED task: the sender is told a code, never the receiver's folders.
+        """
         if self._claims is None:
             yield
             return
         stripe = self._claims / task_id[:CLAIM_PREFIX]  # a UUID's hex digits: a safe folder name
-        stripe.mkdir(mode=0o700, parents=True, exist_ok=True)
-        claim = locked(stripe)  # released when its descriptor closes, however the process ends
-        taking = asyncio.ensure_future(asyncio.to_thread(claim.__enter__))
         try:
-            await asyncio.shield(taking)
-        except asyncio.CancelledError:  # the wait goes on in its thread: let go once it is taken
-            taking.add_done_callback(lambda _taken: claim.__exit__(None, None, None))
-            raise
+            stripe.mkdir(mode=0o700, parents=True, exist_ok=True)  # the claims folder: `own_claims`, at the start
+            claim = locked(stripe)  # released when its descriptor closes, however the process ends
+            taking = asyncio.get_running_loop().run_in_executor(self._claim_waits, claim.__enter__)
+            try:
+                await asyncio.shield(taking)
+            except asyncio.CancelledError:  # the wait goes on in its thread: let go once it is taken
+                taking.add_done_callback(lambda _taken: claim.__exit__(None, None, None))
+                raise
+        except FolderBusy as busy:
+            raise ClaimError(
+                SwarmError(
+                    "SESSION_BUSY",
+                    f"the receiver was checking this payload for more than {busy.waited:g} s; nothing was written",
+                    details={"waited_s": busy.waited},
+                    hint="send it again shortly: a payload sent twice is one hand-off",
+                    recoverable=True,
+                )
+            ) from None
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise ClaimError(
+                SwarmError(
+                    ErrorCode.VALIDATION_FAILED,
+                    f"the receiver could not claim the payload's task: {why}; nothing was written",
+                    details={"missing_fields": [], "validation_errors": [why]},
+                    hint="send it again once the receiver can write: a payload sent twice is one hand-off",
+                    recoverable=True,
+                )
+            ) from None
         try:
             yield
         finally:
@@ -236,8 +282,12 @@ class HandoffRequestHandler(DefaultRequestHandler):
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
         task_id = task_id_for(carried.text)
-        lock, users = self._locks.get(task_id, (asyncio.Lock(), 0))
-        self._locks[task_id] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
+        # This process's deliveries wait for each other here, per claim folder: a wait in a worker
+        # thread is left only for other processes' claims, so waiters never hold every thread while
+        # the claim's holder needs one for its check.
+        stripe = task_id[:CLAIM_PREFIX]
+        lock, users = self._locks.get(stripe, (asyncio.Lock(), 0))
+        self._locks[stripe] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
         try:
             async with lock, self._claimed(task_id):  # this process's waiters, then every receiver's
                 existing = await self.task_store.get(task_id, context)
@@ -246,12 +296,20 @@ class HandoffRequestHandler(DefaultRequestHandler):
                         return existing
                     await self.task_store.delete(task_id, context)  # the SDK never reopens a final task
                 return await super().on_message_send(params, context)
+        except ClaimError as unclaimed:  # not stored: the same payload sent again is checked again
+            context_id = params.message.context_id or task_id
+            refusal = _error_message(unclaimed.error, task_id, context_id)
+            return Task(
+                id=task_id,
+                context_id=context_id,
+                status=TaskStatus(state=TaskState.TASK_STATE_REJECTED, message=refusal),
+            )
         finally:
-            lock, users = self._locks[task_id]
+            lock, users = self._locks[stripe]
             if users <= 1:
-                del self._locks[task_id]
+                del self._locks[stripe]
             else:
-                self._locks[task_id] = (lock, users - 1)
+                self._locks[stripe] = (lock, users - 1)
 
 
 def task_store(store_url: str) -> DatabaseTaskStore:
@@ -280,6 +338,35 @@ def claims_folder(store_url: str, config_dir: Path) -> Path:
             return file.with_name(f"{file.name}.claims")
     digest = hashlib.sha256(store_url.encode("utf-8")).hexdigest()[:16]
     return Path(config_dir) / "swarm-handoff" / "a2a-claims" / digest
+
+
+def own_claims(folder: Path) -> Path:
+    """Make the claims folder (0700) or check it before a receiver starts: USAGE naming it and the fix.
+
+    Whoever else may write it could plant or hold a claim folder; one that cannot be made (a
+    read-only or full disk, a file in its place) would fail every payload later, so it stops the start.
+    """
+    why = None
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        found = folder.lstat()
+    except OSError as exc:
+        why = f"cannot be made: {exc.strerror or type(exc).__name__}"
+    else:
+        if not stat.S_ISDIR(found.st_mode):
+            why = "is not a folder of its own (a symlink or a file is in its place)"
+        elif hasattr(os, "getuid") and found.st_uid != os.getuid():
+            why = f"belongs to uid {found.st_uid}"
+        elif os.name == "posix" and found.st_mode & 0o022:
+            why = f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
+    if why is not None:
+        raise SwarmError(
+            ErrorCode.USAGE,
+            f"the folder where receivers claim a payload's task, {folder}, {why}",
+            hint="remove or fix it (a folder of your own, mode 700), or give a task store in a folder "
+            "you can write (--task-store)",
+        )
+    return folder
 
 
 def default_store_url(config_dir: Path) -> str:
@@ -360,7 +447,8 @@ def build_receiver(
 
     Binding beyond loopback needs `auth`; port 0 picks a free port (the card names the real one).
     `session_root` is made (0700) or checked first (`own_session_root`: USAGE for a root others may
-    write). What a receiver killed mid-write left under it (its temporaries and quarantine copies,
+    write), and so is the folder where payloads' tasks are claimed (`own_claims`), before the port
+    is taken. What a receiver killed mid-write left under it (its temporaries and quarantine copies,
     older than this start, their writer gone) is removed: `clear_leftovers`.
     """
     from starlette.applications import Starlette
@@ -376,6 +464,8 @@ def build_receiver(
     own_session_root(Path(session_root))  # a root others may write is refused now, not at every payload
     context = context or make_context()
     plugin_host = plugin_host or get_host()
+    store_url = store_url or os.environ.get(TASK_STORE_ENV, "").strip() or default_store_url(context.config_dir)
+    claims = own_claims(claims_folder(store_url, context.config_dir))  # checked before the port is taken
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -386,7 +476,6 @@ def build_receiver(
     url = public_url or f"http://{shown}:{bound}/"
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
-    store_url = store_url or os.environ.get(TASK_STORE_ENV, "").strip() or default_store_url(context.config_dir)
     store = task_store(store_url)
     executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
     handler = HandoffRequestHandler(
@@ -394,7 +483,7 @@ def build_receiver(
         task_store=store,
         agent_card=card,
         request_context_builder=HandoffContextBuilder(),
-        claims=claims_folder(store_url, context.config_dir),
+        claims=claims,
     )
     from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 
