@@ -234,10 +234,10 @@ def bench(session: nox.Session) -> None:
     """Benchmarks, side by side with their baselines; results go to bench/results/."""
     session.env["UV_COMPILE_BYTECODE"] = "1"  # .pyc files at install time, as pip gives users
     # bench/bench_a2a.py: hand-offs over A2A; bench_mcp_discover.py: `discover` over MCP beside the CLI's;
-    # bench_router_speed.py and bench_mcp_route.py: `route`, which the router plugin brings
-    extra_plugins = [
-        p for p in PLUGINS if p.endswith(("/swarm-handoff-a2a", "/swarm-handoff-mcp", "/swarm-handoff-router"))
-    ]
+    # bench_router_speed.py and bench_mcp_route.py: `route`, which the router plugin brings, beside
+    # plain BM25 (`rank --scorer bm25`), which the bm25 plugin brings
+    wanted = ("/swarm-handoff-a2a", "/swarm-handoff-mcp", "/swarm-handoff-router", "/swarm-handoff-bm25")
+    extra_plugins = [p for p in PLUGINS if p.endswith(wanted)]
     _install(session, CORE, *DEFAULT_PLUGINS, *PACKS, *extra_plugins, editable=False, extra="")
     session.install("ruamel.yaml.clib")  # the C parser, as the `fast` extra gives users
     session.install("skills-ref")
