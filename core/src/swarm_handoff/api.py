@@ -104,6 +104,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.convert import convert_payload as convert_payload
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
+    from swarm_handoff.payload.incoming import busy_refusal as busy_refusal
     from swarm_handoff.payload.incoming import own_session_root as own_session_root
     from swarm_handoff.payload.leftovers import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
@@ -388,6 +389,7 @@ _EXPORTS: dict[str, str] = {
     "require_intact": "swarm_handoff.payload.verify",
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
+    "busy_refusal": "swarm_handoff.payload.incoming",
     "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",

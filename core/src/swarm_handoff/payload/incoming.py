@@ -237,6 +237,17 @@ def _session_name(trace_id: Any, payload_hash: str) -> str:
     return f"{SESSION_PREFIX}{payload_hash.removeprefix('sha256:')[:16]}"
 
 
+def busy_refusal(what: str, waited: float) -> SwarmError:
+    """A receiver's folder held past the wait, as a sender on another host is told: how long, never who holds it."""
+    return SwarmError(
+        SESSION_BUSY,
+        f"{what} for more than {waited:g} s; nothing was written or recorded",
+        details={"waited_s": waited},
+        hint="send it again shortly: a payload sent twice is one hand-off",
+        recoverable=True,
+    )
+
+
 def _take_in(
     root: Path,
     data: bytes,
@@ -275,14 +286,7 @@ def _take_in(
                         path.unlink()
                 raise
     except safefs.FolderBusy as busy:
-        raise SwarmError(
-            SESSION_BUSY,
-            # Told to a sender on another host: how long it waited, never which processes hold it.
-            f"the receiver's session folder was busy for more than {busy.waited:g} s; nothing was written or recorded",
-            details={"waited_s": busy.waited},
-            hint="send it again shortly: a payload sent twice is one hand-off",
-            recoverable=True,
-        ) from None
+        raise busy_refusal("the receiver's session folder was busy", busy.waited) from None
     except OSError as exc:
         raise _not_written(exc.strerror or type(exc).__name__) from None
     return Incoming(

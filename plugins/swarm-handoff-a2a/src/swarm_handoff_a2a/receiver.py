@@ -42,6 +42,7 @@ from swarm_handoff.api import (
     PluginHost,
     SwarmError,
     accept_incoming,
+    busy_refusal,
     clear_leftovers,
     discover,
     get_host,
@@ -251,15 +252,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
                 taking.add_done_callback(lambda _taken: claim.__exit__(None, None, None))
                 raise
         except FolderBusy as busy:
-            raise ClaimError(
-                SwarmError(
-                    "SESSION_BUSY",
-                    f"the receiver was checking this payload for more than {busy.waited:g} s; nothing was written",
-                    details={"waited_s": busy.waited},
-                    hint="send it again shortly: a payload sent twice is one hand-off",
-                    recoverable=True,
-                )
-            ) from None
+            raise ClaimError(busy_refusal("the receiver was checking this payload", busy.waited)) from None
         except OSError as exc:
             why = exc.strerror or type(exc).__name__
             raise ClaimError(
