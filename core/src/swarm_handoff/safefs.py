@@ -55,8 +55,10 @@ def machine_identity() -> str:
 
         parts: list[str] = []
         try:
-            with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
-                parts.append(handle.read(100).strip())
+            # Bytes, decoded by the built-in fast path: a text-mode open looks the codec up, and
+            # Python 3.13.0 then fails with SystemError when the working directory was removed.
+            with open("/proc/sys/kernel/random/boot_id", "rb") as handle:
+                parts.append(handle.read(100).strip().decode("ascii", "replace"))
         except (OSError, ValueError):
             pass
         try:  # noqa: SIM105 - contextlib is not worth importing on the start-up path for this

@@ -41,6 +41,7 @@ from swarm_handoff.api import (
     FolderBusy,
     PluginHost,
     SwarmError,
+    UsageError,
     accept_incoming,
     busy_refusal,
     clear_leftovers,
@@ -364,11 +365,19 @@ def own_claims(folder: Path) -> Path:
 
 def default_store_url(config_dir: Path) -> str:
     """SQLite under the config folder: `{config}/swarm-handoff/a2a-tasks.sqlite3`, escaped so `?`, `#` stay a path."""
-    from sqlalchemy.engine import URL
+    import sqlalchemy
+    from sqlalchemy.engine import URL, make_url
 
     path = store_file(config_dir)
+    url = URL.create("sqlite+aiosqlite", database=str(path)).render_as_string(hide_password=False)
+    if make_url(url).database != str(path):  # SQLAlchemy before 2.1 writes `?` and `#` unescaped
+        raise UsageError(
+            f"the task store {path} cannot be named by a database URL with SQLAlchemy "
+            f"{sqlalchemy.__version__}: its path holds ?, # or %, which this version reads as parts of the URL",
+            hint=f"set {TASK_STORE_ENV} to a store URL of your own, or install SQLAlchemy 2.1 or newer",
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
-    return URL.create("sqlite+aiosqlite", database=str(path)).render_as_string(hide_password=False)
+    return url
 
 
 @attrs.define
