@@ -64,11 +64,14 @@ def instructions(command: list[str], env: dict[str, str], work: Path) -> int:
 
 
 def cpu_ms(command: list[str], env: dict[str, str], runs: int) -> float:
-    """The median CPU time (user + system, ms) of `runs` fresh processes."""
+    """The median CPU time (user + system, ms) of `runs` fresh processes; a failed run is no figure."""
     times = []
     for _ in range(runs):
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, _, usage = os.wait4(process.pid, 0)
+        _, status, usage = os.wait4(process.pid, 0)
+        code = process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if code != 0:
+            raise SystemExit(f"bench_entrypoint_memo: {' '.join(command)} failed ({code})")
         times.append((usage.ru_utime + usage.ru_stime) * 1000)
     return statistics.median(times)
 

@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run from a source checkout: the router need not be installed in the bench environment.
 sys.path.insert(0, str(ROOT / "plugins" / "swarm-handoff-router" / "src"))
 
+from swarm_handoff import safefs  # noqa: E402
 from swarm_handoff.metadata import record_from_frontmatter  # noqa: E402
 from swarm_handoff.records import Contribution, SkillRecord  # noqa: E402
 from swarm_handoff.skillmd import load_skill_md  # noqa: E402
@@ -57,6 +58,8 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 ROUTING = ROOT / "bench" / "routing"
 RESULTS = ROOT / "bench" / "results"
 DOC = ROOT / "docs" / "routing.md"
+# A record of every labelled request's digest is about 170 KB; a file far past that is not one.
+MAX_RANKINGS_BYTES = 16 * 1024 * 1024
 START, END = "<!-- bench:routing:start -->", "<!-- bench:routing:end -->"
 # The sets "no skill fits" is calibrated on (bench/calibrate_abstain.py for the router; the BM25
 # threshold here): every set seen while the router was built. The other sets report it held out.
@@ -215,16 +218,31 @@ def digests(records: Sequence[SkillRecord], files: dict[str, Path]) -> dict[str,
 def check_rankings(records: Sequence[SkillRecord], files: dict[str, Path], recorded: Path) -> int:
     """Write the rankings' digests to `recorded`, or compare with it when it exists: how many requests differ."""
     now = digests(records, files)
-    if not recorded.exists():
-        recorded.write_text(json.dumps(now, indent=0) + "\n", encoding="utf-8")
+    # Created whole under its name and never over a record already there: a second copy of this
+    # command running at once compares with the first one's record, never reads half of it.
+    if safefs.create_new(recorded, (json.dumps(now, indent=0) + "\n").encode(), mode=0o644, durable=False):
         print(f"bench_routing: the rankings of {len(now)} requests recorded in {recorded}; run again after the change")
         return 0
-    before = json.loads(recorded.read_text(encoding="utf-8"))
+    before = read_rankings(recorded)
     differ = sorted(key for key in now.keys() | before.keys() if now.get(key) != before.get(key))
     for key in differ[:20]:
         print(f"  differs: {key}")
     print(f"bench_routing: rankings against {recorded}: {len(differ)} of {len(now)} requests differ")
     return len(differ)
+
+
+def read_rankings(path: Path) -> dict[str, str]:
+    """The digests a run recorded in `path`; anything else stops the run naming the file, not a traceback."""
+    fix = "give a new file name to record the rankings afresh"
+    try:
+        if path.stat().st_size > MAX_RANKINGS_BYTES:
+            raise ValueError(f"larger than {MAX_RANKINGS_BYTES} bytes")
+        before = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # a JSON or UTF-8 error is a ValueError
+        raise SystemExit(f"bench_routing: {path} is not a rankings record ({exc}); {fix}") from exc
+    if not (isinstance(before, dict) and all(isinstance(v, str) for v in before.values())):
+        raise SystemExit(f"bench_routing: {path} is not a rankings record (a JSON object of digests); {fix}")
+    return before
 
 
 def evaluate(

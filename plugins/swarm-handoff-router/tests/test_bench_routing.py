@@ -86,3 +86,33 @@ def test_a_router_bench_without_the_router_installed_says_so_and_exits_0(
     module.main(argv)  # returns (exit status 0) before making any tree or running any command
     out = capsys.readouterr().out
     assert f"{script}: skipped: the router (swarm-handoff-router) is not installed" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['["not", "digests"]', '{"dev:1": "ab', '{"dev:1": 3}', "\udcff"],
+    ids=["a list", "cut short", "a number for a digest", "not UTF-8"],
+)
+def test_a_rankings_file_that_is_not_a_record_is_refused_naming_it(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    recorded = tmp_path / "rankings.json"
+    recorded.write_bytes(text.encode("utf-8", "surrogateescape"))
+    monkeypatch.setattr(bench, "digests", lambda records, files: {"dev:1": "00"})
+    with pytest.raises(SystemExit) as stopped:
+        bench.check_rankings([], {}, recorded)
+    assert str(recorded) in str(stopped.value)
+    assert "new file name" in str(stopped.value)
+
+
+def test_rankings_are_recorded_once_then_compared(
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = tmp_path / "rankings.json"
+    monkeypatch.setattr(bench, "digests", lambda records, files: {"dev:1": "00", "dev:2": "11"})
+    assert bench.check_rankings([], {}, recorded) == 0
+    first = recorded.read_bytes()
+    assert bench.check_rankings([], {}, recorded) == 0
+    monkeypatch.setattr(bench, "digests", lambda records, files: {"dev:1": "00", "dev:2": "22"})
+    assert bench.check_rankings([], {}, recorded) == 1
+    assert recorded.read_bytes() == first  # a comparison never rewrites the record

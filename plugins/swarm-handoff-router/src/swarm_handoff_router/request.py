@@ -207,10 +207,6 @@ class Request:
     origins: Mapping[str, str]
     phrases: Mapping[tuple[str, str], float]
     spelled: Spelled
-    # Where each term and phrase stands in the request: a skill that looks at only some of them
-    # (a long request) still adds its points up in the one order every run.
-    term_order: Mapping[str, int] = attrs.field(factory=dict)
-    phrase_order: Mapping[tuple[str, str], int] = attrs.field(factory=dict)
 
     @classmethod
     def of(cls, synthesis: Any) -> Request:
@@ -238,8 +234,6 @@ class Request:
             {term: phrase for term, (_weight, phrase) in terms.items() if phrase},
             phrases,
             Spelled.of(" \x00 ".join(asked_texts)),  # a name cannot run from one field into the next
-            term_order={term: index for index, term in enumerate(terms)},
-            phrase_order={pair: index for index, pair in enumerate(phrases)},
         )
 
     def names(self, name: str) -> bool:

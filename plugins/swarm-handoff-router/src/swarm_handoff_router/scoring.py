@@ -110,7 +110,6 @@ class _RequestScorer:
         self.average = [corpus.average[field] or 1.0 for field in FIELDS]
         self.b = [FIELD_B[field] for field in FIELDS]
         self.weights = [FIELD_WEIGHTS[field] for field in FIELDS]
-        self.fields = FIELDS
         self.idf: dict[str, float] = {}
         self.share: dict[str, float] = {}
         self.reasons: dict[tuple[str, tuple[int, ...], str], str] = {}
@@ -166,9 +165,9 @@ class _RequestScorer:
         if reason is None:
             word = synonym or term
             where = [
-                f"{self.fields[place]} {tf}x"
+                f"{FIELDS[place]} {tf}x"
                 if place != BODY or self._share(word) == 1.0
-                else f"{self.fields[place]} {tf}x (x{self._share(word):.2f}, the IDF over bodies)"
+                else f"{FIELDS[place]} {tf}x (x{self._share(word):.2f}, the IDF over bodies)"
                 for place, tf in enumerate(tfs)
                 if tf
             ]
