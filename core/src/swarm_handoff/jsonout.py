@@ -38,6 +38,8 @@ class JsonFormatter:
 
 
 ENV_JSON_INDENT = "SWARM_HANDOFF_JSON_INDENT"
+# The widest indent the setting takes: the output grows by the indent times the depth on every line.
+MAX_JSON_INDENT = 16
 
 
 def json_text(data: Any) -> str:
@@ -47,11 +49,24 @@ def json_text(data: Any) -> str:
     10,000-skill `discover` that is not replayed). Programs and pipes read both the same, so they
     get the fast one; `SWARM_HANDOFF_JSON_INDENT=N` forces N spaces (0: compact) anywhere.
     """
-    setting = os.environ.get(ENV_JSON_INDENT, "").strip()
-    indent: int | None = int(setting) if setting.isdigit() else (2 if _is_terminal(sys.stdout) else 0)
+    indent = _forced_indent()
+    if indent is None:
+        indent = 2 if _is_terminal(sys.stdout) else 0
     if not indent:
         return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
     return json.dumps(data, indent=indent, ensure_ascii=False, default=str) + "\n"
+
+
+def _forced_indent() -> int | None:
+    """The indent `SWARM_HANDOFF_JSON_INDENT` sets, or None when unset or not one it takes (ignored, as junk)."""
+    setting = os.environ.get(ENV_JSON_INDENT, "").strip()
+    if not (setting.isascii() and setting.isdigit()):  # str.isdigit alone admits `²`, which int() refuses
+        return None
+    digits = setting.lstrip("0")
+    if len(digits) > len(str(MAX_JSON_INDENT)):  # never convert thousands of digits
+        return None
+    indent = int(digits or "0")
+    return indent if indent <= MAX_JSON_INDENT else None
 
 
 def _is_terminal(stream: Any) -> bool:
