@@ -45,9 +45,9 @@ MAX_JSON_INDENT = 16
 def json_text(data: Any) -> str:
     """JSON for stdout: indented at a terminal, compact otherwise, since only compact uses the C encoder.
 
-    `json.dumps` falls back to its pure-Python encoder whenever `indent` is set (~4x slower: 59 % of a
-    10,000-skill `discover` that is not replayed). Programs and pipes read both the same, so they
-    get the fast one; `SWARM_HANDOFF_JSON_INDENT=N` forces N spaces (0: compact) anywhere.
+    `json.dumps` falls back to its pure-Python encoder whenever `indent` is set (docs/performance.md,
+    "Compact JSON for programs"). Programs and pipes read both the same, so they get the fast one;
+    `SWARM_HANDOFF_JSON_INDENT=N` forces N spaces (0: compact) anywhere.
     """
     indent = _forced_indent()
     if indent is None:
