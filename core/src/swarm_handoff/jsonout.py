@@ -13,13 +13,13 @@ import sys
 from typing import Any
 
 from swarm_handoff.components import Document
-from swarm_handoff.termsafe import undecodable
+from swarm_handoff.termsafe import UNSAFE_PAST_C0, undecodable
 
 # JSON already escapes C0 controls; these are the other characters a terminal may act on (DEL, C1,
 # bidi controls, line separators) plus lone surrogates, which cannot be encoded as UTF-8 at all.
 # They can only occur inside strings, where `\uXXXX` reads back as the same character; a lone
 # surrogate (an undecodable byte of a file name) becomes the text `\xff` instead (`escape_undecodable`).
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_IN_JSON = re.compile(f"[{UNSAFE_PAST_C0}]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
