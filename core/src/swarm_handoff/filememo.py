@@ -93,9 +93,9 @@ class FileMemo:
         if not _NAME.fullmatch(name):
             raise ValueError(f"FileMemo name {name!r}: use 1-64 lower-case letters, digits, '_', '.' or '-'")
         places = ("memo",) if part is None else ("memo", name)
-        self.folder = filecache.subfolder(os.environ if env is None else env, *places)
+        folder = filecache.subfolder(os.environ if env is None else env, *places)
         file_name = f"{name}.bin" if part is None else f"{filecache.digest(part)}.bin"
-        self.path = None if self.folder is None else os.path.join(self.folder, file_name)
+        self.path = None if folder is None else os.path.join(folder, file_name)
         self.part = part
         self.max_parts = max_parts
         self.kind = f"memo:{name}"

@@ -26,7 +26,9 @@ from typing import Any
 # as well, with `str.replace` after this pattern. One pattern, not two: its class reaches past
 # Latin-1, which the regex compiler expands into a 64 Ki map at import (every command, `--help`
 # included; docs/performance.md).
-UNSAFE_MULTI_LINE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# The part past C0, as a regex class body, is also what the JSON writer escapes (JSON escapes C0 itself).
+UNSAFE_PAST_C0 = "\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+UNSAFE_MULTI_LINE = re.compile(f"[\x00-\x08\x0b-\x1f{UNSAFE_PAST_C0}]")
 
 _SHORT = {"\r": "\\r"}  # a line break and a tab never match: a one-line field escapes them with str.replace
 

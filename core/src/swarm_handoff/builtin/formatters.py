@@ -45,13 +45,9 @@ def _json() -> Formatter:
     return JsonFormatter()
 
 
-def _text() -> Formatter:
-    return TextFormatter()
-
-
 @hookimpl
 def swarm_handoff_formatters(register: Register) -> None:
     """Offer `text` (every layout is the core's), `json` and `yaml`; `xml` comes from swarm-handoff-formatters."""
     register("json", _json, summary="one JSON document on stdout")
     register("yaml", YamlFormatter, summary="the same document as YAML")
-    register("text", _text, summary="readable plain text for people")
+    register("text", TextFormatter, summary="readable plain text for people")
