@@ -105,6 +105,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
     from swarm_handoff.payload.incoming import busy_refusal as busy_refusal
+    from swarm_handoff.payload.incoming import not_written as not_written
     from swarm_handoff.payload.incoming import own_session_root as own_session_root
     from swarm_handoff.payload.leftovers import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
@@ -390,6 +391,7 @@ _EXPORTS: dict[str, str] = {
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
     "busy_refusal": "swarm_handoff.payload.incoming",
+    "not_written": "swarm_handoff.payload.incoming",
     "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",

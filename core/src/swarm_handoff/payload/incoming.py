@@ -146,7 +146,7 @@ def accept_incoming(
         if not safefs.create_new(quarantine, data, durable=False):
             raise FileExistsError(errno.EEXIST, "a quarantine name drawn twice")
     except OSError as exc:
-        raise _not_written(exc.strerror or type(exc).__name__) from None
+        raise not_written("write the payload", exc.strerror or type(exc).__name__) from None
     try:
         try:
             received = load_received(
@@ -288,7 +288,7 @@ def _take_in(
     except safefs.FolderBusy as busy:
         raise busy_refusal("the receiver's session folder was busy", busy.waited) from None
     except OSError as exc:
-        raise _not_written(exc.strerror or type(exc).__name__) from None
+        raise not_written("write the payload", exc.strerror or type(exc).__name__) from None
     return Incoming(
         path=path,
         session=session,
@@ -337,11 +337,14 @@ def _copy_of(path: Path, data: bytes, stated: str) -> bool:
     )
 
 
-def _not_written(why: str) -> SwarmError:
-    """The receiver could not write a checked payload (disk full, permissions, a busy folder): try again later."""
+def not_written(doing: str, why: str, *, nothing: str = "recorded") -> SwarmError:
+    """A receiver that could not write (disk full, permissions), as a sender on another host is told: try again later.
+
+    One refusal for the payload's file and the A2A receiver's claim: `why` is the OS's reason, never a path.
+    """
     return SwarmError(
         ErrorCode.VALIDATION_FAILED,
-        f"the receiver could not write the payload: {why}; nothing was recorded",
+        f"the receiver could not {doing}: {why}; nothing was {nothing}",
         details={"missing_fields": [], "validation_errors": [why]},
         hint="send it again once the receiver can write: a payload sent twice is one hand-off",
         recoverable=True,

@@ -49,6 +49,7 @@ from swarm_handoff.api import (
     get_host,
     locked,
     make_context,
+    not_written,
     own_session_root,
 )
 from swarm_handoff_a2a import tracing
@@ -256,15 +257,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
             raise ClaimError(busy_refusal("the receiver was checking this payload", busy.waited)) from None
         except OSError as exc:
             why = exc.strerror or type(exc).__name__
-            raise ClaimError(
-                SwarmError(
-                    ErrorCode.VALIDATION_FAILED,
-                    f"the receiver could not claim the payload's task: {why}; nothing was written",
-                    details={"missing_fields": [], "validation_errors": [why]},
-                    hint="send it again once the receiver can write: a payload sent twice is one hand-off",
-                    recoverable=True,
-                )
-            ) from None
+            raise ClaimError(not_written("claim the payload's task", why, nothing="written")) from None
         try:
             yield
         finally:
