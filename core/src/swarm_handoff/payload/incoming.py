@@ -136,11 +136,11 @@ def accept_incoming(
     context = context or make_context()
     host = host or get_host()
     moment = now or utc_now()
-    root = own_session_root(session_root)
-    inbox = root / INBOX
     writer = f"{os.getpid()}-{safefs.machine_identity()}"
-    quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
-    try:  # a full disk or a root gone read-only: the sender is told so, never the receiver's folders
+    try:  # a full disk, a root gone read-only or replaced: the sender is told so, never the receiver's folders
+        root = own_session_root(session_root)
+        inbox = root / INBOX
+        quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
         with contextlib.suppress(FileExistsError):
             inbox.mkdir(mode=0o700)
         if not safefs.create_new(quarantine, data, durable=False):
