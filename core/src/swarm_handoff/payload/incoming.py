@@ -32,6 +32,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -199,29 +200,38 @@ def _safe(name: str) -> bool:
     return bool(SAFE_NAME.match(name))
 
 
+NOT_OWN_FOLDER = "is not a folder of its own (a symlink or a file is in its place)"
+
+
+def private_folder_fault(folder: Path) -> str | None:
+    """Why `folder`, made (0700) when absent, is not this user's alone, else None; OSError when it cannot be made.
+
+    Whoever else may write a receiver's folder could plant what the receiver then takes as its own
+    (a session folder, the very file a payload's hash names, a claim).
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    found = folder.lstat()
+    if not stat.S_ISDIR(found.st_mode):
+        return NOT_OWN_FOLDER
+    if hasattr(os, "getuid") and found.st_uid != os.getuid():
+        return f"belongs to uid {found.st_uid}"
+    if os.name == "posix" and found.st_mode & 0o022:
+        return f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
+    return None
+
+
 def own_session_root(session_root: Path) -> Path:
     """The session root, made when absent (private), checked before a receiver starts and before each write.
 
     A symlink, a file, a folder another user owns or one group or others may write is refused (USAGE).
     """
     root = Path(session_root).expanduser()
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if root.is_symlink() or not root.is_dir():
+    why = private_folder_fault(root)
+    if why == NOT_OWN_FOLDER:
         raise SwarmError(
-            ErrorCode.USAGE,
-            f"the session root {root} is not a folder of its own (a symlink or a file is in its place)",
-            hint="give a real folder as the session root",
+            ErrorCode.USAGE, f"the session root {root} {why}", hint="give a real folder as the session root"
         )
-    # Whoever else may write the root could plant a session folder, or the very file a payload's
-    # hash names (then taken for "already received"): the root is the receiver's alone.
-    found = root.stat()
-    other = hasattr(os, "getuid") and found.st_uid != os.getuid()
-    if other or (os.name == "posix" and found.st_mode & 0o022):
-        why = (
-            f"belongs to uid {found.st_uid}"
-            if other
-            else f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
-        )
+    if why is not None:
         raise SwarmError(
             ErrorCode.USAGE,
             f"the session root {root} {why}: a receiver writes only into a folder of its own",

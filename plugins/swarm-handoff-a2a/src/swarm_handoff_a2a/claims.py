@@ -12,13 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
-import stat
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from swarm_handoff.api import ErrorCode, FolderBusy, SwarmError, busy_refusal, locked, not_written
+from swarm_handoff.api import ErrorCode, FolderBusy, SwarmError, busy_refusal, locked, not_written, private_folder_fault
 
 # Claim folders per task store, named by a task id's first two hex digits (256): payloads whose ids
 # share them wait for each other, no others (a folder per task would be one more folder per hand-off).
@@ -128,19 +126,10 @@ def own_claims(folder: Path) -> Path:
     Whoever else may write it could plant or hold a claim folder; one that cannot be made (a
     read-only or full disk, a file in its place) would fail every payload later, so it stops the start.
     """
-    why = None
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        found = folder.lstat()
+        why = private_folder_fault(folder)  # the session root's own check
     except OSError as exc:
         why = f"cannot be made: {exc.strerror or type(exc).__name__}"
-    else:
-        if not stat.S_ISDIR(found.st_mode):
-            why = "is not a folder of its own (a symlink or a file is in its place)"
-        elif hasattr(os, "getuid") and found.st_uid != os.getuid():
-            why = f"belongs to uid {found.st_uid}"
-        elif os.name == "posix" and found.st_mode & 0o022:
-            why = f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
     if why is not None:
         raise SwarmError(
             ErrorCode.USAGE,
