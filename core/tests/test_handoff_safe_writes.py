@@ -159,7 +159,7 @@ def test_the_payload_is_whole_on_disk_before_the_folder_is_locked(world, monkeyp
     real = safefs.locked
 
     def watching(folder):
-        temps = [p for p in Path(folder).iterdir() if safefs.temp_owner(p.name) is not None]
+        temps = [p for p in Path(folder).iterdir() if safefs.temp_writer(p.name) is not None]
         seen.append([p.read_bytes() for p in temps])
         return real(folder)
 

@@ -286,6 +286,39 @@ def test_a_write_that_fails_records_nothing_and_a_redelivery_takes_it_in(world, 
     assert files_under(world["inbox"]) == [again.path]
 
 
+def test_a_session_root_that_cannot_be_made_at_a_payload_is_a_coded_refusal_without_its_path(world, tmp_path):
+    """The root gone after the receiver started, a file in its place: the sender on another host gets a code.
+
+    Not a bare OSError (an internal error, with the receiver's path in it) from the check of the root.
+    """
+    text = sent(world)
+    root = tmp_path / "gone" / "inbox"
+    root.parent.mkdir()
+    root.write_text("a file where the session root was\n", encoding="utf-8")
+    with pytest.raises(SwarmError) as caught:
+        accept_incoming(text, root, context=world["receiver"])
+    assert caught.value.code == "VALIDATION_FAILED"
+    assert caught.value.recoverable
+    assert str(tmp_path) not in caught.value.message
+    assert history_rows(world["receiver"]) == []
+
+
+def test_a_receiver_that_cannot_write_says_what_it_could_not_do_and_the_os_reason_only():
+    """One refusal for the payload's file and the A2A receiver's claim: recoverable, the OS's reason, no path."""
+    from swarm_handoff.payload.incoming import not_written
+
+    written = not_written("write the payload", "No space left on device")
+    claimed = not_written("claim the payload's task", "Read-only file system", nothing="written")
+    assert written.message == "the receiver could not write the payload: No space left on device; nothing was recorded"
+    assert claimed.message == (
+        "the receiver could not claim the payload's task: Read-only file system; nothing was written"
+    )
+    for refusal, why in ((written, "No space left on device"), (claimed, "Read-only file system")):
+        assert refusal.code == "VALIDATION_FAILED"
+        assert refusal.recoverable
+        assert refusal.details == {"missing_fields": [], "validation_errors": [why]}
+
+
 def test_two_receivers_of_one_payload_at_once_keep_row_and_file_together(world, monkeypatch):
     """The first one's record fails while the second takes the same payload in: one row, one file, both there.
 

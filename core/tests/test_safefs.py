@@ -78,10 +78,10 @@ def test_atomic_write_keeps_the_permissions_of_the_file_it_replaces(tmp_path):
 def test_temporaries_say_which_process_wrote_them():
     name = safefs.temp_name("handoff-payload.yaml")
     assert name.startswith(".handoff-payload.yaml.")
-    assert safefs.temp_owner(name) == os.getpid()
+    assert safefs.temp_writer(name) == (os.getpid(), safefs.machine_identity())
     assert len(safefs.temp_name("x" * 250)) < 255  # a long name still makes a valid temporary name
     for other in (".x.tmp", ".x.123.tmp", ".x.12.abcdefabcdeg.tmp", "x.12.abcdefabcdef.tmp", "..12.abcdefabcdef.tmp"):
-        assert safefs.temp_owner(other) is None
+        assert safefs.temp_writer(other) is None
 
 
 def test_a_dead_writers_temporary_is_removed_by_the_next_writer_and_nothing_else(tmp_path):
@@ -108,7 +108,7 @@ def test_a_temporary_names_its_writers_machine_and_pid_namespace():
     assert safefs.temp_writer(name) == (os.getpid(), safefs.machine_identity())
     assert len(safefs.machine_identity()) == 8
     assert safefs.temp_writer(".payload.yaml.123.0123456789ab.tmp") == (123, None)  # before identities
-    assert safefs.temp_owner(f".payload.yaml.123-{'e' * 8}.0123456789ab.tmp") == 123
+    assert safefs.temp_writer(f".payload.yaml.123-{'e' * 8}.0123456789ab.tmp") == (123, "e" * 8)
     for other in (".x.123-abc.0123456789ab.tmp", ".x.123-ABCDEF12.0123456789ab.tmp", ".x.-abcdef12.0123456789ab.tmp"):
         assert safefs.temp_writer(other) is None
 
@@ -172,7 +172,7 @@ def test_a_writer_killed_mid_write_leaves_a_temporary_the_next_writer_removes(tm
     left = Path(writer.stdout.readline().strip())
     writer.send_signal(signal.SIGKILL)
     writer.wait()
-    assert safefs.temp_owner(left.name) == writer.pid
+    assert safefs.temp_writer(left.name) == (writer.pid, safefs.machine_identity())
     _age(left, safefs.DEAD_GRACE_S + 1)
     safefs.atomic_write(tmp_path / "other.bin", b"x")  # any write in the folder cleans up
     assert not left.exists()

@@ -105,7 +105,9 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
     from swarm_handoff.payload.incoming import busy_refusal as busy_refusal
+    from swarm_handoff.payload.incoming import not_written as not_written
     from swarm_handoff.payload.incoming import own_session_root as own_session_root
+    from swarm_handoff.payload.incoming import private_folder_fault as private_folder_fault
     from swarm_handoff.payload.leftovers import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
@@ -390,8 +392,10 @@ _EXPORTS: dict[str, str] = {
     # taking in a payload that arrived from another machine (the A2A plugin's receiver)
     "accept_incoming": "swarm_handoff.payload.incoming",
     "busy_refusal": "swarm_handoff.payload.incoming",
+    "not_written": "swarm_handoff.payload.incoming",
     "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
+    "private_folder_fault": "swarm_handoff.payload.incoming",
     "Incoming": "swarm_handoff.payload.incoming",
     "load_payload": "swarm_handoff.payload.validate",
     "validate_file": "swarm_handoff.payload.validate",

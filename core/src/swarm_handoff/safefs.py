@@ -104,12 +104,6 @@ def temp_writer(name: str) -> tuple[int, str | None] | None:
     return writer_of(pid)
 
 
-def temp_owner(name: str) -> int | None:
-    """The writer's pid when `name` is one of our temporaries, else None (`temp_writer` also gives its machine)."""
-    found = temp_writer(name)
-    return None if found is None else found[0]
-
-
 def seen_from_here(machine: str | None) -> bool:
     """Whether a pid written with `machine` can be probed from this process (this machine's, or a name without one)."""
     return machine is None or machine == machine_identity()

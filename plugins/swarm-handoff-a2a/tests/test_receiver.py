@@ -259,12 +259,13 @@ def test_two_receivers_on_one_task_store_check_a_payload_once(hosts, receiver, p
     """
     import threading
 
+    from swarm_handoff_a2a import claims as claiming
     from swarm_handoff_a2a import receiver as receiving
 
     first, second = receiver(), receiver()  # one session root, one config folder: one default task store
     text = payload().read_text(encoding="utf-8")
     verify = receiving.HandoffExecutor._verify
-    claim = receiving.locked
+    claim = claiming.locked
     checks: list[str] = []
     second_there = threading.Event()  # the second delivery waits for the claim, or (without one) is checking
     answers: list[Task] = []
@@ -284,7 +285,7 @@ def test_two_receivers_on_one_task_store_check_a_payload_once(hosts, receiver, p
             second_there.set()
         return verify(self, given)
 
-    monkeypatch.setattr(receiving, "locked", watched_claim)
+    monkeypatch.setattr(claiming, "locked", watched_claim)
     monkeypatch.setattr(receiving.HandoffExecutor, "_verify", watched_verify)
     task = stock_send(first.url, message_for(text))
     other.join()
@@ -298,7 +299,7 @@ def test_two_receivers_on_one_task_store_check_a_payload_once(hosts, receiver, p
 
 def test_the_claims_of_a_task_store_sit_beside_its_file_or_under_the_config_folder(tmp_path):
     """Receivers sharing a SQLite file share its claims wherever their config is; a server's store, per URL."""
-    from swarm_handoff_a2a.receiver import claims_folder
+    from swarm_handoff_a2a.claims import claims_folder
 
     store = tmp_path / "tasks.sqlite3"
     assert claims_folder(f"sqlite+aiosqlite:///{store}", tmp_path / "a") == tmp_path / "tasks.sqlite3.claims"
@@ -368,16 +369,16 @@ def test_a_claim_that_cannot_be_taken_is_a_coded_refusal_that_names_no_local_pat
     Not an internal error carrying the receiver's folders: the sender is on another host.
     """
     from swarm_handoff.api import FolderBusy
-    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a import claims as claiming
     from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE
     from swarm_handoff_a2a.ids import task_id_for
 
     started = receiver()
     text = payload().read_text(encoding="utf-8")
-    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
-    stripe = claims / task_id_for(text)[: receiving.CLAIM_PREFIX]
+    claims = claiming.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    stripe = claims / task_id_for(text)[: claiming.CLAIM_PREFIX]
     if failure == "busy":
-        claim, held = receiving.locked, [True]
+        claim, held = claiming.locked, [True]
 
         class Held:
             def __enter__(self) -> None:
@@ -386,7 +387,7 @@ def test_a_claim_that_cannot_be_taken_is_a_coded_refusal_that_names_no_local_pat
             def __exit__(self, *exc_info: object) -> None:
                 return None
 
-        monkeypatch.setattr(receiving, "locked", lambda folder: Held() if held else claim(folder))
+        monkeypatch.setattr(claiming, "locked", lambda folder: Held() if held else claim(folder))
     else:
         stripe.write_text("x", encoding="utf-8")
     task = stock_send(started.url, message_for(text))
@@ -417,7 +418,7 @@ def test_payloads_that_share_a_claim_folder_in_one_receiver_wait_without_holding
     import os
     import threading
 
-    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a import claims as claiming
     from swarm_handoff_a2a.ids import task_id_for
 
     monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "5")
@@ -427,7 +428,7 @@ def test_payloads_that_share_a_claim_folder_in_one_receiver_wait_without_holding
     by_stripe: dict[str, list[str]] = {}
     for spaces in range(20_000):
         variant = text + " " * spaces
-        texts = by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], [])
+        texts = by_stripe.setdefault(task_id_for(variant)[: claiming.CLAIM_PREFIX], [])
         texts.append(variant)
         if len(texts) > workers + 1:
             break
@@ -461,7 +462,7 @@ def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_thre
     import threading
 
     from swarm_handoff.api import locked
-    from swarm_handoff_a2a import receiver as receiving
+    from swarm_handoff_a2a import claims as claiming
     from swarm_handoff_a2a.ids import task_id_for
 
     monkeypatch.setenv("SWARM_HANDOFF_LOCK_TIMEOUT", "60")  # longer than this test holds them
@@ -471,14 +472,14 @@ def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_thre
     by_stripe: dict[str, str] = {}
     for spaces in range(20_000):
         variant = text + " " * spaces
-        by_stripe.setdefault(task_id_for(variant)[: receiving.CLAIM_PREFIX], variant)
+        by_stripe.setdefault(task_id_for(variant)[: claiming.CLAIM_PREFIX], variant)
         if len(by_stripe) > held_count:
             break
     free_stripe, free_text = by_stripe.popitem()
-    claims = receiving.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
+    claims = claiming.claims_folder(started.store_url, hosts["receiver_context"].config_dir)
     all_waiting = threading.Event()
     waiting: list[str] = []
-    claim = receiving.locked
+    claim = claiming.locked
 
     class Watched:
         def __init__(self, folder: Path) -> None:
@@ -494,7 +495,7 @@ def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_thre
         def __exit__(self, *exc_info: object) -> None:
             self.inner.__exit__(*exc_info)
 
-    monkeypatch.setattr(receiving, "locked", Watched)
+    monkeypatch.setattr(claiming, "locked", Watched)
     answers: list[Any] = []
     with contextlib.ExitStack() as other_receiver:
         for stripe in by_stripe:

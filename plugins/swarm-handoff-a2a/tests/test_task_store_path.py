@@ -10,8 +10,9 @@ import sqlalchemy
 from sqlalchemy.engine import URL, make_url
 
 from swarm_handoff.api import SwarmError
+from swarm_handoff_a2a.claims import claims_folder
 from swarm_handoff_a2a.ids import TASK_STORE_ENV, store_file
-from swarm_handoff_a2a.receiver import claims_folder, default_store_url
+from swarm_handoff_a2a.receiver import default_store_url
 from swarm_handoff_a2a.transport import _has_task, _sqlite_file
 
 ODD = "conf?ig#1%41"  # a query, a fragment and an escape, if the path went into a URL as it is

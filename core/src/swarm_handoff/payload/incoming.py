@@ -32,6 +32,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -136,17 +137,17 @@ def accept_incoming(
     context = context or make_context()
     host = host or get_host()
     moment = now or utc_now()
-    root = own_session_root(session_root)
-    inbox = root / INBOX
     writer = f"{os.getpid()}-{safefs.machine_identity()}"
-    quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
-    try:  # a full disk or a root gone read-only: the sender is told so, never the receiver's folders
+    try:  # a full disk, a root gone read-only or replaced: the sender is told so, never the receiver's folders
+        root = own_session_root(session_root)
+        inbox = root / INBOX
+        quarantine = inbox / f"{writer}-{hashlib.sha256(data).hexdigest()[:16]}-{os.urandom(4).hex()}.json"
         with contextlib.suppress(FileExistsError):
             inbox.mkdir(mode=0o700)
         if not safefs.create_new(quarantine, data, durable=False):
             raise FileExistsError(errno.EEXIST, "a quarantine name drawn twice")
     except OSError as exc:
-        raise _not_written(exc.strerror or type(exc).__name__) from None
+        raise not_written("write the payload", exc.strerror or type(exc).__name__) from None
     try:
         try:
             received = load_received(
@@ -199,29 +200,38 @@ def _safe(name: str) -> bool:
     return bool(SAFE_NAME.match(name))
 
 
+NOT_OWN_FOLDER = "is not a folder of its own (a symlink or a file is in its place)"
+
+
+def private_folder_fault(folder: Path) -> str | None:
+    """Why `folder`, made (0700) when absent, is not this user's alone, else None; OSError when it cannot be made.
+
+    Whoever else may write a receiver's folder could plant what the receiver then takes as its own
+    (a session folder, the very file a payload's hash names, a claim).
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    found = folder.lstat()
+    if not stat.S_ISDIR(found.st_mode):
+        return NOT_OWN_FOLDER
+    if hasattr(os, "getuid") and found.st_uid != os.getuid():
+        return f"belongs to uid {found.st_uid}"
+    if os.name == "posix" and found.st_mode & 0o022:
+        return f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
+    return None
+
+
 def own_session_root(session_root: Path) -> Path:
     """The session root, made when absent (private), checked before a receiver starts and before each write.
 
     A symlink, a file, a folder another user owns or one group or others may write is refused (USAGE).
     """
     root = Path(session_root).expanduser()
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if root.is_symlink() or not root.is_dir():
+    why = private_folder_fault(root)
+    if why == NOT_OWN_FOLDER:
         raise SwarmError(
-            ErrorCode.USAGE,
-            f"the session root {root} is not a folder of its own (a symlink or a file is in its place)",
-            hint="give a real folder as the session root",
+            ErrorCode.USAGE, f"the session root {root} {why}", hint="give a real folder as the session root"
         )
-    # Whoever else may write the root could plant a session folder, or the very file a payload's
-    # hash names (then taken for "already received"): the root is the receiver's alone.
-    found = root.stat()
-    other = hasattr(os, "getuid") and found.st_uid != os.getuid()
-    if other or (os.name == "posix" and found.st_mode & 0o022):
-        why = (
-            f"belongs to uid {found.st_uid}"
-            if other
-            else f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
-        )
+    if why is not None:
         raise SwarmError(
             ErrorCode.USAGE,
             f"the session root {root} {why}: a receiver writes only into a folder of its own",
@@ -288,7 +298,7 @@ def _take_in(
     except safefs.FolderBusy as busy:
         raise busy_refusal("the receiver's session folder was busy", busy.waited) from None
     except OSError as exc:
-        raise _not_written(exc.strerror or type(exc).__name__) from None
+        raise not_written("write the payload", exc.strerror or type(exc).__name__) from None
     return Incoming(
         path=path,
         session=session,
@@ -337,11 +347,14 @@ def _copy_of(path: Path, data: bytes, stated: str) -> bool:
     )
 
 
-def _not_written(why: str) -> SwarmError:
-    """The receiver could not write a checked payload (disk full, permissions, a busy folder): try again later."""
+def not_written(doing: str, why: str, *, nothing: str = "recorded") -> SwarmError:
+    """A receiver that could not write (disk full, permissions), as a sender on another host is told: try again later.
+
+    One refusal for the payload's file and the A2A receiver's claim: `why` is the OS's reason, never a path.
+    """
     return SwarmError(
         ErrorCode.VALIDATION_FAILED,
-        f"the receiver could not write the payload: {why}; nothing was recorded",
+        f"the receiver could not {doing}: {why}; nothing was {nothing}",
         details={"missing_fields": [], "validation_errors": [why]},
         hint="send it again once the receiver can write: a payload sent twice is one hand-off",
         recoverable=True,

@@ -3,7 +3,8 @@
 Its agent card (`card.py`) lists one `AgentSkill` per skill that accepts a hand-off here and
 declares the swarm-handoff extension (`extension.py`); every request passes the guard (`guard.py`:
 rate, the token of `auth.py`, size) before the SDK reads it. A message carrying a payload becomes a task whose id is
-derived from the payload's text, so the same payload delivered again is the same task. The payload
+derived from the payload's text, so the same payload delivered again is the same task (claimed first,
+`claims.py`, so receivers sharing a task store check it once). The payload
 is checked by the core's `accept_incoming` (every check of `handoff --from`): accepted, it is
 written under the session root and recorded, and the task is WORKING until `ack_task` completes or
 fails it; refused, the task is REJECTED with swarm-handoff's error (code, message, hint) in its
@@ -13,15 +14,10 @@ status message, and nothing is written. See docs/a2a.md and the threat model in 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 import os
 import socket
-import stat
 import threading
 import time
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -37,23 +33,20 @@ from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
     DiscoveryContext,
-    ErrorCode,
-    FolderBusy,
     PluginHost,
     SwarmError,
     UsageError,
     accept_incoming,
-    busy_refusal,
     clear_leftovers,
     discover,
     get_host,
-    locked,
     make_context,
     own_session_root,
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Auth
 from swarm_handoff_a2a.card import agent_card, is_loopback
+from swarm_handoff_a2a.claims import ClaimError, TaskClaims, claims_folder, own_claims
 from swarm_handoff_a2a.extension import (
     ERROR_MEDIA_TYPE,
     EXTENSION_URI,
@@ -71,9 +64,6 @@ A2A_AUTH_REQUIRED = "A2A_AUTH_REQUIRED"  # binding beyond loopback without an au
 DEFAULT_PORT = 8470
 MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus the JSON-RPC envelope
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
-# Claim folders per task store, named by a task id's first two hex digits (256): payloads whose ids
-# share them wait for each other, no others (a folder per task would be one more folder per hand-off).
-CLAIM_PREFIX = 2
 
 
 def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
@@ -203,14 +193,6 @@ class HandoffContextBuilder(SimpleRequestContextBuilder):
 _CHECKED_AGAIN = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_REJECTED)
 
 
-class ClaimError(Exception):
-    """A payload's task whose claim could not be taken: `error` is what the sender is told."""
-
-    def __init__(self, error: SwarmError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
 class HandoffRequestHandler(DefaultRequestHandler):
     """The SDK's request handler, except that a payload already accepted answers with its task.
 
@@ -221,54 +203,12 @@ class HandoffRequestHandler(DefaultRequestHandler):
 
     def __init__(self, *args: Any, claims: Path | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-        self._claims = claims
-        # Waits for another process's claim get threads of their own (at most one per claim folder,
-        # made as needed): in the default executor they could hold every thread the checks run in.
-        self._claim_waits = ThreadPoolExecutor(max_workers=16**CLAIM_PREFIX, thread_name_prefix="a2a-claim")
+        self._claims = TaskClaims(claims)
 
     async def aclose(self) -> None:
         """Close as the SDK's handler does, and let the claim-wait threads go."""
         await super().aclose()
-        self._claim_waits.shutdown(wait=False)
-
-    @contextlib.asynccontextmanager
-    async def _claimed(self, task_id: str) -> AsyncIterator[None]:
-        """Hold the task's claim across receivers (the core's folder lock, waited for in a claim-wait thread).
-
-        A claim that cannot be taken (held past the lock's wait, or its folder cannot be made) is
-        a `ClaimError`, answered as a REJECTED task: the sender is told a code, never the receiver's folders.
-        """
-        if self._claims is None:
-            yield
-            return
-        stripe = self._claims / task_id[:CLAIM_PREFIX]  # a UUID's hex digits: a safe folder name
-        try:
-            stripe.mkdir(mode=0o700, parents=True, exist_ok=True)  # the claims folder: `own_claims`, at the start
-            claim = locked(stripe)  # released when its descriptor closes, however the process ends
-            taking = asyncio.get_running_loop().run_in_executor(self._claim_waits, claim.__enter__)
-            try:
-                await asyncio.shield(taking)
-            except asyncio.CancelledError:  # the wait goes on in its thread: let go once it is taken
-                taking.add_done_callback(lambda _taken: claim.__exit__(None, None, None))
-                raise
-        except FolderBusy as busy:
-            raise ClaimError(busy_refusal("the receiver was checking this payload", busy.waited)) from None
-        except OSError as exc:
-            why = exc.strerror or type(exc).__name__
-            raise ClaimError(
-                SwarmError(
-                    ErrorCode.VALIDATION_FAILED,
-                    f"the receiver could not claim the payload's task: {why}; nothing was written",
-                    details={"missing_fields": [], "validation_errors": [why]},
-                    hint="send it again once the receiver can write: a payload sent twice is one hand-off",
-                    recoverable=True,
-                )
-            ) from None
-        try:
-            yield
-        finally:
-            claim.__exit__(None, None, None)
+        self._claims.close()
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
         """Send, unless this payload's task was accepted: then that task, never a second one."""
@@ -276,14 +216,8 @@ class HandoffRequestHandler(DefaultRequestHandler):
         if carried is None or params.message.task_id:
             return await super().on_message_send(params, context)
         task_id = task_id_for(carried.text)
-        # This process's deliveries wait for each other here, per claim folder: a wait in a worker
-        # thread is left only for other processes' claims, so waiters never hold every thread while
-        # the claim's holder needs one for its check.
-        stripe = task_id[:CLAIM_PREFIX]
-        lock, users = self._locks.get(stripe, (asyncio.Lock(), 0))
-        self._locks[stripe] = (lock, users + 1)  # counted, so a waiter's lock is never dropped under it
         try:
-            async with lock, self._claimed(task_id):  # this process's waiters, then every receiver's
+            async with self._claims.hold(task_id):  # this process's waiters, then every receiver's
                 existing = await self.task_store.get(task_id, context)
                 if isinstance(existing, Task):  # this store is a plain one: never the versioned StoredTask
                     if existing.status.state not in _CHECKED_AGAIN:
@@ -298,12 +232,6 @@ class HandoffRequestHandler(DefaultRequestHandler):
                 context_id=context_id,
                 status=TaskStatus(state=TaskState.TASK_STATE_REJECTED, message=refusal),
             )
-        finally:
-            lock, users = self._locks[stripe]
-            if users <= 1:
-                del self._locks[stripe]
-            else:
-                self._locks[stripe] = (lock, users - 1)
 
 
 def task_store(store_url: str) -> DatabaseTaskStore:
@@ -312,55 +240,6 @@ def task_store(store_url: str) -> DatabaseTaskStore:
 
     engine = create_async_engine(store_url)
     return DatabaseTaskStore(engine, owner_resolver=lambda _context: STORE_OWNER)
-
-
-def claims_folder(store_url: str, config_dir: Path) -> Path:
-    """Where receivers on this machine sharing `store_url` claim a task: beside its SQLite file, else in the config.
-
-    A store on a database server gets a folder per URL (its digest) under the config folder, so
-    receivers sharing it are kept apart when they share that folder too; a file lock cannot reach
-    receivers on other machines.
-    """
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    with contextlib.suppress(ArgumentError, ValueError):
-        url = make_url(store_url)
-        database = url.database if url.get_backend_name() == "sqlite" else None
-        if database and database != ":memory:" and not database.startswith("file:"):
-            file = Path(database).expanduser().absolute()
-            return file.with_name(f"{file.name}.claims")
-    digest = hashlib.sha256(store_url.encode("utf-8")).hexdigest()[:16]
-    return Path(config_dir) / "swarm-handoff" / "a2a-claims" / digest
-
-
-def own_claims(folder: Path) -> Path:
-    """Make the claims folder (0700) or check it before a receiver starts: USAGE naming it and the fix.
-
-    Whoever else may write it could plant or hold a claim folder; one that cannot be made (a
-    read-only or full disk, a file in its place) would fail every payload later, so it stops the start.
-    """
-    why = None
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        found = folder.lstat()
-    except OSError as exc:
-        why = f"cannot be made: {exc.strerror or type(exc).__name__}"
-    else:
-        if not stat.S_ISDIR(found.st_mode):
-            why = "is not a folder of its own (a symlink or a file is in its place)"
-        elif hasattr(os, "getuid") and found.st_uid != os.getuid():
-            why = f"belongs to uid {found.st_uid}"
-        elif os.name == "posix" and found.st_mode & 0o022:
-            why = f"may be written by group or others (mode {found.st_mode & 0o7777:o})"
-    if why is not None:
-        raise SwarmError(
-            ErrorCode.USAGE,
-            f"the folder where receivers claim a payload's task, {folder}, {why}",
-            hint="remove or fix it (a folder of your own, mode 700), or give a task store in a folder "
-            "you can write (--task-store)",
-        )
-    return folder
 
 
 def default_store_url(config_dir: Path) -> str:
