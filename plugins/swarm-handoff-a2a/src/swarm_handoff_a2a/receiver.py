@@ -16,8 +16,10 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +35,18 @@ from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    ErrorCode,
     PluginHost,
+    Problem,
     SwarmError,
     UsageError,
     accept_incoming,
     clear_leftovers,
     discover,
+    escape_controls,
     get_host,
     make_context,
+    not_written,
     own_session_root,
 )
 from swarm_handoff_a2a import tracing
@@ -66,7 +72,53 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus t
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
 
 
+# Refusals and warnings about this receiver itself, not the payload: their texts name its files and
+# its user (the session root, its signing key, its history). A sender on another host is told the
+# code and when to send again; the receiver's operator reads the original, with its fix, on stderr.
+_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
+_OWN_STATE = {
+    "SIGNING_KEY_UNSAFE": ("the receiver cannot use its own signing key to check the payload", "once it is mended"),
+    "SIGNING_KEY_UNAVAILABLE": (
+        "the receiver cannot read its own signing key to check the payload",
+        "once it is mended",
+    ),
+    "HISTORY_BUSY": ("the receiver's hand-off history stayed locked by another of its processes", "shortly"),
+    "HISTORY_UNAVAILABLE": ("the receiver's hand-off history could not record the hand-off", "once it is mended"),
+    "HISTORY_CORRUPT": ("the receiver's hand-off history is damaged", "once it is mended"),
+}
+
+
+def tell_operator(what: str, said: object) -> None:
+    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped."""
+    lines = f"a2a: {what}: {said}".splitlines()
+    print("\n".join(escape_controls(line) for line in lines), file=sys.stderr, flush=True)
+
+
+def for_sender(error: SwarmError) -> SwarmError:
+    """A refusal as a sender on another host is told it: one about this receiver itself is a code and no path.
+
+    `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
+    start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
+    `VALIDATION_FAILED`. The original goes to the operator (`tell_operator`).
+    """
+    if error.code == ErrorCode.USAGE.value:
+        shown = not_written("write the payload", "its session root is not a folder of its own")
+    elif error.code in _OWN_STATE:
+        what, when = _OWN_STATE[error.code]
+        shown = SwarmError(
+            error.code,
+            f"{what}; nothing was written or recorded",
+            hint=_AGAIN.format(when=when),
+            recoverable=True,
+        )
+    else:
+        return error
+    tell_operator("refused a payload", error)
+    return shown
+
+
 def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
+    error = for_sender(error)
     data = {"code": error.code, "message": error.message, "hint": error.hint or ""}
     return Message(
         message_id=f"{task_id}-refused",
@@ -78,6 +130,17 @@ def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
             Part(data=data_value(data), media_type=ERROR_MEDIA_TYPE),
         ],
     )
+
+
+def _warnings_for_sender(warnings: tuple[Problem, ...]) -> list[dict[str, Any]]:
+    """An accepted payload's warnings as its sender is told them: one about this receiver itself goes to stderr."""
+    shown = []
+    for warning in warnings:
+        if warning.code in _OWN_STATE:  # a damaged history set aside: the operator's news, naming its files
+            tell_operator("warning", f"{warning.code}: {warning.message}")
+        else:
+            shown.append(warning.to_data())
+    return shown
 
 
 def _slim(message: Message) -> Message:
@@ -133,9 +196,20 @@ class HandoffExecutor(AgentExecutor):
                 tracing.mark_error(current, error.code, error.message)
                 await updater.reject(_error_message(error, task_id, context_id))
                 return
+            except Exception as failure:  # the SDK would answer with its text: the receiver's paths
+                tell_operator("failed taking a payload in", "".join(traceback.format_exception(failure)))
+                unexpected = SwarmError(
+                    ErrorCode.INTERNAL_ERROR,
+                    "the receiver failed while taking the payload in; its operator has the details",
+                    hint=_AGAIN.format(when="later"),
+                )
+                tracing.mark_error(current, unexpected.code, unexpected.message)
+                await updater.reject(_error_message(unexpected, task_id, context_id))
+                return
         accepted = {**incoming.to_data(), "task_id": task_id}
         accepted.pop("session", None)  # the receiver's folders are its own business
         accepted.pop("payload_path", None)
+        accepted["warnings"] = _warnings_for_sender(incoming.warnings)
         await updater.start_work(
             Message(
                 message_id=f"{task_id}-accepted",
