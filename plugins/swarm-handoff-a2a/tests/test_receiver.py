@@ -709,3 +709,21 @@ def test_an_unexpected_failure_of_a_check_is_a_coded_refusal_without_a_local_pat
     broken.clear()
     again = stock_send(started.url, message_for(payload().read_text(encoding="utf-8")))
     assert again.status.state == TaskState.TASK_STATE_WORKING
+
+
+def test_a_signed_payload_at_a_receiver_without_a_key_is_refused_without_naming_where_its_key_would_be(
+    hosts, receiver, payload, capfd
+):
+    """Anyone may send a signed payload: the refusal must not tell them the receiver's config folder (its user)."""
+    started = receiver()
+    text = payload(sign=True).read_text(encoding="utf-8")  # the sender's key; the receiver has none
+    capfd.readouterr()
+    task = stock_send(started.url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "RECEIVED_PAYLOAD_TAMPERED"  # as before: only the receiver's folder is hidden
+    assert "no signing key at <the receiver's config folder>" in error["message"]
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), str(hosts["receiver_context"].config_dir)):
+        assert private not in shown
+    assert str(hosts["receiver_context"].config_dir) in capfd.readouterr().err  # the operator is told where

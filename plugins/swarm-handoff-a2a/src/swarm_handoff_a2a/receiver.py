@@ -14,6 +14,7 @@ status message, and nothing is written. See docs/a2a.md and the threat model in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -94,12 +95,35 @@ def tell_operator(what: str, said: object) -> None:
     print("\n".join(escape_controls(line) for line in lines), file=sys.stderr, flush=True)
 
 
-def for_sender(error: SwarmError) -> SwarmError:
+Places = tuple[tuple[str, str], ...]  # (a local path, what a sender is told instead), longest first
+
+
+def local_places(session_root: Path, config_dir: Path) -> Places:
+    """The receiver's own folders (session root, config folder, home) as a sender is told them: by role, not path."""
+    folders = [(session_root, "session root"), (config_dir, "config folder")]
+    with contextlib.suppress(RuntimeError, KeyError):  # no home: none to hide
+        folders.append((Path.home(), "home"))
+    named: dict[str, str] = {}
+    for folder, role in folders:
+        for form in (str(folder), str(folder.expanduser()), str(folder.expanduser().resolve())):
+            if len(form) > 1:
+                named.setdefault(form, f"<the receiver's {role}>")
+    return tuple(sorted(named.items(), key=lambda item: -len(item[0])))
+
+
+def _hidden(text: str | None, places: Places) -> str | None:
+    for path, role in places:
+        text = text.replace(path, role) if text else text
+    return text
+
+
+def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
     """A refusal as a sender on another host is told it: one about this receiver itself is a code and no path.
 
     `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
     start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
-    `VALIDATION_FAILED`. The original goes to the operator (`tell_operator`).
+    `VALIDATION_FAILED`. Any other refusal naming one of the receiver's `places` (a check deep in the
+    core naming where its key would be) names it by its role. The original goes to the operator.
     """
     if error.code == ErrorCode.USAGE.value:
         shown = not_written("write the payload", "its session root is not a folder of its own")
@@ -112,13 +136,16 @@ def for_sender(error: SwarmError) -> SwarmError:
             recoverable=True,
         )
     else:
-        return error
+        message, hint = _hidden(error.message, places), _hidden(error.hint, places)
+        if (message, hint) == (error.message, error.hint):
+            return error
+        shown = SwarmError(error.code, message or "", hint=hint, recoverable=error.recoverable)
     tell_operator("refused a payload", error)
     return shown
 
 
-def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
-    error = for_sender(error)
+def _error_message(error: SwarmError, task_id: str, context_id: str, places: Places = ()) -> Message:
+    error = for_sender(error, places)
     data = {"code": error.code, "message": error.message, "hint": error.hint or ""}
     return Message(
         message_id=f"{task_id}-refused",
@@ -132,14 +159,15 @@ def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
     )
 
 
-def _warnings_for_sender(warnings: tuple[Problem, ...]) -> list[dict[str, Any]]:
+def _warnings_for_sender(warnings: tuple[Problem, ...], places: Places) -> list[dict[str, Any]]:
     """An accepted payload's warnings as its sender is told them: one about this receiver itself goes to stderr."""
     shown = []
     for warning in warnings:
         if warning.code in _OWN_STATE:  # a damaged history set aside: the operator's news, naming its files
             tell_operator("warning", f"{warning.code}: {warning.message}")
         else:
-            shown.append(warning.to_data())
+            said = warning.to_data()
+            shown.append({k: _hidden(v, places) if isinstance(v, str) else v for k, v in said.items()})
     return shown
 
 
@@ -160,6 +188,7 @@ class HandoffExecutor(AgentExecutor):
     context: DiscoveryContext
     host: PluginHost
     require_signature: bool | None = None
+    places: Places = ()  # the receiver's folders a refusal must not name to its sender (`local_places`)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Move the task to WORKING with where the payload went, or to REJECTED with the coded refusal."""
@@ -181,7 +210,7 @@ class HandoffExecutor(AgentExecutor):
                 "the message carries no swarm-handoff payload",
                 hint=f"send a data part of media type {PAYLOAD_MEDIA_TYPE} under the extension {EXTENSION_URI}",
             )
-            await updater.reject(_error_message(refusal, task_id, context_id))
+            await updater.reject(_error_message(refusal, task_id, context_id, self.places))
             return
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
@@ -194,7 +223,7 @@ class HandoffExecutor(AgentExecutor):
                 incoming = await asyncio.to_thread(self._verify, carried.text)
             except SwarmError as error:
                 tracing.mark_error(current, error.code, error.message)
-                await updater.reject(_error_message(error, task_id, context_id))
+                await updater.reject(_error_message(error, task_id, context_id, self.places))
                 return
             except Exception as failure:  # the SDK would answer with its text: the receiver's paths
                 tell_operator("failed taking a payload in", "".join(traceback.format_exception(failure)))
@@ -204,12 +233,12 @@ class HandoffExecutor(AgentExecutor):
                     hint=_AGAIN.format(when="later"),
                 )
                 tracing.mark_error(current, unexpected.code, unexpected.message)
-                await updater.reject(_error_message(unexpected, task_id, context_id))
+                await updater.reject(_error_message(unexpected, task_id, context_id, self.places))
                 return
         accepted = {**incoming.to_data(), "task_id": task_id}
         accepted.pop("session", None)  # the receiver's folders are its own business
         accepted.pop("payload_path", None)
-        accepted["warnings"] = _warnings_for_sender(incoming.warnings)
+        accepted["warnings"] = _warnings_for_sender(incoming.warnings, self.places)
         await updater.start_work(
             Message(
                 message_id=f"{task_id}-accepted",
@@ -432,7 +461,8 @@ def build_receiver(
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
     store = task_store(store_url)
-    executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
+    places = local_places(Path(session_root), context.config_dir)
+    executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature, places)
     handler = HandoffRequestHandler(
         agent_executor=executor,
         task_store=store,
