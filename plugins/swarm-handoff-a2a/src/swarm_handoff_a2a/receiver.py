@@ -8,7 +8,9 @@ derived from the payload's text, so the same payload delivered again is the same
 is checked by the core's `accept_incoming` (every check of `handoff --from`): accepted, it is
 written under the session root and recorded, and the task is WORKING until `ack_task` completes or
 fails it; refused, the task is REJECTED with swarm-handoff's error (code, message, hint) in its
-status message, and nothing is written. See docs/a2a.md and the threat model in docs/security.md.
+status message, and nothing is written. The sender is on another host: no refusal or answer names
+the receiver's folders or user (`for_sender`); its operator reads those on its stderr. See
+docs/a2a.md and the threat model in docs/security.md.
 """
 
 from __future__ import annotations
