@@ -727,3 +727,19 @@ def test_a_signed_payload_at_a_receiver_without_a_key_is_refused_without_naming_
     for private in (*local_places(hosts), str(hosts["receiver_context"].config_dir)):
         assert private not in shown
     assert str(hosts["receiver_context"].config_dir) in capfd.readouterr().err  # the operator is told where
+
+
+def test_the_places_a_sender_is_not_told_are_absolute_and_longest_first(tmp_path, monkeypatch):
+    """A relative session root ("a2a") must not turn every "a2a" in a message into a role; a folder inside
+    another is replaced before it."""
+    from swarm_handoff_a2a.receiver import for_sender, local_places
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = tmp_path / "home" / ".claude"
+    places = local_places(Path("a2a"), config)
+    assert [path for path, _role in places] == [str(config), str(tmp_path / "home"), str(tmp_path / "a2a")]
+    from swarm_handoff.api import SwarmError
+
+    said = for_sender(SwarmError("A2A_X", f"a2a: no key at {config}/swarm-handoff/signing.key"), places)
+    assert said.message == "a2a: no key at <the receiver's config folder>/swarm-handoff/signing.key"

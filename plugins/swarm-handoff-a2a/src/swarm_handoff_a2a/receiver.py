@@ -107,9 +107,9 @@ def local_places(session_root: Path, config_dir: Path) -> Places:
         folders.append((Path.home(), "home"))
     named: dict[str, str] = {}
     for folder, role in folders:
-        for form in (str(folder), str(folder.expanduser()), str(folder.expanduser().resolve())):
-            if len(form) > 1:
-                named.setdefault(form, f"<the receiver's {role}>")
+        for form in (folder, folder.expanduser(), folder.expanduser().resolve()):
+            if form.is_absolute() and len(str(form)) > 1:  # a relative root's name is a word, not a place
+                named.setdefault(str(form), f"<the receiver's {role}>")
     return tuple(sorted(named.items(), key=lambda item: -len(item[0])))
 
 
