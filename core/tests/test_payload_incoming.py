@@ -531,3 +531,33 @@ def test_another_intact_payload_under_the_payloads_name_is_refused_and_kept(worl
     assert str(world["inbox"].resolve()) not in caught.value.message
     assert path.read_text(encoding="utf-8") == other
     assert history_rows(world["receiver"]) == []
+
+
+def test_a_quarantine_copy_that_cannot_be_removed_leaves_the_payload_taken_in(world, monkeypatch):
+    """Written and recorded is accepted: a copy left in `.incoming` (a root gone read-only) is the next start's.
+
+    Not an OSError naming the receiver's private copy, which a transport would pass on to the sender.
+    """
+    import errno
+
+    removing = Path.unlink
+
+    def stuck(path, *args, **options):
+        if path.parent.name == ".incoming":
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return removing(path, *args, **options)
+
+    monkeypatch.setattr(Path, "unlink", stuck)
+    taken = accept_incoming(sent(world), world["inbox"], context=world["receiver"])
+    assert not taken.already
+    assert [(r.payload_hash, r.status) for r in history_rows(world["receiver"])] == [(taken.payload_hash, "received")]
+
+
+def test_an_unsigned_payloads_warning_names_the_received_payload_not_the_private_copy(world):
+    """The private copy in `.incoming` is gone once the payload is taken in; a sender elsewhere sees the warnings."""
+    taken = accept_incoming(sent(world), world["inbox"], context=world["receiver"])
+    (warning,) = taken.warnings
+    assert warning.code == "RECEIVED_PAYLOAD_UNSIGNED"
+    assert warning.message.startswith("<received payload> has no signature")
+    assert warning.path == "<received payload>"
+    assert ".incoming" not in json.dumps(taken.to_data())

@@ -49,6 +49,36 @@ def received_rows(hosts):
         return history.list()
 
 
+def said_to_sender(task: Task) -> str:
+    """Everything a refused or accepted task tells the sender: its status message's text and data parts."""
+    parts = task.status.message.parts
+    return "\n".join(
+        [p.text for p in parts if p.text] + [json.dumps(MessageToDict(p.data)) for p in parts if p.HasField("data")]
+    )
+
+
+def local_places(hosts: dict[str, Any]) -> tuple[str, ...]:
+    """What a sender on another host must never learn: the receiver's folders, home and temp dir, its user."""
+    import os
+    import tempfile
+
+    return (
+        str(hosts["root"]),
+        str(hosts["root"].resolve()),
+        str(Path.home()),
+        tempfile.gettempdir(),
+        f"uid {os.getuid()}",
+        f"uid {os.getuid() + 4242}",
+    )
+
+
+def sender_error(task: Task) -> dict[str, Any]:
+    from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE
+
+    (error,) = [MessageToDict(p.data) for p in task.status.message.parts if p.media_type == ERROR_MEDIA_TYPE]
+    return error
+
+
 def test_the_card_lists_the_accepting_skills_and_declares_the_extension(hosts, receiver):
     url = receiver().url
     card = httpx.get(url.rstrip("/") + "/.well-known/agent-card.json").json()
@@ -119,8 +149,10 @@ def oversize(text: str) -> str:
         (loop, "RECEIVED_PAYLOAD_INVALID"),
         (oversize, "INVALID_PAYLOAD"),
         (lambda t: "[" * 200 + "]" * 200, "INVALID_PAYLOAD"),
+        (lambda t: "{not json", "INVALID_PAYLOAD"),
+        (lambda t: resealed(t, lambda handoff: handoff["target"].update(skill="gamma")), "TARGET_NOT_FOUND"),
     ],
-    ids=["tampered", "expired", "looping", "oversized", "too-deep"],
+    ids=["tampered", "expired", "looping", "oversized", "too-deep", "not-json", "unknown-target"],
 )
 def test_a_refused_payload_is_rejected_with_its_code_and_nothing_is_written(hosts, receiver, payload, change, code):
     url = receiver(max_request_bytes=6 * 1024 * 1024).url
@@ -130,6 +162,9 @@ def test_a_refused_payload_is_rejected_with_its_code_and_nothing_is_written(host
     errors = [MessageToDict(p.data) for p in task.status.message.parts if p.HasField("data")]
     assert errors[0]["code"] == code
     assert errors[0]["hint"]
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), ".incoming"):  # the sender is on another host
+        assert private not in shown
     assert files_under(hosts["inbox"]) == []
     assert received_rows(hosts) == []
 
@@ -148,6 +183,7 @@ def test_an_unsigned_payload_is_rejected_when_the_receiver_requires_a_signature(
     task = stock_send(url, message_for(payload().read_text(encoding="utf-8")))
     assert task.status.state == TaskState.TASK_STATE_REJECTED
     assert "RECEIVED_PAYLOAD_UNSIGNED" in task.status.message.parts[0].text
+    assert not [p for p in local_places(hosts) if p in said_to_sender(task)]
     assert files_under(hosts["inbox"]) == []
 
 
@@ -158,6 +194,7 @@ def test_a_source_the_skill_does_not_accept_is_rejected(hosts, receiver, payload
     task = stock_send(url, message_for(text, "picky"))
     assert task.status.state == TaskState.TASK_STATE_REJECTED
     assert "SOURCE_NOT_ACCEPTED" in task.status.message.parts[0].text
+    assert not [p for p in local_places(hosts) if p in said_to_sender(task)]
     assert files_under(hosts["inbox"]) == []
 
 
@@ -514,3 +551,195 @@ def test_waits_for_other_receivers_claims_leave_this_receivers_checks_their_thre
     assert free_stripe not in by_stripe
     assert _state_name(free) == "WORKING"
     assert sorted(_state_name(a) for a in answers) == ["WORKING"] * len(by_stripe)
+
+
+@pytest.mark.parametrize("loosened", ["group-or-others", "another-owner", "a-symlink"])
+def test_a_session_root_loosened_after_the_start_is_a_coded_refusal_without_a_local_path(
+    hosts, receiver, payload, capfd, loosened
+):
+    """The root's mode or owner changed while the receiver serves (chmod 777): refused, and the sender learns no path.
+
+    The operator reads the root and the fix (`chmod 700 ROOT`) on the receiver's own stderr; the
+    sender gets a code and a hint it can act on, as for a root gone after the start.
+    """
+    import os
+
+    started = receiver()
+    root = hosts["inbox"]
+    text = payload().read_text(encoding="utf-8")
+    moved = root.with_name("inbox-real")
+    if loosened == "group-or-others":
+        root.chmod(0o777)
+    elif loosened == "another-owner":
+        try:
+            os.chown(root, os.getuid() + 4242, -1)
+        except PermissionError:
+            pytest.skip("giving a folder to another user needs root: run as root to check this")
+    else:
+        root.rename(moved)
+        root.symlink_to(moved, target_is_directory=True)
+    capfd.readouterr()
+    try:
+        task = stock_send(started.url, message_for(text))
+    finally:
+        if loosened == "a-symlink":
+            root.unlink()
+            moved.rename(root)
+        else:
+            os.chown(root, os.getuid(), -1)
+            root.chmod(0o700)
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "VALIDATION_FAILED"
+    assert "session root" in error["message"]
+    assert "send it again" in error["hint"]  # recoverable: once the operator mends the root, the same payload goes in
+    shown = said_to_sender(task)
+    for private in local_places(hosts):
+        assert private not in shown
+    assert files_under(root) == []
+    assert received_rows(hosts) == []
+    logged = capfd.readouterr().err
+    assert str(root) in logged  # the receiver's operator is told the folder and the fix
+    if loosened != "a-symlink":
+        assert f"chmod 700 {root}" in logged
+    again = stock_send(started.url, message_for(text))
+    assert again.status.state == TaskState.TASK_STATE_WORKING
+
+
+def test_a_signing_key_others_can_read_refuses_without_naming_it_to_the_sender(hosts, receiver, payload, capfd):
+    """The receiver's own key is its operator's to mend: the sender learns the code, never the key's path."""
+    from swarm_handoff.payload.signing import key_path
+
+    started = receiver()
+    key = key_path(hosts["receiver_context"].config_dir)
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("ab" * 32 + "\n", encoding="utf-8")
+    key.chmod(0o644)
+    capfd.readouterr()
+    task = stock_send(started.url, message_for(payload().read_text(encoding="utf-8")))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "SIGNING_KEY_UNSAFE"
+    assert "send it again" in error["hint"]
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), "signing.key"):
+        assert private not in shown
+    logged = capfd.readouterr().err
+    assert f"chmod 600 {key}" in logged
+    assert files_under(hosts["inbox"]) == []
+
+
+def test_a_busy_history_is_refused_without_naming_it_to_the_sender(hosts, receiver, payload, monkeypatch, capfd):
+    """HISTORY_BUSY names the receiver's database; the sender gets the code and the wait, the operator the file."""
+    import sqlite3
+
+    with open_history(hosts["receiver_context"].config_dir) as history:
+        database = history.path
+    url = receiver().url
+    monkeypatch.setenv("SWARM_HANDOFF_HISTORY_TIMEOUT", "0.05")
+    holder = sqlite3.connect(str(database), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    capfd.readouterr()
+    try:
+        task = stock_send(url, message_for(payload().read_text(encoding="utf-8")))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert sender_error(task)["code"] == "HISTORY_BUSY"
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), "history"):
+        assert private not in shown.replace("hand-off history", "")  # the word, never the file
+    assert str(database) in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("history", ["intact", "damaged"])
+def test_an_accepted_payload_tells_the_sender_no_local_path(hosts, receiver, payload, capfd, history):
+    """The answer to an accepted payload: its warnings (unsigned) without the receiver's quarantine copy's path.
+
+    A damaged history is set aside and a new one started: that is the receiver's own news, for its stderr.
+    """
+    if history == "damaged":
+        with open_history(hosts["receiver_context"].config_dir) as opened:
+            database = opened.path
+        database.write_bytes(b"not a database" * 100)
+    url = receiver().url
+    capfd.readouterr()
+    task = stock_send(url, message_for(payload().read_text(encoding="utf-8")))
+    assert task.status.state == TaskState.TASK_STATE_WORKING
+    accepted = next(MessageToDict(p.data) for p in task.status.message.parts if p.HasField("data"))
+    assert [w["code"] for w in accepted["warnings"]] == ["RECEIVED_PAYLOAD_UNSIGNED"]
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), ".incoming"):
+        assert private not in shown
+    if history == "damaged":
+        assert "HISTORY_CORRUPT" in capfd.readouterr().err
+
+
+def test_an_unexpected_failure_of_a_check_is_a_coded_refusal_without_a_local_path(
+    hosts, receiver, payload, monkeypatch, capfd
+):
+    """Anything but a coded refusal (a bug, an OS error no check expected) is a coded refusal too.
+
+    The SDK would answer with its internal error and the exception's text: the receiver's paths. The
+    operator gets the trace on the receiver's stderr.
+    """
+    from swarm_handoff_a2a import receiver as receiving
+
+    started = receiver()
+    hidden = hosts["root"] / "private" / "file"
+
+    working, broken = receiving.accept_incoming, [True]
+
+    def accept(*args: Any, **options: Any) -> Any:
+        if broken:
+            raise PermissionError(13, "Permission denied", str(hidden))
+        return working(*args, **options)
+
+    monkeypatch.setattr(receiving, "accept_incoming", accept)
+    capfd.readouterr()
+    task = stock_send(started.url, message_for(payload().read_text(encoding="utf-8")))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "INTERNAL_ERROR"
+    assert "send it again" in error["hint"]
+    shown = said_to_sender(task)
+    for private in local_places(hosts):
+        assert private not in shown
+    assert str(hidden) in capfd.readouterr().err
+    broken.clear()
+    again = stock_send(started.url, message_for(payload().read_text(encoding="utf-8")))
+    assert again.status.state == TaskState.TASK_STATE_WORKING
+
+
+def test_a_signed_payload_at_a_receiver_without_a_key_is_refused_without_naming_where_its_key_would_be(
+    hosts, receiver, payload, capfd
+):
+    """Anyone may send a signed payload: the refusal must not tell them the receiver's config folder (its user)."""
+    started = receiver()
+    text = payload(sign=True).read_text(encoding="utf-8")  # the sender's key; the receiver has none
+    capfd.readouterr()
+    task = stock_send(started.url, message_for(text))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "RECEIVED_PAYLOAD_TAMPERED"  # as before: only the receiver's folder is hidden
+    assert "no signing key at <the receiver's config folder>" in error["message"]
+    shown = said_to_sender(task)
+    for private in (*local_places(hosts), str(hosts["receiver_context"].config_dir)):
+        assert private not in shown
+    assert str(hosts["receiver_context"].config_dir) in capfd.readouterr().err  # the operator is told where
+
+
+def test_the_places_a_sender_is_not_told_are_absolute_and_longest_first(tmp_path, monkeypatch):
+    """A relative session root ("a2a") must not turn every "a2a" in a message into a role; a folder inside
+    another is replaced before it."""
+    from swarm_handoff_a2a.receiver import for_sender, local_places
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = tmp_path / "home" / ".claude"
+    places = local_places(Path("a2a"), config)
+    assert [path for path, _role in places] == [str(config), str(tmp_path / "home"), str(tmp_path / "a2a")]
+    from swarm_handoff.api import SwarmError
+
+    said = for_sender(SwarmError("A2A_X", f"a2a: no key at {config}/swarm-handoff/signing.key"), places)
+    assert said.message == "a2a: no key at <the receiver's config folder>/swarm-handoff/signing.key"

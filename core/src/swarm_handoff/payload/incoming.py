@@ -88,23 +88,33 @@ class Incoming:
         }
 
 
+def _clean(value: Any, quarantine: Path) -> Any:
+    """`value` saying "<received payload>" wherever it names the receiver's private copy."""
+    if isinstance(value, str):
+        return value.replace(str(quarantine), "<received payload>")
+    if isinstance(value, list):
+        return [_clean(v, quarantine) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(v, quarantine) for k, v in value.items()}
+    return value
+
+
 def _scrub(error: SwarmError, quarantine: Path) -> SwarmError:
     """Say "the received payload" where an error names the receiver's private copy: the sender sees it."""
-    shown = str(quarantine)
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            return value.replace(shown, "<received payload>")
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        return value
-
-    error.message = clean(error.message)
-    error.hint = clean(error.hint)
-    error.details = clean(error.details)
+    error.message = _clean(error.message, quarantine)
+    error.hint = _clean(error.hint, quarantine)
+    error.details = _clean(error.details, quarantine)
     return error
+
+
+def _scrubbed(warnings: tuple[Problem, ...], quarantine: Path) -> tuple[Problem, ...]:
+    """The payload's warnings (unsigned) as the sender sees them: the private copy, gone by then, never named."""
+    return tuple(
+        attrs.evolve(
+            w, message=_clean(w.message, quarantine), path=_clean(w.path, quarantine), hint=_clean(w.hint, quarantine)
+        )
+        for w in warnings
+    )
 
 
 def _too_large(size: int) -> SwarmError:
@@ -190,9 +200,10 @@ def accept_incoming(
         except SwarmError as error:
             raise _scrub(error, quarantine) from None
         stated = str(meta.get("payload_hash", ""))
-        return _take_in(root, data, received.payload, stated, source, target, context, received.warnings)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
+        warnings = _scrubbed(received.warnings, quarantine)
+        return _take_in(root, data, received.payload, stated, source, target, context, warnings)
+    finally:  # a copy that cannot be removed (a root gone read-only) is the next start's (`clear_leftovers`)
+        with contextlib.suppress(OSError):
             quarantine.unlink()
 
 

@@ -8,16 +8,21 @@ derived from the payload's text, so the same payload delivered again is the same
 is checked by the core's `accept_incoming` (every check of `handoff --from`): accepted, it is
 written under the session root and recorded, and the task is WORKING until `ack_task` completes or
 fails it; refused, the task is REJECTED with swarm-handoff's error (code, message, hint) in its
-status message, and nothing is written. See docs/a2a.md and the threat model in docs/security.md.
+status message, and nothing is written. The sender is on another host: no refusal or answer names
+the receiver's folders or user (`for_sender`); its operator reads those on its stderr. See
+docs/a2a.md and the threat model in docs/security.md.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
+import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +38,18 @@ from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
     DiscoveryContext,
+    ErrorCode,
     PluginHost,
+    Problem,
     SwarmError,
     UsageError,
     accept_incoming,
     clear_leftovers,
     discover,
+    escape_controls,
     get_host,
     make_context,
+    not_written,
     own_session_root,
 )
 from swarm_handoff_a2a import tracing
@@ -66,7 +75,79 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus t
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
 
 
-def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
+# Refusals and warnings about this receiver itself, not the payload: their texts name its files and
+# its user (the session root, its signing key, its history). A sender on another host is told the
+# code and when to send again; the receiver's operator reads the original, with its fix, on stderr.
+_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
+_OWN_STATE = {
+    "SIGNING_KEY_UNSAFE": ("the receiver cannot use its own signing key to check the payload", "once it is mended"),
+    "SIGNING_KEY_UNAVAILABLE": (
+        "the receiver cannot read its own signing key to check the payload",
+        "once it is mended",
+    ),
+    "HISTORY_BUSY": ("the receiver's hand-off history stayed locked by another of its processes", "shortly"),
+    "HISTORY_UNAVAILABLE": ("the receiver's hand-off history could not record the hand-off", "once it is mended"),
+    "HISTORY_CORRUPT": ("the receiver's hand-off history is damaged", "once it is mended"),
+}
+
+
+def tell_operator(what: str, said: object) -> None:
+    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped."""
+    lines = f"a2a: {what}: {said}".splitlines()
+    print("\n".join(escape_controls(line) for line in lines), file=sys.stderr, flush=True)
+
+
+Places = tuple[tuple[str, str], ...]  # (a local path, what a sender is told instead), longest first
+
+
+def local_places(session_root: Path, config_dir: Path) -> Places:
+    """The receiver's own folders (session root, config folder, home) as a sender is told them: by role, not path."""
+    folders = [(session_root, "session root"), (config_dir, "config folder")]
+    with contextlib.suppress(RuntimeError, KeyError):  # no home: none to hide
+        folders.append((Path.home(), "home"))
+    named: dict[str, str] = {}
+    for folder, role in folders:
+        for form in (folder, folder.expanduser(), folder.expanduser().resolve()):
+            if form.is_absolute() and len(str(form)) > 1:  # a relative root's name is a word, not a place
+                named.setdefault(str(form), f"<the receiver's {role}>")
+    return tuple(sorted(named.items(), key=lambda item: -len(item[0])))
+
+
+def _hidden(text: str | None, places: Places) -> str | None:
+    for path, role in places:
+        text = text.replace(path, role) if text else text
+    return text
+
+
+def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
+    """A refusal as a sender on another host is told it: one about this receiver itself is a code and no path.
+
+    `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
+    start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
+    `VALIDATION_FAILED`. Any other refusal naming one of the receiver's `places` (a check deep in the
+    core naming where its key would be) names it by its role. The original goes to the operator.
+    """
+    if error.code == ErrorCode.USAGE.value:
+        shown = not_written("write the payload", "its session root is not a folder of its own")
+    elif error.code in _OWN_STATE:
+        what, when = _OWN_STATE[error.code]
+        shown = SwarmError(
+            error.code,
+            f"{what}; nothing was written or recorded",
+            hint=_AGAIN.format(when=when),
+            recoverable=True,
+        )
+    else:
+        message, hint = _hidden(error.message, places), _hidden(error.hint, places)
+        if (message, hint) == (error.message, error.hint):
+            return error
+        shown = SwarmError(error.code, message or "", hint=hint, recoverable=error.recoverable)
+    tell_operator("refused a payload", error)
+    return shown
+
+
+def _error_message(error: SwarmError, task_id: str, context_id: str, places: Places = ()) -> Message:
+    error = for_sender(error, places)
     data = {"code": error.code, "message": error.message, "hint": error.hint or ""}
     return Message(
         message_id=f"{task_id}-refused",
@@ -78,6 +159,18 @@ def _error_message(error: SwarmError, task_id: str, context_id: str) -> Message:
             Part(data=data_value(data), media_type=ERROR_MEDIA_TYPE),
         ],
     )
+
+
+def _warnings_for_sender(warnings: tuple[Problem, ...], places: Places) -> list[dict[str, Any]]:
+    """An accepted payload's warnings as its sender is told them: one about this receiver itself goes to stderr."""
+    shown = []
+    for warning in warnings:
+        if warning.code in _OWN_STATE:  # a damaged history set aside: the operator's news, naming its files
+            tell_operator("warning", f"{warning.code}: {warning.message}")
+        else:
+            said = warning.to_data()
+            shown.append({k: _hidden(v, places) if isinstance(v, str) else v for k, v in said.items()})
+    return shown
 
 
 def _slim(message: Message) -> Message:
@@ -97,6 +190,7 @@ class HandoffExecutor(AgentExecutor):
     context: DiscoveryContext
     host: PluginHost
     require_signature: bool | None = None
+    places: Places = ()  # the receiver's folders a refusal must not name to its sender (`local_places`)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Move the task to WORKING with where the payload went, or to REJECTED with the coded refusal."""
@@ -118,7 +212,7 @@ class HandoffExecutor(AgentExecutor):
                 "the message carries no swarm-handoff payload",
                 hint=f"send a data part of media type {PAYLOAD_MEDIA_TYPE} under the extension {EXTENSION_URI}",
             )
-            await updater.reject(_error_message(refusal, task_id, context_id))
+            await updater.reject(_error_message(refusal, task_id, context_id, self.places))
             return
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
@@ -131,11 +225,22 @@ class HandoffExecutor(AgentExecutor):
                 incoming = await asyncio.to_thread(self._verify, carried.text)
             except SwarmError as error:
                 tracing.mark_error(current, error.code, error.message)
-                await updater.reject(_error_message(error, task_id, context_id))
+                await updater.reject(_error_message(error, task_id, context_id, self.places))
+                return
+            except Exception as failure:  # the SDK would answer with its text: the receiver's paths
+                tell_operator("failed taking a payload in", "".join(traceback.format_exception(failure)))
+                unexpected = SwarmError(
+                    ErrorCode.INTERNAL_ERROR,
+                    "the receiver failed while taking the payload in; its operator has the details",
+                    hint=_AGAIN.format(when="later"),
+                )
+                tracing.mark_error(current, unexpected.code, unexpected.message)
+                await updater.reject(_error_message(unexpected, task_id, context_id, self.places))
                 return
         accepted = {**incoming.to_data(), "task_id": task_id}
         accepted.pop("session", None)  # the receiver's folders are its own business
         accepted.pop("payload_path", None)
+        accepted["warnings"] = _warnings_for_sender(incoming.warnings, self.places)
         await updater.start_work(
             Message(
                 message_id=f"{task_id}-accepted",
@@ -358,7 +463,8 @@ def build_receiver(
     records = tuple(discover(context, plugin_host).workflows)
     card = agent_card(url, records, auth=auth)
     store = task_store(store_url)
-    executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature)
+    places = local_places(Path(session_root), context.config_dir)
+    executor = HandoffExecutor(Path(session_root), context, plugin_host, require_signature, places)
     handler = HandoffRequestHandler(
         agent_executor=executor,
         task_store=store,
