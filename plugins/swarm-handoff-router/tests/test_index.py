@@ -77,6 +77,26 @@ def test_the_index_follows_the_router_fields() -> None:
     assert built.posting("vend").counts.tolist() == [0, 1, 0, 0]  # type: ignore[union-attr]  # the description
 
 
+def test_each_word_has_its_counts_in_every_field_and_its_frequencies() -> None:
+    # "quotes" in the name and the body's opening; "vendor" in the description and twice in the body;
+    # "ledger" once in the body past its opening; "tariff" in a second skill's body only
+    filler = " ".join(f"topic{n}" for n in range(130))
+    first = Document.of(
+        SkillRecord(name="quotes", scope="global", source="t", description="vendor"),
+        body=f"Quotes from a vendor. {filler} vendor ledger",
+    )
+    second = Document.of(SkillRecord(name="other", scope="global", source="t", description="misc"), body="tariff")
+    built = Index.of([first, second])
+    expected = {"quot": ([0], [1, 0, 1, 1]), "vend": ([0], [0, 1, 1, 2]), "ledg": ([0], [0, 0, 0, 1])}
+    expected["tarif"] = ([1], [0, 0, 1, 1])  # a body's first word is in its opening as well
+    for word, (docs, counts) in expected.items():
+        posting = built.posting(word)
+        assert posting is not None
+        assert (posting.docs.tolist(), posting.counts.tolist()) == (docs, counts), word
+    # the frequency counts the skills that claim a word (name, description, opening); mentions every body
+    assert [(built.posting(w).frequency, built.posting(w).mentions) for w in ("quot", "ledg")] == [(1, 1), (0, 1)]  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("text", REQUESTS)
 def test_points_and_reasons_through_the_index_equal_those_of_whole_documents(
     skills: list[SkillRecord], text: str
