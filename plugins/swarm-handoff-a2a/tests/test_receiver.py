@@ -608,10 +608,8 @@ def test_a_session_root_loosened_after_the_start_is_a_coded_refusal_without_a_lo
 
 def test_a_signing_key_others_can_read_refuses_without_naming_it_to_the_sender(hosts, receiver, payload, capfd):
     """The receiver's own key is its operator's to mend: the sender learns the code, never the key's path."""
-    from swarm_handoff.payload.signing import key_path
-
     started = receiver()
-    key = key_path(hosts["receiver_context"].config_dir)
+    key = hosts["receiver_context"].config_dir / "swarm-handoff" / "signing.key"  # where docs/security.md puts it
     key.parent.mkdir(parents=True, exist_ok=True)
     key.write_text("ab" * 32 + "\n", encoding="utf-8")
     key.chmod(0o644)
