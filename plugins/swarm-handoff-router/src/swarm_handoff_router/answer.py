@@ -32,6 +32,8 @@ from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
 from swarm_handoff_router.router import route_with_evidence
 
 MAX_PROBLEM_TYPE_CHARS = 64
+# Read on the command line, over MCP and in Python alike: no one surface's syntax.
+HINT_WORDS = 'say what you need in words, e.g. "summarise this PDF"'
 
 
 @attrs.frozen
@@ -155,10 +157,11 @@ def route(
     """
     text = _checked_request(request)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="use top=5 for a short menu")
+        raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="5 gives a short menu")
     if problem_type is not None and (not isinstance(problem_type, str) or len(problem_type) > MAX_PROBLEM_TYPE_CHARS):
         raise UsageError(
-            f"problem_type must be a short word, not {problem_type!r}", hint="e.g. problem_type='decision'"
+            f"problem_type must be a short word (at most {MAX_PROBLEM_TYPE_CHARS} characters), not {problem_type!r}",
+            hint="a word such as decision, or leave it out: the router reads the request's words",
         )
     candidates, accepting = _candidates(cwd) if records is None else (list(records), set())
     named: str | tuple[str, ...] | None = None
@@ -200,10 +203,10 @@ def route(
 def _checked_request(request: object) -> str:
     """The request text, stripped; a clear error for anything that is not a usable request."""
     if not isinstance(request, str):
-        raise UsageError(f"the request must be text, not {type(request).__name__}", hint='route("summarise this PDF")')
+        raise UsageError(f"the request must be text, not {type(request).__name__}", hint=HINT_WORDS)
     text = request.strip()
     if not text:
-        raise UsageError("the request is empty", hint='say what you need, e.g. route("summarise this PDF")')
+        raise UsageError("the request is empty", hint=HINT_WORDS)
     if len(text) > MAX_REQUEST_CHARS:
         raise UsageError(
             f"the request is {len(text):,} characters; at most {MAX_REQUEST_CHARS:,} are read",
