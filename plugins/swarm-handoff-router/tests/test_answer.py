@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,25 @@ def test_the_package_exports_route_lazily() -> None:
     assert swarm_handoff_router.RouteDocument is RouteDocument
     with pytest.raises(AttributeError):
         _ = swarm_handoff_router.nothing_here
+
+
+def test_discovered_skills_that_cannot_be_ranked_are_said_not_dropped(project: Path) -> None:
+    # a broken frontmatter or a skill that declines hand-offs is not a candidate: the answer says so
+    for name, frontmatter in [
+        ("camping", "description: Use when: the user wants a packing list for a camping trip\n"),
+        ("dentist", "description: Book a dentist appointment\nhandoff:\n  accepts_handoff: false\n"),
+    ]:
+        path = project / ".claude" / "skills" / name / "SKILL.md"
+        path.parent.mkdir()
+        path.write_text(f"---\nname: {name}\n{frontmatter}---\n# {name}\n", encoding="utf-8")
+        os.utime(path, (time.time() - 3600,) * 2)  # settled, as the conftest's skills
+    found = route("a packing list for a camping trip", cwd=project, scope="project")
+    assert {e.record.name for e in found.ranked} == {"pdf-filler", "regex-helper", "decision-helper"}
+    data = found.to_data()
+    left = {entry["skill"]: entry["code"] for entry in data["not_ranked"]}  # type: ignore[union-attr]
+    assert left == {"camping": "SKILL_UNQUOTED_COLON", "dentist": "HANDOFF_NOT_ACCEPTED"}
+    text = found.to_text()
+    assert "2 discovered skills not ranked" in text
+    assert "camping (SKILL_UNQUOTED_COLON)" in text
+    assert "discover --all" in text
+    assert route("fill in a PDF form", records=[]).to_data()["not_ranked"] == []

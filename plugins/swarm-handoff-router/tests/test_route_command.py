@@ -88,7 +88,8 @@ def test_a_refusal_on_the_command_line_hints_in_the_command_lines_words(project:
         result = swarm_cli("route", *args, "--cwd", str(project), "-f", "json")
         assert result.exit_code == 2
         hint = json.loads(result.stdout)["error"]["hint"]
-        assert "route(" not in hint and "problem_type=" not in hint, hint
+        assert "route(" not in hint, hint
+        assert "problem_type=" not in hint, hint
 
 
 def test_no_skill_fits_is_said_and_all_shows_the_ranking(project: Path, swarm_cli: Any) -> None:

@@ -22,6 +22,7 @@ import attrs
 from swarm_handoff.api import (
     MAX_REQUEST_CHARS,
     Contribution,
+    Severity,
     SkillRecord,
     UsageError,
     discover,
@@ -32,6 +33,10 @@ from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
 from swarm_handoff_router.router import route_with_evidence
 
 MAX_PROBLEM_TYPE_CHARS = 64
+# How many of the skills left out of the ranking the document names (the count is always whole).
+MAX_NOT_RANKED_NAMED = 100
+# The text answer names this many of them, then "and N more".
+NOT_RANKED_IN_TEXT = 5
 # Read on the command line, over MCP and in Python alike: no one surface's syntax.
 HINT_WORDS = 'say what you need in words, e.g. "summarise this PDF"'
 
@@ -60,6 +65,19 @@ class Routed:
 
 
 @attrs.frozen
+class NotRanked:
+    """A discovered skill that is no candidate (its SKILL.md is broken, or it declines hand-offs), and why."""
+
+    name: str
+    code: str
+    path: str | None
+
+    def to_data(self) -> dict[str, object]:
+        """The JSON-ready form: the skill, the code that keeps it out, its SKILL.md."""
+        return {"skill": self.name, "code": self.code, "path": self.path}
+
+
+@attrs.frozen
 class RouteDocument:
     """The answer to "who should take this?": the ranking, and whether no skill fits."""
 
@@ -75,6 +93,7 @@ class RouteDocument:
     problem_type: str | None = None
     show_all: bool = False
     explain: bool = False
+    not_ranked: tuple[NotRanked, ...] = ()
 
     def explained(self, explain: bool = True) -> RouteDocument:
         """The same answer, its text layout listing each skill's reasons (`--explain`)."""
@@ -101,6 +120,8 @@ class RouteDocument:
             "threshold": self.threshold,
             "ranked": len(self.ranked),
             "candidates": [entry.to_data() for entry in self.shown],
+            "not_ranked_count": len(self.not_ranked),
+            "not_ranked": [entry.to_data() for entry in self.not_ranked[:MAX_NOT_RANKED_NAMED]],
         }
 
     def to_text(self) -> str:
@@ -125,6 +146,13 @@ class RouteDocument:
                 lines.append("* accepts hand-offs (swarm-handoff handoff SKILL ...)")
             if len(shown) < len(self.ranked):
                 lines.append(f"({len(shown)} of {len(self.ranked)} skills; --top N shows more)")
+        if self.not_ranked:
+            named = ", ".join(f"{entry.name} ({entry.code})" for entry in self.not_ranked[:NOT_RANKED_IN_TEXT])
+            more = len(self.not_ranked) - NOT_RANKED_IN_TEXT
+            lines.append(
+                f"({len(self.not_ranked)} discovered skill{'s' if len(self.not_ranked) > 1 else ''} not ranked: "
+                f"{named}{f' and {more} more' if more > 0 else ''}; swarm-handoff discover --all says why)"
+            )
         return "\n".join(lines) + "\n"
 
 
@@ -163,7 +191,7 @@ def route(
             f"problem_type must be a short word (at most {MAX_PROBLEM_TYPE_CHARS} characters), not {problem_type!r}",
             hint="a word such as decision, or leave it out: the router reads the request's words",
         )
-    candidates, accepting = _candidates(cwd) if records is None else (list(records), set())
+    candidates, accepting, left = _candidates(cwd) if records is None else (list(records), set(), [])
     named: str | tuple[str, ...] | None = None
     if scope is not None:
         wanted = (scope,) if isinstance(scope, str) else tuple(scope)
@@ -176,9 +204,13 @@ def route(
                     hint=f"use one of: {', '.join(scopes) or '(no skill was found)'}",
                 )
         candidates = [r for r in candidates if str(r.scope) in wanted]
+        left = [r for r in left if str(r.scope) in wanted]
+    not_ranked = tuple(_not_ranked(r) for r in left)
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
-        return RouteDocument(text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, named, problem_type, show_all)
+        return RouteDocument(
+            text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, named, problem_type, show_all, False, not_ranked
+        )
     contributions, evidence = route_with_evidence(candidates, _Words(text))
     totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
     order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
@@ -197,6 +229,8 @@ def route(
         named,
         problem_type,
         show_all,
+        False,
+        not_ranked,
     )
 
 
@@ -215,11 +249,21 @@ def _checked_request(request: object) -> str:
     return text
 
 
-def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str]]:
-    """Every discovered skill that may be offered (declared targets, then undeclared skills), and the
-    names of those that declare they accept hand-offs."""
+def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str], list[SkillRecord]]:
+    """Every discovered skill that may be offered (declared targets, then undeclared skills), the
+    names of those that declare they accept hand-offs, and the skills found that may not be offered."""
     found = discover(make_context(cwd))
-    return list(with_undeclared(found)), {r.name for r in found.workflows}
+    candidates = list(with_undeclared(found))
+    offered = {r.name for r in candidates}
+    left = [r for r in found.ineligible if r.name not in offered]
+    return candidates, {r.name for r in found.workflows}, left
+
+
+def _not_ranked(record: SkillRecord) -> NotRanked:
+    """Why a discovered skill is no candidate: its first error, else its first warning, else its first note."""
+    severity = {Severity.ERROR: 0, Severity.WARNING: 1}
+    problems = sorted(record.problems, key=lambda p: severity.get(p.severity, 2))
+    return NotRanked(record.name, problems[0].code if problems else "", record.path)
 
 
 def _tidy(total: float) -> float:
