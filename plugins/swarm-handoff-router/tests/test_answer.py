@@ -102,6 +102,15 @@ def test_the_package_exports_route_lazily() -> None:
         _ = swarm_handoff_router.nothing_here
 
 
+def test_a_cwd_that_is_not_a_folder_is_a_usage_error_naming_it(project: Path, tmp_path: Path) -> None:
+    # a mistyped --cwd (or the MCP tool's cwd) must not quietly rank only the installed packs
+    for where in (tmp_path / "no-such-project", project / ".claude" / "skills" / "pdf-filler" / "SKILL.md"):
+        with pytest.raises(UsageError, match="not a folder") as caught:
+            route("fill in a PDF form", cwd=where)
+        assert str(where) in str(caught.value)
+        assert caught.value.hint
+
+
 def test_discovered_skills_that_cannot_be_ranked_are_said_not_dropped(project: Path) -> None:
     # a broken frontmatter or a skill that declines hand-offs is not a candidate: the answer says so
     for name, frontmatter in [

@@ -252,7 +252,13 @@ def _checked_request(request: object) -> str:
 def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str], list[SkillRecord]]:
     """Every discovered skill that may be offered (declared targets, then undeclared skills), the
     names of those that declare they accept hand-offs, and the skills found that may not be offered."""
-    found = discover(make_context(cwd))
+    context = make_context(cwd)
+    if cwd is not None and not context.cwd.is_dir():
+        raise UsageError(
+            f"{cwd} is not a folder: there is no project there to discover skills from",
+            hint="give the project's folder, or leave cwd out to use the working folder",
+        )
+    found = discover(context)
     candidates = list(with_undeclared(found))
     offered = {r.name for r in candidates}
     left = [r for r in found.ineligible if r.name not in offered]
