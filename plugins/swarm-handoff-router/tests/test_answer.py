@@ -131,3 +131,13 @@ def test_discovered_skills_that_cannot_be_ranked_are_said_not_dropped(project: P
     assert "camping (SKILL_UNQUOTED_COLON)" in text
     assert "discover --all" in text
     assert route("fill in a PDF form", records=[]).to_data()["not_ranked"] == []
+
+
+def test_no_word_in_common_is_said_in_words_not_as_evidence_for_no_skill() -> None:
+    record = SkillRecord(name="pdf-filler", scope="global", source="t", description="Fill in PDF forms")
+    found = route("tune my guitar", records=[record])
+    assert found.abstain
+    reason = str(found.to_data()["abstain_reason"])
+    assert reason.startswith("no skill shares a word with the request"), reason
+    assert "for no skill" not in reason
+    assert "threshold" in reason  # the numbers are still there for whoever reads them
