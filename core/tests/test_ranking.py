@@ -257,7 +257,8 @@ def test_the_router_that_cannot_tell_candidates_apart_is_not_told_to_use_the_rou
     result = rank([rec("a"), rec("b")], RankingRequest(synthesis=SYNTHESIS), scorer="router", host=swarm_host)
     (problem,) = [p for p in result.problems if p.code == "RANKING_INDISTINCT"]
     assert "'router'" in problem.message
-    assert problem.hint and "--scorer router" not in problem.hint
+    assert problem.hint
+    assert "--scorer router" not in problem.hint
     assert "words" in problem.hint
 
 
