@@ -141,3 +141,20 @@ def test_no_word_in_common_is_said_in_words_not_as_evidence_for_no_skill() -> No
     assert reason.startswith("no skill shares a word with the request"), reason
     assert "for no skill" not in reason
     assert "threshold" in reason  # the numbers are still there for whoever reads them
+
+
+def test_what_discovery_could_not_read_is_in_the_answer(project: Path) -> None:
+    # a skills folder others may write is not read (SKILLS_OWNER_UNTRUSTED): route must say so, as
+    # discover and rank do, not answer "no skill fits" as if the project had no skills
+    skills = project / ".claude" / "skills"
+    skills.chmod(0o777)
+    try:
+        found = route("fill in this PDF form from my spreadsheet", cwd=project)
+    finally:
+        skills.chmod(0o755)
+    codes = [p["code"] for p in found.to_data()["problems"]]  # type: ignore[union-attr]
+    assert "SKILLS_OWNER_UNTRUSTED" in codes
+    text = found.to_text()
+    assert "SKILLS_OWNER_UNTRUSTED" in text
+    assert str(skills) in text
+    assert route("fill in a PDF form", records=[]).to_data()["problems"] == []

@@ -22,6 +22,7 @@ import attrs
 from swarm_handoff.api import (
     MAX_REQUEST_CHARS,
     Contribution,
+    Problem,
     Severity,
     SkillRecord,
     UsageError,
@@ -94,6 +95,7 @@ class RouteDocument:
     show_all: bool = False
     explain: bool = False
     not_ranked: tuple[NotRanked, ...] = ()
+    problems: tuple[Problem, ...] = ()  # what discovery could not read (a folder, a source), as `rank` shows
 
     def explained(self, explain: bool = True) -> RouteDocument:
         """The same answer, its text layout listing each skill's reasons (`--explain`)."""
@@ -122,6 +124,7 @@ class RouteDocument:
             "candidates": [entry.to_data() for entry in self.shown],
             "not_ranked_count": len(self.not_ranked),
             "not_ranked": [entry.to_data() for entry in self.not_ranked[:MAX_NOT_RANKED_NAMED]],
+            "problems": [p.to_data() for p in self.problems],
         }
 
     def to_text(self) -> str:
@@ -153,6 +156,11 @@ class RouteDocument:
                 f"({len(self.not_ranked)} discovered skill{'s' if len(self.not_ranked) > 1 else ''} not ranked: "
                 f"{named}{f' and {more} more' if more > 0 else ''}; swarm-handoff discover --all says why)"
             )
+        for problem in self.problems:
+            where = problem.location()
+            lines.append(f"{problem.severity.value}: {where + ': ' if where else ''}{problem.code}: {problem.message}")
+            if problem.hint:
+                lines.append(f"  fix: {problem.hint}")
         return "\n".join(lines) + "\n"
 
 
@@ -191,7 +199,7 @@ def route(
             f"problem_type must be a short word (at most {MAX_PROBLEM_TYPE_CHARS} characters), not {problem_type!r}",
             hint="a word such as decision, or leave it out: the router reads the request's words",
         )
-    candidates, accepting, left = _candidates(cwd) if records is None else (list(records), set(), [])
+    candidates, accepting, left, problems = _candidates(cwd) if records is None else (list(records), set(), [], ())
     named: str | tuple[str, ...] | None = None
     if scope is not None:
         wanted = (scope,) if isinstance(scope, str) else tuple(scope)
@@ -209,7 +217,19 @@ def route(
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
         return RouteDocument(
-            text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, named, problem_type, show_all, False, not_ranked
+            text,
+            (),
+            True,
+            reason,
+            0.0,
+            ABSTAIN_THRESHOLD,
+            top,
+            named,
+            problem_type,
+            show_all,
+            False,
+            not_ranked,
+            tuple(problems),
         )
     contributions, evidence = route_with_evidence(candidates, _Words(text))
     totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
@@ -231,6 +251,7 @@ def route(
         show_all,
         False,
         not_ranked,
+        tuple(problems),
     )
 
 
@@ -249,9 +270,12 @@ def _checked_request(request: object) -> str:
     return text
 
 
-def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str], list[SkillRecord]]:
+def _candidates(
+    cwd: str | Path | None,
+) -> tuple[list[SkillRecord], set[str], list[SkillRecord], Sequence[Problem]]:
     """Every discovered skill that may be offered (declared targets, then undeclared skills), the
-    names of those that declare they accept hand-offs, and the skills found that may not be offered."""
+    names of those that declare they accept hand-offs, the skills found that may not be offered, and
+    what discovery could not read."""
     context = make_context(cwd)
     if cwd is not None and not context.cwd.is_dir():
         raise UsageError(
@@ -262,7 +286,7 @@ def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str], li
     candidates = list(with_undeclared(found))
     offered = {r.name for r in candidates}
     left = [r for r in found.ineligible if r.name not in offered]
-    return candidates, {r.name for r in found.workflows}, left
+    return candidates, {r.name for r in found.workflows}, left, found.problems
 
 
 def _not_ranked(record: SkillRecord) -> NotRanked:
