@@ -158,3 +158,19 @@ def test_what_discovery_could_not_read_is_in_the_answer(project: Path) -> None:
     assert "SKILLS_OWNER_UNTRUSTED" in text
     assert str(skills) in text
     assert route("fill in a PDF form", records=[]).to_data()["problems"] == []
+
+
+def test_a_scope_whose_skills_all_cannot_be_ranked_is_no_unknown_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "no discovered skill has the scope 'project'" was false: it had one, with a broken frontmatter
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    path = tmp_path / "project" / ".claude" / "skills" / "camping" / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nname: camping\ndescription: Use when: a camping trip\n---\n# camping\n", encoding="utf-8")
+    os.utime(path, (time.time() - 3600,) * 2)
+    found = route("a packing list for a camping trip", cwd=tmp_path / "project", scope="project")
+    assert found.abstain
+    assert found.ranked == ()
+    assert [entry["skill"] for entry in found.to_data()["not_ranked"]] == ["camping"]  # type: ignore[union-attr]

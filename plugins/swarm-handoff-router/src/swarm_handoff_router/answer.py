@@ -204,7 +204,7 @@ def route(
     if scope is not None:
         wanted = (scope,) if isinstance(scope, str) else tuple(scope)
         named = scope if isinstance(scope, str) else wanted
-        scopes = sorted({str(r.scope) for r in candidates})
+        scopes = sorted({str(r.scope) for r in (*candidates, *left)})  # a scope of broken skills is still found
         for one in wanted:
             if one not in scopes:
                 raise UsageError(
