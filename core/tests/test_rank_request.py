@@ -113,6 +113,18 @@ def test_a_bad_request_is_a_usage_error(
     assert words in json.dumps(error)
 
 
+def test_a_cwd_that_is_not_a_folder_is_refused_as_discover_refuses_it(
+    skills: None, swarm_cli: Any, tmp_path: Any
+) -> None:
+    # `rank --request x --cwd /mistyped` ranked only the installed packs, all at 0 points
+    missing = tmp_path / "no-such-project"
+    result = swarm_cli("rank", "--request", "plan it", "--cwd", str(missing), "-f", "json")
+    assert result.exit_code == 2, result.stdout
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "USAGE"
+    assert f"--cwd {missing} is not a folder" in error["message"]
+
+
 def test_rank_help_states_the_ranking_rule(swarm_cli: Any) -> None:
     page = " ".join(swarm_cli("rank", "-h").stdout.split())
     assert "router by default for undeclared candidates or a request in words" in page

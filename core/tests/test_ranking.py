@@ -250,6 +250,18 @@ def test_a_scorer_that_cannot_tell_the_candidates_apart_is_said_so(swarm_host, r
     assert result.to_data()["problems"][0]["code"] == "RANKING_INDISTINCT"
 
 
+def test_the_router_that_cannot_tell_candidates_apart_is_not_told_to_use_the_router(swarm_host, register_plugin):
+    # `rank --request x` over skills that share no word with it: the router gave every one 0 points,
+    # and the hint must not send the user to the scorer that just ranked them
+    register_plugin(scorer_plugin("router", lambda c, r: []))
+    result = rank([rec("a"), rec("b")], RankingRequest(synthesis=SYNTHESIS), scorer="router", host=swarm_host)
+    (problem,) = [p for p in result.problems if p.code == "RANKING_INDISTINCT"]
+    assert "'router'" in problem.message
+    assert problem.hint
+    assert "--scorer router" not in problem.hint
+    assert "words" in problem.hint
+
+
 def test_a_ranking_that_tells_candidates_apart_or_has_one_says_nothing(swarm_host):
     records = [rec("b", categories=("research",)), rec("a", "project", categories=("writing",))]
     assert not rank(records, RankingRequest(synthesis=SYNTHESIS), host=swarm_host).problems

@@ -322,7 +322,11 @@ def indistinct(scorer: str, scored: Sequence[tuple[SkillRecord, float, Any]]) ->
         INDISTINCT,
         f"the scorer '{scorer}' gave all {len(scored)} candidates the same score ({scored[0][1]}); "
         "they are ordered by scope and name, not by fit",
-        hint=f"rank them by the request's words with --scorer {WORDS_SCORER} (the swarm-handoff-router plugin)",
+        hint=(
+            "the request's words do not tell these skills apart: say what you need in other, more specific words"
+            if scorer == WORDS_SCORER  # never send the user to the scorer that just ranked them
+            else f"rank them by the request's words with --scorer {WORDS_SCORER} (the swarm-handoff-router plugin)"
+        ),
         severity=Severity.WARNING,
     )
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,77 @@ def test_the_package_exports_route_lazily() -> None:
     assert swarm_handoff_router.RouteDocument is RouteDocument
     with pytest.raises(AttributeError):
         _ = swarm_handoff_router.nothing_here
+
+
+def test_a_cwd_that_is_not_a_folder_is_a_usage_error_naming_it(project: Path, tmp_path: Path) -> None:
+    # a mistyped --cwd (or the MCP tool's cwd) must not quietly rank only the installed packs
+    for where in (tmp_path / "no-such-project", project / ".claude" / "skills" / "pdf-filler" / "SKILL.md"):
+        with pytest.raises(UsageError, match="not a folder") as caught:
+            route("fill in a PDF form", cwd=where)
+        assert str(where) in str(caught.value)
+        assert caught.value.hint
+
+
+def test_discovered_skills_that_cannot_be_ranked_are_said_not_dropped(project: Path) -> None:
+    # a broken frontmatter or a skill that declines hand-offs is not a candidate: the answer says so
+    for name, frontmatter in [
+        ("camping", "description: Use when: the user wants a packing list for a camping trip\n"),
+        ("dentist", "description: Book a dentist appointment\nhandoff:\n  accepts_handoff: false\n"),
+    ]:
+        path = project / ".claude" / "skills" / name / "SKILL.md"
+        path.parent.mkdir()
+        path.write_text(f"---\nname: {name}\n{frontmatter}---\n# {name}\n", encoding="utf-8")
+        os.utime(path, (time.time() - 3600,) * 2)  # settled, as the conftest's skills
+    found = route("a packing list for a camping trip", cwd=project, scope="project")
+    assert {e.record.name for e in found.ranked} == {"pdf-filler", "regex-helper", "decision-helper"}
+    data = found.to_data()
+    left = {entry["skill"]: entry["code"] for entry in data["not_ranked"]}  # type: ignore[union-attr]
+    assert left == {"camping": "SKILL_UNQUOTED_COLON", "dentist": "HANDOFF_NOT_ACCEPTED"}
+    text = found.to_text()
+    assert "2 discovered skills not ranked" in text
+    assert "camping (SKILL_UNQUOTED_COLON)" in text
+    assert "discover --all" in text
+    assert route("fill in a PDF form", records=[]).to_data()["not_ranked"] == []
+
+
+def test_no_word_in_common_is_said_in_words_not_as_evidence_for_no_skill() -> None:
+    record = SkillRecord(name="pdf-filler", scope="global", source="t", description="Fill in PDF forms")
+    found = route("tune my guitar", records=[record])
+    assert found.abstain
+    reason = str(found.to_data()["abstain_reason"])
+    assert reason.startswith("no skill shares a word with the request"), reason
+    assert "for no skill" not in reason
+    assert "threshold" in reason  # the numbers are still there for whoever reads them
+
+
+def test_what_discovery_could_not_read_is_in_the_answer(project: Path) -> None:
+    # a skills folder others may write is not read (SKILLS_OWNER_UNTRUSTED): route must say so, as
+    # discover and rank do, not answer "no skill fits" as if the project had no skills
+    skills = project / ".claude" / "skills"
+    skills.chmod(0o777)
+    try:
+        found = route("fill in this PDF form from my spreadsheet", cwd=project)
+    finally:
+        skills.chmod(0o755)
+    codes = [p["code"] for p in found.to_data()["problems"]]  # type: ignore[union-attr]
+    assert "SKILLS_OWNER_UNTRUSTED" in codes
+    text = found.to_text()
+    assert "SKILLS_OWNER_UNTRUSTED" in text
+    assert str(skills) in text
+    assert route("fill in a PDF form", records=[]).to_data()["problems"] == []
+
+
+def test_a_scope_whose_skills_all_cannot_be_ranked_is_no_unknown_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "no discovered skill has the scope 'project'" was false: it had one, with a broken frontmatter
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    path = tmp_path / "project" / ".claude" / "skills" / "camping" / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nname: camping\ndescription: Use when: a camping trip\n---\n# camping\n", encoding="utf-8")
+    os.utime(path, (time.time() - 3600,) * 2)
+    found = route("a packing list for a camping trip", cwd=tmp_path / "project", scope="project")
+    assert found.abstain
+    assert found.ranked == ()
+    assert [entry["skill"] for entry in found.to_data()["not_ranked"]] == ["camping"]  # type: ignore[union-attr]

@@ -82,6 +82,16 @@ def test_an_empty_or_oversized_request_is_refused_with_a_code(
     assert words in error["message"]
 
 
+def test_a_refusal_on_the_command_line_hints_in_the_command_lines_words(project: Path, swarm_cli: Any) -> None:
+    # the hints are read on every surface: no Python call syntax (`route("...")`, `problem_type='...'`)
+    for args in (("   ",), ("fill in a form", "--problem-type", "p" * 100)):
+        result = swarm_cli("route", *args, "--cwd", str(project), "-f", "json")
+        assert result.exit_code == 2
+        hint = json.loads(result.stdout)["error"]["hint"]
+        assert "route(" not in hint, hint
+        assert "problem_type=" not in hint, hint
+
+
 def test_no_skill_fits_is_said_and_all_shows_the_ranking(project: Path, swarm_cli: Any) -> None:
     result = swarm_cli("route", NO_FIT, "--cwd", str(project))
     assert result.exit_code == 0, result.stderr

@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from swarm_handoff.chains import chain_names
+from swarm_handoff.cli.output import check_cwd
 from swarm_handoff.discovery import config_dir, discover, make_context
 from swarm_handoff.eligibility import Query, by_category
 from swarm_handoff.errors import SwarmError, UsageError
@@ -106,6 +107,7 @@ def rank_operation(
 
         records, problems = load_workflows(workflows)
     else:
+        check_cwd(cwd)  # as `discover` and `why`: a mistyped --cwd is not an empty project
         found = discover(make_context(cwd), host)
         records = rank_candidates(found, include_undeclared=include_undeclared, in_words=in_words)
         problems = found.problems

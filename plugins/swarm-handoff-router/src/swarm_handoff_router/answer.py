@@ -22,6 +22,8 @@ import attrs
 from swarm_handoff.api import (
     MAX_REQUEST_CHARS,
     Contribution,
+    Problem,
+    Severity,
     SkillRecord,
     UsageError,
     discover,
@@ -32,6 +34,12 @@ from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
 from swarm_handoff_router.router import route_with_evidence
 
 MAX_PROBLEM_TYPE_CHARS = 64
+# How many of the skills left out of the ranking the document names (the count is always whole).
+MAX_NOT_RANKED_NAMED = 100
+# The text answer names this many of them, then "and N more".
+NOT_RANKED_IN_TEXT = 5
+# Read on the command line, over MCP and in Python alike: no one surface's syntax.
+HINT_WORDS = 'say what you need in words, e.g. "summarise this PDF"'
 
 
 @attrs.frozen
@@ -58,6 +66,19 @@ class Routed:
 
 
 @attrs.frozen
+class NotRanked:
+    """A discovered skill that is no candidate (its SKILL.md is broken, or it declines hand-offs), and why."""
+
+    name: str
+    code: str
+    path: str | None
+
+    def to_data(self) -> dict[str, object]:
+        """The JSON-ready form: the skill, the code that keeps it out, its SKILL.md."""
+        return {"skill": self.name, "code": self.code, "path": self.path}
+
+
+@attrs.frozen
 class RouteDocument:
     """The answer to "who should take this?": the ranking, and whether no skill fits."""
 
@@ -73,6 +94,8 @@ class RouteDocument:
     problem_type: str | None = None
     show_all: bool = False
     explain: bool = False
+    not_ranked: tuple[NotRanked, ...] = ()
+    problems: tuple[Problem, ...] = ()  # what discovery could not read (a folder, a source), as `rank` shows
 
     def explained(self, explain: bool = True) -> RouteDocument:
         """The same answer, its text layout listing each skill's reasons (`--explain`)."""
@@ -99,6 +122,9 @@ class RouteDocument:
             "threshold": self.threshold,
             "ranked": len(self.ranked),
             "candidates": [entry.to_data() for entry in self.shown],
+            "not_ranked_count": len(self.not_ranked),
+            "not_ranked": [entry.to_data() for entry in self.not_ranked[:MAX_NOT_RANKED_NAMED]],
+            "problems": [p.to_data() for p in self.problems],
         }
 
     def to_text(self) -> str:
@@ -123,6 +149,18 @@ class RouteDocument:
                 lines.append("* accepts hand-offs (swarm-handoff handoff SKILL ...)")
             if len(shown) < len(self.ranked):
                 lines.append(f"({len(shown)} of {len(self.ranked)} skills; --top N shows more)")
+        if self.not_ranked:
+            named = ", ".join(f"{entry.name} ({entry.code})" for entry in self.not_ranked[:NOT_RANKED_IN_TEXT])
+            more = len(self.not_ranked) - NOT_RANKED_IN_TEXT
+            lines.append(
+                f"({len(self.not_ranked)} discovered skill{'s' if len(self.not_ranked) > 1 else ''} not ranked: "
+                f"{named}{f' and {more} more' if more > 0 else ''}; swarm-handoff discover --all says why)"
+            )
+        for problem in self.problems:
+            where = problem.location()
+            lines.append(f"{problem.severity.value}: {where + ': ' if where else ''}{problem.code}: {problem.message}")
+            if problem.hint:
+                lines.append(f"  fix: {problem.hint}")
         return "\n".join(lines) + "\n"
 
 
@@ -155,17 +193,18 @@ def route(
     """
     text = _checked_request(request)
     if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-        raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="use top=5 for a short menu")
+        raise UsageError(f"top must be a whole number of at least 1, not {top!r}", hint="5 gives a short menu")
     if problem_type is not None and (not isinstance(problem_type, str) or len(problem_type) > MAX_PROBLEM_TYPE_CHARS):
         raise UsageError(
-            f"problem_type must be a short word, not {problem_type!r}", hint="e.g. problem_type='decision'"
+            f"problem_type must be a short word (at most {MAX_PROBLEM_TYPE_CHARS} characters), not {problem_type!r}",
+            hint="a word such as decision, or leave it out: the router reads the request's words",
         )
-    candidates, accepting = _candidates(cwd) if records is None else (list(records), set())
+    candidates, accepting, left, problems = _candidates(cwd) if records is None else (list(records), set(), [], ())
     named: str | tuple[str, ...] | None = None
     if scope is not None:
         wanted = (scope,) if isinstance(scope, str) else tuple(scope)
         named = scope if isinstance(scope, str) else wanted
-        scopes = sorted({str(r.scope) for r in candidates})
+        scopes = sorted({str(r.scope) for r in (*candidates, *left)})  # a scope of broken skills is still found
         for one in wanted:
             if one not in scopes:
                 raise UsageError(
@@ -173,9 +212,25 @@ def route(
                     hint=f"use one of: {', '.join(scopes) or '(no skill was found)'}",
                 )
         candidates = [r for r in candidates if str(r.scope) in wanted]
+        left = [r for r in left if str(r.scope) in wanted]
+    not_ranked = tuple(_not_ranked(r) for r in left)
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
-        return RouteDocument(text, (), True, reason, 0.0, ABSTAIN_THRESHOLD, top, named, problem_type, show_all)
+        return RouteDocument(
+            text,
+            (),
+            True,
+            reason,
+            0.0,
+            ABSTAIN_THRESHOLD,
+            top,
+            named,
+            problem_type,
+            show_all,
+            False,
+            not_ranked,
+            tuple(problems),
+        )
     contributions, evidence = route_with_evidence(candidates, _Words(text))
     totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
     order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
@@ -194,16 +249,19 @@ def route(
         named,
         problem_type,
         show_all,
+        False,
+        not_ranked,
+        tuple(problems),
     )
 
 
 def _checked_request(request: object) -> str:
     """The request text, stripped; a clear error for anything that is not a usable request."""
     if not isinstance(request, str):
-        raise UsageError(f"the request must be text, not {type(request).__name__}", hint='route("summarise this PDF")')
+        raise UsageError(f"the request must be text, not {type(request).__name__}", hint=HINT_WORDS)
     text = request.strip()
     if not text:
-        raise UsageError("the request is empty", hint='say what you need, e.g. route("summarise this PDF")')
+        raise UsageError("the request is empty", hint=HINT_WORDS)
     if len(text) > MAX_REQUEST_CHARS:
         raise UsageError(
             f"the request is {len(text):,} characters; at most {MAX_REQUEST_CHARS:,} are read",
@@ -212,11 +270,30 @@ def _checked_request(request: object) -> str:
     return text
 
 
-def _candidates(cwd: str | Path | None) -> tuple[list[SkillRecord], set[str]]:
-    """Every discovered skill that may be offered (declared targets, then undeclared skills), and the
-    names of those that declare they accept hand-offs."""
-    found = discover(make_context(cwd))
-    return list(with_undeclared(found)), {r.name for r in found.workflows}
+def _candidates(
+    cwd: str | Path | None,
+) -> tuple[list[SkillRecord], set[str], list[SkillRecord], Sequence[Problem]]:
+    """Every discovered skill that may be offered (declared targets, then undeclared skills), the
+    names of those that declare they accept hand-offs, the skills found that may not be offered, and
+    what discovery could not read."""
+    context = make_context(cwd)
+    if cwd is not None and not context.cwd.is_dir():
+        raise UsageError(
+            f"{cwd} is not a folder: there is no project there to discover skills from",
+            hint="give the project's folder, or leave cwd out to use the working folder",
+        )
+    found = discover(context)
+    candidates = list(with_undeclared(found))
+    offered = {r.name for r in candidates}
+    left = [r for r in found.ineligible if r.name not in offered]
+    return candidates, {r.name for r in found.workflows}, left, found.problems
+
+
+def _not_ranked(record: SkillRecord) -> NotRanked:
+    """Why a discovered skill is no candidate: its first error, else its first warning, else its first note."""
+    severity = {Severity.ERROR: 0, Severity.WARNING: 1}
+    problems = sorted(record.problems, key=lambda p: severity.get(p.severity, 2))
+    return NotRanked(record.name, problems[0].code if problems else "", record.path)
 
 
 def _tidy(total: float) -> float:

@@ -41,10 +41,14 @@ class Evidence:
     def reason(self) -> str:
         """One sentence saying why the answer abstains (or does not)."""
         said = ", ".join(f"{k} {v:.3f}" for k, v in self.features.items())
+        if self.best is None:  # nothing matched: "evidence 0.000 for no skill" said it backwards
+            return (
+                "no skill shares a word with the request: "
+                f"evidence {self.score:.3f} is below the threshold {self.threshold:g}"
+            )
         verdict = "below" if self.abstain else "at or above"
-        who = f"the best match ({self.best})" if self.best else "no skill"
         return (
-            f"evidence {self.score:.3f} for {who} is {verdict} the threshold {self.threshold:g} "
+            f"evidence {self.score:.3f} for the best match ({self.best}) is {verdict} the threshold {self.threshold:g} "
             f"({' + '.join(f'{w:g} x {k}' for k, w in EVIDENCE_WEIGHTS.items())}; {said})"
         )
 
