@@ -26,6 +26,12 @@ def test_tokenize_lowercases_stems_and_drops_stopwords_and_single_letters():
     assert tokenize("The Literature-Reviews of a 3D model, x!") == ["literatur", "review", "3d", "model"]
 
 
+def test_words_of_any_script_stay_whole():
+    # an ASCII-only word class made "zürich" the word "rich", and "übersetzen" the word "bersetzen"
+    assert tokenize("Übersetzen nach Zürich") == [stem("übersetzen"), "nach", stem("zürich")]
+    assert tokenize("snake_case") == [stem("snake"), stem("case")]
+
+
 @pytest.mark.parametrize(
     "words",
     [

@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swarm_handoff.api import BatchScorer, RankingRequest, SkillRecord, parse_synthesis, rank
 from swarm_handoff_router.document import Document, read_body
 from swarm_handoff_router.router import RouterScorer, route
-from swarm_handoff_router.text import split_negative, split_negative_sections, stem, tokenize
+from swarm_handoff_router.text import _ASCII_WORD, _WORD, split_negative, split_negative_sections, stem, tokenize
 
 
 def skill(name: str, description: str, path: str | None = None) -> SkillRecord:
@@ -50,6 +52,31 @@ def test_stemmer_joins_inflections_and_derivations(words: tuple[str, ...]) -> No
 
 def test_tokenize_drops_words_every_skill_uses_about_itself() -> None:
     assert tokenize("Use this skill when the user needs help with invoices") == ["invoic"]
+
+
+def test_words_of_any_script_stay_whole() -> None:
+    # an ASCII-only word class made "zürich" the word "rich" and gave Japanese text no word at all
+    assert tokenize("Übersetze die Datei nach Zürich") == [stem("übersetze"), "die", "datei", "nach", stem("zürich")]
+    assert tokenize("Zürich") != tokenize("rich")
+    assert tokenize("résumé, café") == [stem("résumé"), stem("café")]
+    assert tokenize("日本語のテキストを翻訳する") != []
+    assert tokenize("C++ and C# in snake_case") == ["c++", "c#", stem("snake"), stem("case")]
+
+
+def test_a_request_in_another_language_finds_the_skill_written_in_it() -> None:
+    skills = (
+        skill("uebersetzer", "Übersetzt Verträge und Rechnungen ins Englische."),
+        skill("rich-text", "Formats rich text for newsletters."),
+    )
+    points = totals("Bitte die Rechnungen aus Zürich übersetzen", skills)
+    assert points["uebersetzer"] > points["rich-text"] == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_text_is_read_into_the_same_words_by_either_class(text: str) -> None:
+    lower = text.lower()
+    assert _WORD.findall(lower) == _ASCII_WORD.findall(lower)
 
 
 def test_negative_clause_is_split_out_of_the_description() -> None:

@@ -33,7 +33,8 @@ K1 = 1.2
 B = 0.75
 DECIMALS = 3
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+# A word is a run of letters and digits of any script: "zürich" stays one word, not "rich".
+_TOKEN = re.compile(r"[^\W_]+")
 # Words that say nothing about the kind of work; kept short on purpose, so domain words survive.
 STOPWORDS = frozenset(
     """a all also an and any are as at be but by can could do does for from has have how if in

@@ -14,7 +14,12 @@ from functools import lru_cache
 
 from swarm_handoff_router.tables import synonym_groups
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
+# A word is a run of letters and digits of any script ("übersetze", "résumé", "zürich"), C++'s and C#'s
+# endings kept: an ASCII-only class cut "zürich" to "rich", a false match, and gave a Japanese skill no
+# word at all. On ASCII text (three bodies in four of 2,000 real skills) the ASCII class finds exactly
+# the same words about a quarter faster, so that text is read with it (a test holds the two equal).
+_WORD = re.compile(r"[^\W_]+(?:\+\+|#)?")
+_ASCII_WORD = re.compile(r"[a-z0-9]+(?:\+\+|#)?")
 
 # Function words, plus the words every skill description and request uses to talk about itself
 # ("use when the user needs ...", "please help me ..."): they say nothing about the kind of work.
@@ -144,7 +149,9 @@ _DROPPED = STOPWORDS | {word + "s" for word in STOPWORDS} | frozenset("abcdefghi
 
 def tokenize(text: str) -> list[str]:
     """Lower-case stems of the content words of `text`, in order (stopwords and 1-letter words dropped)."""
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in _DROPPED]
+    lower = text.lower()
+    found = (_ASCII_WORD if lower.isascii() else _WORD).findall(lower)
+    return [stem(t) for t in found if t not in _DROPPED]
 
 
 # General-language synonym groups (any thesaurus has them). A query word also matches the other
