@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import yaml
 
@@ -13,7 +14,7 @@ from swarm_handoff.errors import SwarmError
 from swarm_handoff.history import open_history
 from swarm_handoff.metadata import record_from_frontmatter
 from swarm_handoff.payload.lifecycle import HandoffOptions, hand_off
-from swarm_handoff.records import SkillRecord
+from swarm_handoff.records import SkillRecord, evolved
 from swarm_handoff.undeclared import is_undeclared, undeclared_candidates
 
 SYNTHESIS = "original_prompt: Review the loader.\nproblem_type: analytical\nsynthesis_summary: Review it.\n"
@@ -112,3 +113,30 @@ def test_the_ranking_candidates_are_one_rule_for_every_surface(include: bool, in
     chosen = rank_candidates(found, include_undeclared=include, in_words=in_words)
     assert [r.name for r in chosen] == names
     assert [is_undeclared(r) for r in chosen] == [name == "plain" for name in names]
+
+
+def test_undeclared_candidates_are_what_evolve_made() -> None:
+    """`evolved` (converters of the changed fields only) builds the very records `attrs.evolve` did."""
+    found = undeclared_candidates([r for r in RECORDS if r.eligible], [r for r in RECORDS if not r.eligible])
+    plain = next(r for r in RECORDS if r.name == "plain")
+    expected = attrs.evolve(plain, eligible=True, accepts_from=("*",), meta={**plain.meta, "undeclared": True})
+    assert [r.to_data() for r in found] == [expected.to_data()]
+    assert found == [expected]
+    assert type(found[0]) is SkillRecord
+
+
+def test_evolved_converts_the_changed_fields_and_refuses_an_unknown_one() -> None:
+    record = RECORDS[0]
+    changed = evolved(record, scope="global", categories=["a", "b"], requires="x", meta=None, eligible=False)
+    assert (
+        changed.to_data()
+        == attrs.evolve(
+            record, scope="global", categories=["a", "b"], requires="x", meta=None, eligible=False
+        ).to_data()
+    )
+    assert changed.categories == ("a", "b")
+    assert changed.requires == ("x",)
+    assert changed.meta == {}
+    assert record.to_data() == RECORDS[0].to_data()  # the original is left as it was
+    with pytest.raises(TypeError, match="no field 'nmae'"):
+        evolved(record, nmae="x")

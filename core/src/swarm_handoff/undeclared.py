@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import attrs
-
 from swarm_handoff.handoff_edges import declares_nothing
-from swarm_handoff.records import SkillRecord
+from swarm_handoff.records import SkillRecord, evolved
 
 OPTION = "--allow-undeclared"
 MARK = "undeclared"
@@ -35,7 +33,7 @@ def undeclared_candidates(workflows: Iterable[SkillRecord], ineligible: Iterable
         if record.name in taken or not declares_nothing(record):
             continue
         taken.add(record.name)
-        found.append(attrs.evolve(record, eligible=True, accepts_from=("*",), meta={**dict(record.meta), MARK: True}))
+        found.append(evolved(record, eligible=True, accepts_from=("*",), meta={**record.meta, MARK: True}))
     return found
 
 

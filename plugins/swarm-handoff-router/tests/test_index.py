@@ -287,3 +287,22 @@ def test_counts_too_large_for_a_byte_keep_their_points(tmp_path: Path) -> None:
     assert scoring.score_index(stored, query) == scoring.score_index(built, query)
     contributions, _ = scoring.score_index(stored, query)
     assert any("body 300x" in c.reason for c in contributions[0])  # the count, not a byte's worth of it
+
+
+def test_the_index_key_and_the_code_version_do_not_load_openssl() -> None:
+    """A warm ranking digests the router's code and its records: the builtin BLAKE2b does it, since
+    `hashlib` loads OpenSSL (~11 M instructions, docs/performance.md) on every warm `route`."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "from swarm_handoff.api import SkillRecord\n"
+        "from swarm_handoff_router import analysis_cache, index\n"
+        "version = analysis_cache.memo_version()\n"
+        "key = index.index_key([SkillRecord(name='a', scope='project', source='t')], version)\n"
+        "assert len(version) == 64 and key.startswith('index:1:'), (version, key)\n"
+        "print(sorted(m for m in ('hashlib', '_hashlib') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -45,10 +45,10 @@ def old_split_negative(value: str, pattern: re.Pattern[str] | None = None) -> tu
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in (pattern or text._NEGATIVE).finditer(value):
+    for match in (pattern or re.compile(text._NEGATIVE)).finditer(value):
         if match.start() < position:
             continue
-        end = text._CLAUSE_END.search(value, match.end())
+        end = re.compile(text._CLAUSE_END).search(value, match.end())
         stop = min(end.start() if end else len(value), match.end() + text._MAX_CLAUSE)
         clause = value[match.end() : stop].strip()
         if not tokenize(clause):
@@ -65,12 +65,12 @@ def old_split_negative_sections(body: str, pattern: re.Pattern[str] | None = Non
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
-    for match in text._NEGATIVE_HEADING.finditer(body):
+    for match in re.compile(text._NEGATIVE_HEADING).finditer(body):
         if match.start() < position:
             continue
         line_end = body.find("\n", match.end())
         start = len(body) if line_end < 0 else line_end + 1
-        following = text._HEADING.search(body, start)
+        following = re.compile(text._HEADING).search(body, start)
         stop = following.start() if following else len(body)
         kept.append(body[position : match.start()])
         clauses.extend(line.strip(" -*\t") for line in body[start:stop].splitlines() if tokenize(line))
@@ -85,9 +85,9 @@ def spans(matches: object) -> list[tuple[int, int]]:
 
 
 def assert_same(value: str) -> None:
-    assert spans(text._negative_matches(value)) == spans(text._NEGATIVE.finditer(value))
-    assert spans(text._negative_matches(value.lower())) == spans(text._NEGATIVE.finditer(value.lower()))
-    assert spans(text._heading_matches(value)) == spans(text._NEGATIVE_HEADING.finditer(value))
+    assert spans(text._negative_matches(value)) == spans(re.compile(text._NEGATIVE).finditer(value))
+    assert spans(text._negative_matches(value.lower())) == spans(re.compile(text._NEGATIVE).finditer(value.lower()))
+    assert spans(text._heading_matches(value)) == spans(re.compile(text._NEGATIVE_HEADING).finditer(value))
     assert split_negative(value) == old_split_negative(value)
     assert split_negative_sections(value) == old_split_negative_sections(value)
 
@@ -195,3 +195,24 @@ def test_a_trigger_spelled_with_a_folding_character_is_still_found() -> None:
     value = "Helps with charts. Avo\u0131d use for pricing tables."
     assert split_negative(value) == old_split_negative(value)
     assert split_negative(value)[1] == ["pricing tables"]
+
+
+def test_only_analysing_a_skill_compiles_its_negative_patterns() -> None:
+    """A warm `route` analyses no skill: importing the router compiles none of these patterns, the
+    first analysis does (docs/performance.md gives what that saves)."""
+    import subprocess
+    import sys
+
+    program = (
+        "import re, sys\n"
+        "compiled = []\n"
+        "original = re.compile\n"
+        "re.compile = lambda pattern, flags=0: (compiled.append(pattern), original(pattern, flags))[1]\n"
+        "from swarm_handoff_router import answer, text\n"
+        "sources = {text._NEGATIVE, text._CLAUSE_END, text._NEGATIVE_HEADING, text._HEADING, text._HEADING_ANCHOR}\n"
+        "print(len(sources & set(compiled)), end=' ')\n"
+        "text.split_negative_sections('# Not for\\n- invoices\\n## Next\\nDo not use it for taxes.')\n"
+        "print(len(sources & set(compiled)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "5"]

@@ -46,7 +46,7 @@ def test_a_broken_data_file_is_a_clear_error(
     content: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / tables.FILE).write_text(content, encoding="utf-8")
-    monkeypatch.setattr(tables.resources, "files", lambda package: tmp_path)
+    monkeypatch.setattr(tables.pkgutil, "get_data", lambda package, name: (tmp_path / name).read_bytes())
     tables._data.cache_clear()
     try:
         with pytest.raises(tables.BrokenTables, match=message) as caught:
@@ -58,10 +58,36 @@ def test_a_broken_data_file_is_a_clear_error(
 
 def test_an_oversized_data_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / tables.FILE).write_text(" " * (tables.MAX_BYTES + 1), encoding="utf-8")
-    monkeypatch.setattr(tables.resources, "files", lambda package: tmp_path)
+    monkeypatch.setattr(tables.pkgutil, "get_data", lambda package, name: (tmp_path / name).read_bytes())
     tables._data.cache_clear()
     try:
         with pytest.raises(tables.BrokenTables, match="over"):
+            tables.phrases()
+    finally:
+        tables._data.cache_clear()
+
+
+def test_reading_the_tables_leaves_importlib_resources_unloaded() -> None:
+    """Every warm `route` reads the tables: through the package's loader (`pkgutil.get_data`, which
+    reads from a zip as well), not `importlib.resources`, whose import is ~15 M instructions there."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "from swarm_handoff_router import tables\n"
+        "assert tables.phrases() and tables.synonym_groups()\n"
+        "print('importlib.resources' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_a_loader_that_cannot_read_the_data_file_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables.pkgutil, "get_data", lambda package, name: None)
+    tables._data.cache_clear()
+    try:
+        with pytest.raises(tables.BrokenTables, match="cannot be read by its loader; reinstall"):
             tables.phrases()
     finally:
         tables._data.cache_clear()

@@ -29,12 +29,15 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
 from swarm_handoff.api import MIN_PARALLEL, FileMemo, SkillRecord, jobs_from, map_chunks
 from swarm_handoff_router.progress import progress
+
+if TYPE_CHECKING:
+    from hashlib import blake2b as Blake2b
 
 MEMO_NAME = "router"
 # Below this many skills, analysing them costs about what reading a memo of ~2,000 skills does (~0.1 s).
@@ -63,12 +66,20 @@ def memo_version() -> str:
     return _version
 
 
+def blake2b(data: bytes = b"") -> Blake2b:
+    """A 32-byte BLAKE2b hash (64 hex digits) from the builtin module: `hashlib` also loads OpenSSL,
+    which a warm `route` paid for only to digest the router's code and its records."""
+    try:
+        from _blake2 import blake2b as builtin
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b as builtin
+    return builtin(data, digest_size=32)
+
+
 def code_digest(folder: Path) -> str | None:
     """The digest of every module of the package in `folder`: its `.py` sources, else (an install that ships
     only bytecode, as some packagers and frozen apps do) its `.pyc` files; None when there are neither."""
-    from hashlib import sha256
-
-    digest = sha256(repr(sys.version_info[:2]).encode())
+    digest = blake2b(repr(sys.version_info[:2]).encode())
     for pattern in ("*.py", "*.pyc"):
         files = sorted(path for path in folder.rglob(pattern) if path.is_file())
         if not files:

@@ -28,7 +28,6 @@ large tree never evicts its own entries on every run.
 from __future__ import annotations
 
 import array
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from swarm_handoff.api import FileMemo, SkillRecord
-from swarm_handoff_router.analysis_cache import MIN_RECORDS, memo_bounds, memo_version
+from swarm_handoff_router.analysis_cache import MIN_RECORDS, blake2b, memo_bounds, memo_version
 from swarm_handoff_router.document import DESCRIPTION, DF_FIELDS, FIELDS, NAME, Corpus, Document, analyse
 from swarm_handoff_router.text import SYNONYMS
 
@@ -264,7 +263,7 @@ def _unpack(code: str, data: object) -> array.array[int]:
 
 def index_key(records: Sequence[SkillRecord], version: str) -> str:
     """What an index of `records` rests on besides their files: the code and each analysis' inputs."""
-    digest = hashlib.sha256(version.encode())
+    digest = blake2b(version.encode())
     for record in records:
         parts = (record.name, record.declared_name or "", record.description, *record.categories)
         digest.update(repr((parts, record.path or "")).encode("utf-8", "surrogatepass"))

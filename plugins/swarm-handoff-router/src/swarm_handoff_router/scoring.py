@@ -233,9 +233,10 @@ class _RequestScorer:
             found.append(Contribution(f"term:{term}", points, self._reason(term, used, synonym, idf, query_weight)))
             if used[name_at] or used[description_at]:
                 claimed += points
-        for (first, second), query_weight in request.phrases.items():
-            if (first, second) in skill.pairs:
-                found.append(_phrase(first, second, min(self._idf(first), self._idf(second)), query_weight))
+        if skill.pairs:  # most skills share no phrase with the request: not one lookup per request phrase
+            for (first, second), query_weight in request.phrases.items():
+                if (first, second) in skill.pairs:
+                    found.append(_phrase(first, second, min(self._idf(first), self._idf(second)), query_weight))
         if request.names(name):
             found.append(_named(name, self.corpus))
             claimed += found[-1].points  # the request used the skill's own name: the strongest claim there is

@@ -9,9 +9,9 @@ package; one that is missing, too large or of another shape is a broken install,
 from __future__ import annotations
 
 import json
+import pkgutil
 import re
 from functools import lru_cache
-from importlib import resources
 
 FILE = "tables.json"
 MAX_BYTES = 1024 * 1024
@@ -28,11 +28,15 @@ class BrokenTables(RuntimeError):
 def _data() -> dict[str, object]:
     """The parsed file, checked for size and top-level shape."""
     try:
-        raw = resources.files(__package__).joinpath(FILE).read_bytes()
+        # Through the package's own loader (a folder or a zip): `importlib.resources` costs a warm
+        # `route` more to import than reading the file does.
+        raw = pkgutil.get_data(__package__, FILE)
     except OSError as exc:
         raise BrokenTables(
             f"swarm_handoff_router/{FILE} cannot be read ({exc}); reinstall swarm-handoff-router"
         ) from exc
+    if raw is None:
+        raise BrokenTables(f"swarm_handoff_router/{FILE} cannot be read by its loader; reinstall swarm-handoff-router")
     if len(raw) > MAX_BYTES:
         raise BrokenTables(f"swarm_handoff_router/{FILE} is over {MAX_BYTES} bytes; reinstall swarm-handoff-router")
     try:

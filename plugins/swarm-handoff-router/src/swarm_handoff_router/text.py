@@ -178,27 +178,29 @@ SYNONYMS: Mapping[str, frozenset[str]] = _synonym_table(SYNONYM_GROUPS)
 # The runs of any text inside a trigger are bounded ({0,200}): unbounded, a trigger word repeated on
 # one long line without its "for" ("never use x " * 5000) made every attempt scan to the line's end,
 # quadratic time (14 s of CPU for 60 KB, now 0.1 s). No real sentence puts 200 characters between "use" and "for".
-_NEGATIVE = re.compile(
-    r"(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]{0,200}?"
+# These patterns (to `_HEADING_ANCHOR` below) serve only analysing a skill, so they are kept as
+# sources, flags inline, and compiled where they are used (`re` keeps them compiled): a warm
+# `route`, which analyses no skill, compiled them at import for nothing (~10 M instructions).
+_NEGATIVE = (
+    r"(?i)(?:\b(?:do\s+not|don'?t|never|avoid)\s+(?:use|invoke|trigger|call|choose|pick)\b[^.;:\n]{0,200}?"
     r"\b(?:for|when|to|on|with|if|in)\b"
     r"|\bnot\s+(?:intended\s+|meant\s+|designed\s+|suitable\s+|appropriate\s+)?for\b"
     r"|\bnot\s+when\b"
     r"|\bwrong\s+(?:skill|tool|choice)\s+for\b"
-    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]{0,200}?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))",
-    re.I,
+    r"|(?:^|[;.(]\s*|\bboundary\b[^;.]{0,200}?[;.-]\s*)for\b(?=[^.;]{1,120}?,?\s+(?:use|see|invoke|try)\s+[a-z0-9:_-]+))"
 )
-_CLAUSE_END = re.compile(r"[.;\n)]|\s-\s|\s—\s|—|\buse\s+(?:the\s+)?[a-z0-9:_-]+\s+instead\b", re.I)
+_CLAUSE_END = r"(?i)[.;\n)]|\s-\s|\s—\s|—|\buse\s+(?:the\s+)?[a-z0-9:_-]+\s+instead\b"
 _MAX_CLAUSE = 200
 # A clause is cut at `_MAX_CLAUSE` characters, so its end is searched for only that far (plus room for
 # a "use X instead" starting before the cut): searching to the text's end made each clause cost the
 # rest of the text, quadratic on a long line of triggers without an end mark.
 _END_WINDOW = 2 * _MAX_CLAUSE
 # A body section whose heading says when not to use the skill: every line under it is negative.
-_NEGATIVE_HEADING = re.compile(
-    r"^#{1,6}\s.*\b(?:when\s+not|not\s+to\s+use|don'?t\s+use|do\s+not\s+use|not\s+for|anti-?patterns?\s+for\s+use)\b",
-    re.I | re.M,
+_NEGATIVE_HEADING = (
+    r"(?im)^#{1,6}\s.*\b(?:when\s+not|not\s+to\s+use|don'?t\s+use|do\s+not\s+use|not\s+for"
+    r"|anti-?patterns?\s+for\s+use)\b"
 )
-_HEADING = re.compile(r"^#{1,6}\s", re.M)
+_HEADING = r"(?m)^#{1,6}\s"
 
 # Speed, with the very same matches: the patterns above are case-insensitive and open with `\b` or
 # `^`, so the regex engine tries every alternative at every character of a long body. Every match
@@ -209,7 +211,7 @@ _HEADING = re.compile(r"^#{1,6}\s", re.M)
 # (or whose lower case is longer, which would shift positions) sends the text down the plain path.
 _TRIGGER_WORDS = ("do", "never", "avoid", "not", "wrong", "boundary")
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # dotted I, dotless i, long s, Kelvin sign
-_HEADING_ANCHOR = re.compile(r"\n#")
+_HEADING_ANCHOR = r"\n#"
 
 
 def _starts(lower: str) -> list[int]:
@@ -236,9 +238,9 @@ def _starts(lower: str) -> list[int]:
 def _negative_matches(text: str) -> Iterator[re.Match[str]]:
     """Exactly `_NEGATIVE.finditer(text)`, trying the full pattern only where a match can start."""
     if not text.isascii() and any(char in text for char in _FOLDS_TO_ASCII):
-        yield from _NEGATIVE.finditer(text)
+        yield from re.compile(_NEGATIVE).finditer(text)
         return
-    match = _NEGATIVE.match
+    match = re.compile(_NEGATIVE).match
     position = 0
     for start in _starts(text.lower()):
         if start < position:
@@ -251,9 +253,9 @@ def _negative_matches(text: str) -> Iterator[re.Match[str]]:
 
 def _heading_matches(body: str) -> Iterator[re.Match[str]]:
     """Exactly `_NEGATIVE_HEADING.finditer(body)`, tried only at the lines that open with "#"."""
-    match = _NEGATIVE_HEADING.match
+    match = re.compile(_NEGATIVE_HEADING).match
     position = 0
-    starts = itertools.chain((0,), (anchor.start() + 1 for anchor in _HEADING_ANCHOR.finditer(body)))
+    starts = itertools.chain((0,), (anchor.start() + 1 for anchor in re.compile(_HEADING_ANCHOR).finditer(body)))
     for start in starts:
         if start < position:
             continue
@@ -268,10 +270,11 @@ def split_negative(text: str) -> tuple[str, list[str]]:
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
+    clause_end = re.compile(_CLAUSE_END)
     for match in _negative_matches(text):
         if match.start() < position:
             continue
-        end = _CLAUSE_END.search(text, match.end(), match.end() + _END_WINDOW)
+        end = clause_end.search(text, match.end(), match.end() + _END_WINDOW)
         stop = min(end.start() if end else len(text), match.end() + _MAX_CLAUSE)
         clause = text[match.end() : stop].strip()
         if not tokenize(clause):
@@ -288,12 +291,13 @@ def split_negative_sections(body: str) -> tuple[str, list[str]]:
     kept: list[str] = []
     clauses: list[str] = []
     position = 0
+    heading = re.compile(_HEADING)
     for match in _heading_matches(body):
         if match.start() < position:
             continue
         line_end = body.find("\n", match.end())
         start = len(body) if line_end < 0 else line_end + 1
-        following = _HEADING.search(body, start)
+        following = heading.search(body, start)
         stop = following.start() if following else len(body)
         kept.append(body[position : match.start()])
         clauses.extend(line.strip(" -*\t") for line in body[start:stop].splitlines() if tokenize(line))
