@@ -51,6 +51,7 @@ from swarm_handoff.api import (
     make_context,
     not_written,
     own_session_root,
+    quoted,
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Auth
@@ -124,8 +125,10 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
 
     `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
     start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
-    `VALIDATION_FAILED`. Any other refusal naming one of the receiver's `places` (a check deep in the
-    core naming where its key would be) names it by its role. The original goes to the operator.
+    `VALIDATION_FAILED`. A target the receiver knows but set aside (a registry entry whose skill is
+    gone, or another environment's pack) is refused without its reason, which names local paths. Any
+    other refusal naming one of the receiver's `places` (a check deep in the core naming where its
+    key would be) names it by its role. The original goes to the operator.
     """
     if error.code == ErrorCode.USAGE.value:
         shown = not_written("write the payload", "its session root is not a folder of its own")
@@ -136,6 +139,15 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
             f"{what}; nothing was written or recorded",
             hint=_AGAIN.format(when=when),
             recoverable=True,
+        )
+    elif error.code == ErrorCode.TARGET_NOT_FOUND.value and error.details.get("reason") not in (None, "ambiguous"):
+        # a registry entry set aside: its reason names where its skill was, or another environment's prefix
+        target = quoted(error.details.get("target_skill", ""))
+        shown = SwarmError(
+            error.code,
+            error.message,
+            hint=f"{target} is not a hand-off target at this receiver: hand off to a skill its card lists",
+            recoverable=error.recoverable,
         )
     else:
         message, hint = _hidden(error.message, places), _hidden(error.hint, places)
