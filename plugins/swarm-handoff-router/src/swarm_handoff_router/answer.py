@@ -216,6 +216,13 @@ def route(
     not_ranked = tuple(_not_ranked(r) for r in left)
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
+        if not_ranked:  # found, but none may be a candidate: "none discovered" would contradict the list below
+            said = (
+                "1 skill was discovered, and it"
+                if len(not_ranked) == 1
+                else f"{len(not_ranked)} skills were discovered, and none"
+            )
+            reason = f"{said} cannot be ranked: there is nothing to rank"
         return RouteDocument(
             text,
             (),
