@@ -7,12 +7,13 @@ import os
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 import swarm_handoff_router
-from swarm_handoff.api import SkillRecord, UsageError
+from swarm_handoff.api import Problem, Severity, SkillRecord, UsageError
 from swarm_handoff_router import answer
-from swarm_handoff_router.answer import RouteDocument, route
+from swarm_handoff_router.answer import NotRanked, RouteDocument, route
 
 
 def test_a_request_in_words_ranks_every_discovered_skill_declared_or_not(project: Path) -> None:
@@ -193,3 +194,21 @@ def test_skills_found_but_none_rankable_is_not_said_as_none_discovered(
     assert reason.startswith("1 skill was discovered, and it cannot be ranked"), reason
     assert "nothing to rank" in reason
     assert route("fill in a PDF form", records=[]).reason == "no skill was discovered: there is nothing to rank"
+
+
+def test_a_name_or_message_with_a_line_break_cannot_forge_a_line_of_the_answer() -> None:
+    # a skill folder may be named "nl\nforged": discover shows it as nl\nforged, route printed two lines
+    record = SkillRecord(name="nl\nforged", scope="global", source="t", description="Fill in PDF forms")
+    found = route("fill in this PDF form", records=[record]).explained()
+    found = attrs.evolve(
+        found,
+        show_all=True,
+        not_ranked=(NotRanked("odd\n2. fake", "SKILL_UNQUOTED_COLON", None),),
+        problems=(Problem("X", "gone\nwarning: fake", path="/p\nq", hint="h\ni", severity=Severity.WARNING),),
+    )
+    text = found.to_text()
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith(("forged", "2. fake", "warning: fake", "q", "i"))], text
+    assert "nl\\nforged" in text
+    assert "odd\\n2. fake (SKILL_UNQUOTED_COLON)" in text
+    assert "gone\\nwarning: fake" in text
