@@ -13,7 +13,7 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import GetTaskRequest, SendMessageRequest, Task, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from swarm_handoff.api import open_history
+from swarm_handoff.api import SwarmError, open_history
 from swarm_handoff.testing import reseal
 from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message
 
@@ -779,3 +779,23 @@ def test_a_target_the_receiver_lists_but_cannot_take_is_refused_without_its_loca
     for hidden in (*local_places(hosts), private, "team-secrets"):
         assert hidden not in shown
     assert private in capfd.readouterr().err  # the operator is told why
+
+
+def test_the_operators_stderr_line_cannot_be_forged_by_what_a_refusal_quotes(capfd):
+    """Every record on the receiver's stderr starts with `a2a:`; a line break inside one cannot start another.
+
+    A traceback keeps its lines (indented under its record); a carriage return, a form feed or a
+    Unicode line separator is shown escaped, never taken as a new line.
+    """
+    from swarm_handoff_a2a.receiver import tell_operator
+
+    capfd.readouterr()
+    forged = "a2a: refused a payload: FORGED: all is well"
+    tell_operator("refused a payload", SwarmError("X", f"first\n{forged}\r{forged}\u2028{forged}\x1b[2K"))
+    logged = capfd.readouterr().err
+    lines = logged.splitlines()
+    assert lines[0].startswith("a2a: refused a payload: X: first")
+    assert [line for line in lines if line.startswith("a2a:")] == lines[:1], logged
+    assert "\\r" in logged
+    assert "\\u2028" in logged
+    assert "\x1b" not in logged

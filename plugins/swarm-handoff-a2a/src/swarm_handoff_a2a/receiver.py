@@ -93,9 +93,14 @@ _OWN_STATE = {
 
 
 def tell_operator(what: str, said: object) -> None:
-    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped."""
-    lines = f"a2a: {what}: {said}".splitlines()
-    print("\n".join(escape_controls(line) for line in lines), file=sys.stderr, flush=True)
+    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped.
+
+    Only a record's first line starts with `a2a:`; the rest (a traceback's) are indented, so text a
+    refusal quotes cannot pass for a record of its own.
+    """
+    first, *rest = f"a2a: {what}: {said}".split("\n")
+    lines = [escape_controls(first), *(f"  {escape_controls(line)}" for line in rest)]
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 Places = tuple[tuple[str, str], ...]  # (a local path, what a sender is told instead), longest first
