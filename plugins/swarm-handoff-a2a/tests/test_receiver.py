@@ -13,7 +13,7 @@ from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import GetTaskRequest, SendMessageRequest, Task, TaskState
 from google.protobuf.json_format import MessageToDict
 
-from swarm_handoff.api import open_history
+from swarm_handoff.api import SwarmError, open_history
 from swarm_handoff.testing import reseal
 from swarm_handoff_a2a.extension import EXTENSION_URI, payload_message
 
@@ -741,3 +741,61 @@ def test_the_places_a_sender_is_not_told_are_absolute_and_longest_first(tmp_path
 
     said = for_sender(SwarmError("A2A_X", f"a2a: no key at {config}/swarm-handoff/signing.key"), places)
     assert said.message == "a2a: no key at <the receiver's config folder>/swarm-handoff/signing.key"
+
+
+@pytest.mark.parametrize(
+    ("entry", "private"),
+    [
+        ("skill_path: /srv/team-secrets/skills/gamma/SKILL.md", "/srv/team-secrets"),
+        ("environment: /opt/venvs/team-secrets", "/opt/venvs/team-secrets"),
+    ],
+    ids=["stale", "another-environment"],
+)
+def test_a_target_the_receiver_lists_but_cannot_take_is_refused_without_its_local_path(
+    hosts, receiver, payload, capfd, make_swarm_host, entry, private
+):
+    """A registry entry set aside (its skill gone, or another environment's pack) names a path of the receiver's.
+
+    The sender guessed a name the receiver knows: it is told the target is not taken here, never where
+    the skill was or which environment holds it. The operator reads the reason on stderr.
+    """
+    pytest.importorskip("swarm_handoff_registry", reason="needs plugins/swarm-handoff-registry installed")
+    make_swarm_host(["a2a", "frontmatter", "registry"], packs=())
+    registry = hosts["receiver_context"].config_dir / "handoff-registry.yaml"
+    registry.parent.mkdir(parents=True, exist_ok=True)
+    registry.write_text(
+        f"workflows:\n  - name: gamma\n    description: Set aside\n    {entry}\n    handoff: {{accepts_from: ['*']}}\n",
+        encoding="utf-8",
+    )
+    started = receiver()
+    text = resealed(payload().read_text(encoding="utf-8"), lambda handoff: handoff["target"].update(skill="gamma"))
+    capfd.readouterr()
+    task = stock_send(started.url, message_for(text, "gamma"))
+    assert task.status.state == TaskState.TASK_STATE_REJECTED
+    error = sender_error(task)
+    assert error["code"] == "TARGET_NOT_FOUND"
+    assert "gamma" in error["hint"]
+    shown = said_to_sender(task)
+    for hidden in (*local_places(hosts), private, "team-secrets"):
+        assert hidden not in shown
+    assert private in capfd.readouterr().err  # the operator is told why
+
+
+def test_the_operators_stderr_line_cannot_be_forged_by_what_a_refusal_quotes(capfd):
+    """Every record on the receiver's stderr starts with `a2a:`; a line break inside one cannot start another.
+
+    A traceback keeps its lines (indented under its record); a carriage return, a form feed or a
+    Unicode line separator is shown escaped, never taken as a new line.
+    """
+    from swarm_handoff_a2a.receiver import tell_operator
+
+    capfd.readouterr()
+    forged = "a2a: refused a payload: FORGED: all is well"
+    tell_operator("refused a payload", SwarmError("X", f"first\n{forged}\r{forged}\u2028{forged}\x1b[2K"))
+    logged = capfd.readouterr().err
+    lines = logged.splitlines()
+    assert lines[0].startswith("a2a: refused a payload: X: first")
+    assert [line for line in lines if line.startswith("a2a:")] == lines[:1], logged
+    assert "\\r" in logged
+    assert "\\u2028" in logged
+    assert "\x1b" not in logged

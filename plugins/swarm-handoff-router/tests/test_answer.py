@@ -7,12 +7,13 @@ import os
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 
 import swarm_handoff_router
-from swarm_handoff.api import SkillRecord, UsageError
+from swarm_handoff.api import Problem, Severity, SkillRecord, UsageError
 from swarm_handoff_router import answer
-from swarm_handoff_router.answer import RouteDocument, route
+from swarm_handoff_router.answer import NotRanked, RouteDocument, route
 
 
 def test_a_request_in_words_ranks_every_discovered_skill_declared_or_not(project: Path) -> None:
@@ -174,3 +175,40 @@ def test_a_scope_whose_skills_all_cannot_be_ranked_is_no_unknown_scope(
     assert found.abstain
     assert found.ranked == ()
     assert [entry["skill"] for entry in found.to_data()["not_ranked"]] == ["camping"]  # type: ignore[union-attr]
+
+
+def test_skills_found_but_none_rankable_is_not_said_as_none_discovered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "no skill was discovered" beside "(1 discovered skill not ranked: camping ...)" contradicted itself
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
+    path = tmp_path / "project" / ".claude" / "skills" / "camping" / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nname: camping\ndescription: Use when: a camping trip\n---\n# camping\n", encoding="utf-8")
+    os.utime(path, (time.time() - 3600,) * 2)
+    found = route("a packing list for a camping trip", cwd=tmp_path / "project", scope="project")
+    assert found.abstain
+    reason = str(found.to_data()["abstain_reason"])
+    assert "no skill was discovered" not in reason
+    assert reason.startswith("1 skill was discovered, and it cannot be ranked"), reason
+    assert "nothing to rank" in reason
+    assert route("fill in a PDF form", records=[]).reason == "no skill was discovered: there is nothing to rank"
+
+
+def test_a_name_or_message_with_a_line_break_cannot_forge_a_line_of_the_answer() -> None:
+    # a skill folder may be named "nl\nforged": discover shows it as nl\nforged, route printed two lines
+    record = SkillRecord(name="nl\nforged", scope="global", source="t", description="Fill in PDF forms")
+    found = route("fill in this PDF form", records=[record]).explained()
+    found = attrs.evolve(
+        found,
+        show_all=True,
+        not_ranked=(NotRanked("odd\n2. fake", "SKILL_UNQUOTED_COLON", None),),
+        problems=(Problem("X", "gone\nwarning: fake", path="/p\nq", hint="h\ni", severity=Severity.WARNING),),
+    )
+    text = found.to_text()
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith(("forged", "2. fake", "warning: fake", "q", "i"))], text
+    assert "nl\\nforged" in text
+    assert "odd\\n2. fake (SKILL_UNQUOTED_COLON)" in text
+    assert "gone\\nwarning: fake" in text

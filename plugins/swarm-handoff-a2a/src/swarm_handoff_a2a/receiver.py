@@ -51,6 +51,7 @@ from swarm_handoff.api import (
     make_context,
     not_written,
     own_session_root,
+    quoted,
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Auth
@@ -92,9 +93,14 @@ _OWN_STATE = {
 
 
 def tell_operator(what: str, said: object) -> None:
-    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped."""
-    lines = f"a2a: {what}: {said}".splitlines()
-    print("\n".join(escape_controls(line) for line in lines), file=sys.stderr, flush=True)
+    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped.
+
+    Only a record's first line starts with `a2a:`; the rest (a traceback's) are indented, so text a
+    refusal quotes cannot pass for a record of its own.
+    """
+    first, *rest = f"a2a: {what}: {said}".split("\n")
+    lines = [escape_controls(first), *(f"  {escape_controls(line)}" for line in rest)]
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 Places = tuple[tuple[str, str], ...]  # (a local path, what a sender is told instead), longest first
@@ -124,8 +130,10 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
 
     `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
     start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
-    `VALIDATION_FAILED`. Any other refusal naming one of the receiver's `places` (a check deep in the
-    core naming where its key would be) names it by its role. The original goes to the operator.
+    `VALIDATION_FAILED`. A target the receiver knows but set aside (a registry entry whose skill is
+    gone, or another environment's pack) is refused without its reason, which names local paths. Any
+    other refusal naming one of the receiver's `places` (a check deep in the core naming where its
+    key would be) names it by its role. The original goes to the operator.
     """
     if error.code == ErrorCode.USAGE.value:
         shown = not_written("write the payload", "its session root is not a folder of its own")
@@ -136,6 +144,15 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
             f"{what}; nothing was written or recorded",
             hint=_AGAIN.format(when=when),
             recoverable=True,
+        )
+    elif error.code == ErrorCode.TARGET_NOT_FOUND.value and error.details.get("reason") not in (None, "ambiguous"):
+        # a registry entry set aside: its reason names where its skill was, or another environment's prefix
+        target = quoted(error.details.get("target_skill", ""))
+        shown = SwarmError(
+            error.code,
+            error.message,
+            hint=f"{target} is not a hand-off target at this receiver: hand off to a skill its card lists",
+            recoverable=error.recoverable,
         )
     else:
         message, hint = _hidden(error.message, places), _hidden(error.hint, places)

@@ -27,6 +27,7 @@ from swarm_handoff.api import (
     SkillRecord,
     UsageError,
     discover,
+    escape_controls,
     make_context,
     with_undeclared,
 )
@@ -128,39 +129,47 @@ class RouteDocument:
         }
 
     def to_text(self) -> str:
-        """The answer for a person: a ranked list (* marks a skill that accepts hand-offs), or "no skill fits"."""
+        """The answer for a person: a ranked list (* marks a skill that accepts hand-offs), or "no skill fits".
+
+        Every name, reason and message is one line (`escape_controls`): a skill folder named with a
+        line break shows it as `\\n`, as `discover` does, and cannot add a line of its own.
+        """
         lines: list[str] = []
         if self.abstain:
-            lines.append(f"No skill fits this request: {self.reason}.")
+            lines.append(f"No skill fits this request: {escape_controls(self.reason)}.")
             if not self.show_all and self.ranked:
                 lines.append("(--all shows the ranking anyway)")
         shown = self.shown
-        width = max((len(entry.record.name) for entry in shown), default=0)
-        for entry in shown:
+        names = [escape_controls(entry.record.name) for entry in shown]
+        width = max(map(len, names), default=0)
+        for entry, name in zip(shown, names, strict=True):
             mark = "*" if entry.accepts_handoff else " "
-            lines.append(
-                f"{entry.rank:>3}. {entry.record.name:<{width}} {mark} {entry.score:>9.3f}  [{entry.record.scope}]"
-            )
+            scope = escape_controls(entry.record.scope)
+            lines.append(f"{entry.rank:>3}. {name:<{width}} {mark} {entry.score:>9.3f}  [{scope}]")
             if self.explain:
                 for c in entry.contributions:
-                    lines.append(f"       {c.points:+g}  {c.factor}: {c.reason}")
+                    lines.append(f"       {c.points:+g}  {escape_controls(c.factor)}: {escape_controls(c.reason)}")
         if shown:
             if any(entry.accepts_handoff for entry in shown):
                 lines.append("* accepts hand-offs (swarm-handoff handoff SKILL ...)")
             if len(shown) < len(self.ranked):
                 lines.append(f"({len(shown)} of {len(self.ranked)} skills; --top N shows more)")
         if self.not_ranked:
-            named = ", ".join(f"{entry.name} ({entry.code})" for entry in self.not_ranked[:NOT_RANKED_IN_TEXT])
+            named = ", ".join(
+                f"{escape_controls(entry.name)} ({escape_controls(entry.code)})"
+                for entry in self.not_ranked[:NOT_RANKED_IN_TEXT]
+            )
             more = len(self.not_ranked) - NOT_RANKED_IN_TEXT
             lines.append(
                 f"({len(self.not_ranked)} discovered skill{'s' if len(self.not_ranked) > 1 else ''} not ranked: "
                 f"{named}{f' and {more} more' if more > 0 else ''}; swarm-handoff discover --all says why)"
             )
         for problem in self.problems:
-            where = problem.location()
-            lines.append(f"{problem.severity.value}: {where + ': ' if where else ''}{problem.code}: {problem.message}")
+            where = escape_controls(problem.location())
+            said = f"{escape_controls(problem.code)}: {escape_controls(problem.message)}"
+            lines.append(f"{problem.severity.value}: {where + ': ' if where else ''}{said}")
             if problem.hint:
-                lines.append(f"  fix: {problem.hint}")
+                lines.append(f"  fix: {escape_controls(problem.hint)}")
         return "\n".join(lines) + "\n"
 
 
@@ -216,6 +225,13 @@ def route(
     not_ranked = tuple(_not_ranked(r) for r in left)
     if not candidates:
         reason = "no skill was discovered: there is nothing to rank"
+        if not_ranked:  # found, but none may be a candidate: "none discovered" would contradict the list below
+            said = (
+                "1 skill was discovered, and it"
+                if len(not_ranked) == 1
+                else f"{len(not_ranked)} skills were discovered, and none"
+            )
+            reason = f"{said} cannot be ranked: there is nothing to rank"
         return RouteDocument(
             text,
             (),
