@@ -30,6 +30,8 @@ def test_words_of_any_script_stay_whole():
     # an ASCII-only word class made "zürich" the word "rich", and "übersetzen" the word "bersetzen"
     assert tokenize("Übersetzen nach Zürich") == [stem("übersetzen"), "nach", stem("zürich")]
     assert tokenize("snake_case") == [stem("snake"), stem("case")]
+    # a decomposed "zürich" (as macOS names files) and full-width letters meet their usual spelling
+    assert tokenize("Zu\u0308rich \uff50\uff44\uff46") == tokenize("Zürich pdf")
 
 
 @pytest.mark.parametrize(

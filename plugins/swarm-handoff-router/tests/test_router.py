@@ -61,6 +61,9 @@ def test_words_of_any_script_stay_whole() -> None:
     assert tokenize("résumé, café") == [stem("résumé"), stem("café")]
     assert tokenize("日本語のテキストを翻訳する") != []
     assert tokenize("C++ and C# in snake_case") == ["c++", "c#", stem("snake"), stem("case")]
+    # one spelling of each letter: decomposed (as macOS names files), full-width and ligatures meet the usual one
+    assert tokenize("Zu\u0308rich re\u0301sume\u0301 \uff50\uff44\uff46 \ufb01le") == tokenize("Zürich résumé pdf file")
+    assert "rich" not in tokenize("Zu\u0308rich")
 
 
 def test_a_request_in_another_language_finds_the_skill_written_in_it() -> None:

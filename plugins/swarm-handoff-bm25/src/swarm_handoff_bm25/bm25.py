@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -69,6 +70,7 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-case, stemmed words and numbers, without stopwords or one-letter tokens."""
+    text = text if text.isascii() else unicodedata.normalize("NFKC", text)  # one spelling of each letter
     return [stem(t) for t in _TOKEN.findall(text.lower()) if len(t) > 1 and t not in STOPWORDS]
 
 
