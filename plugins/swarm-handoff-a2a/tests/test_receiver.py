@@ -781,6 +781,36 @@ def test_a_target_the_receiver_lists_but_cannot_take_is_refused_without_its_loca
     assert private in capfd.readouterr().err  # the operator is told why
 
 
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "name: secret-tool\ndescription: A skill with no hand-off block.\n",
+        "name: secret-tool\ndescription: A skill that takes none.\nhandoff:\n  accepts_from: []\n",
+    ],
+    ids=["undeclared", "declines"],
+)
+def test_a_skill_off_the_card_is_refused_as_a_name_the_receiver_does_not_know(hosts, receiver, payload, frontmatter):
+    """A sender probing names learns nothing of the skills the receiver has but does not list on its card.
+
+    Locally, "X exists but does not accept hand-offs" and "X declares no hand-off metadata: adopt it"
+    help the operator; to a sender on another host they confirm a skill that is not on the card.
+    """
+    folder = hosts["project"] / ".claude" / "skills" / "secret-tool"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\n{frontmatter}---\n# secret\n", encoding="utf-8")
+    started = receiver()
+    said = {}
+    for target in ("secret-tool", "unheard-of"):
+        original = payload().read_text(encoding="utf-8")
+        text = resealed(original, lambda handoff, t=target: handoff["target"].update(skill=t))
+        task = stock_send(started.url, message_for(text, target))
+        assert task.status.state == TaskState.TASK_STATE_REJECTED
+        error = sender_error(task)
+        assert error["code"] == "TARGET_NOT_FOUND"
+        said[target] = (error["message"].replace(target, "NAME"), error["hint"].replace(target, "NAME"))
+    assert said["secret-tool"] == said["unheard-of"]
+
+
 def test_the_operators_stderr_line_cannot_be_forged_by_what_a_refusal_quotes(capfd):
     """Every record on the receiver's stderr starts with `a2a:`; a line break inside one cannot start another.
 

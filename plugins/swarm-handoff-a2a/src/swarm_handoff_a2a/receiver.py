@@ -130,8 +130,8 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
 
     `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
     start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
-    `VALIDATION_FAILED`. A target the receiver knows but set aside (a registry entry whose skill is
-    gone, or another environment's pack) is refused without its reason, which names local paths. Any
+    `VALIDATION_FAILED`. A target off the card is refused alike whether the receiver has such a skill
+    (undeclared, declining, a registry entry set aside, whose reason names local paths) or not. Any
     other refusal naming one of the receiver's `places` (a check deep in the core naming where its
     key would be) names it by its role. The original goes to the operator.
     """
@@ -145,13 +145,17 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
             hint=_AGAIN.format(when=when),
             recoverable=True,
         )
-    elif error.code == ErrorCode.TARGET_NOT_FOUND.value and error.details.get("reason") not in (None, "ambiguous"):
-        # a registry entry set aside: its reason names where its skill was, or another environment's prefix
+    elif error.code == ErrorCode.TARGET_NOT_FOUND.value and error.details.get("reason") != "ambiguous":
+        # Said the same of every name off the card: the local hints confirm a skill the card does not
+        # list ("exists but does not accept", "adopt it") or name where a set-aside entry's skill was.
+        # The closest names come from the targets the card lists.
         target = quoted(error.details.get("target_skill", ""))
+        closest = [str(name) for name in error.details.get("closest") or ()]
+        offer = f"did you mean: {', '.join(closest)}?" if closest else "hand off to a skill its card lists"
         shown = SwarmError(
             error.code,
             error.message,
-            hint=f"{target} is not a hand-off target at this receiver: hand off to a skill its card lists",
+            hint=f"{target} is not a hand-off target at this receiver: {offer}",
             recoverable=error.recoverable,
         )
     else:
