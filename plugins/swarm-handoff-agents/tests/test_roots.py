@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from swarm_handoff.api import discover, make_context
-from swarm_handoff_agents.roots import MAX_ROOTS, ROOTS_FILE, ROOTS_INVALID
+from swarm_handoff_agents.roots import ENV_ROOTS, MAX_ROOTS, ROOTS_FILE, ROOTS_INVALID
 
 
 def run(world, **env):
@@ -73,3 +75,42 @@ def test_a_utf16_roots_file_is_not_utf8(world):
     path = world["config"] / ROOTS_FILE
     path.write_bytes(b"\xff\xfe" + '{"version": 1, "roots": []}'.encode("utf-16-le"))
     assert [p.code for p in run(world).problems] == [NOT_UTF8]
+
+
+def test_roots_named_for_one_command_need_no_file(world, skill, jsonfile, tmp_path, monkeypatch):
+    """SWARM_HANDOFF_SKILL_ROOTS: folders of skill folders, as PATH separates them, before the file's roots."""
+    skill(tmp_path / "shared", "review", "shared review")
+    skill(world["home"] / "mine", "plan", "my plan")
+    skill(world["cwd"] / "local", "deploy", "local deploy")
+    skill(tmp_path / "team", "review", "team review")
+    jsonfile(world["config"] / ROOTS_FILE, {"version": 1, "roots": [{"path": str(tmp_path / "team")}]})
+    named = os.pathsep.join([str(tmp_path / "shared"), "~/mine", "", "local"])
+    result = run(world, **{ENV_ROOTS: named})
+    assert {(r.name, r.scope.value, r.description) for r in result.workflows} == {
+        ("review", "extra-roots", "shared review"),  # the command's roots before the file's
+        ("plan", "extra-roots", "my plan"),
+        ("deploy", "extra-roots", "local deploy"),  # relative to the working directory
+    }
+    assert result.problems == ()
+    assert {r.name for r in run(world).workflows} == {"review"}  # without the variable, the file's alone
+
+
+def test_a_named_root_that_is_not_a_folder_is_a_problem_until_it_is_made(world, skill, tmp_path):
+    missing = tmp_path / "not-yet"
+    result = run(world, **{ENV_ROOTS: str(missing)})
+    assert result.workflows == ()
+    assert [p.code for p in result.problems] == [ROOTS_INVALID]
+    assert ENV_ROOTS in result.problems[0].message
+    assert str(missing) in result.problems[0].message
+    skill(missing, "review", "made later")  # the stored answer of the first run must not hide it
+    again = run(world, **{ENV_ROOTS: str(missing)})
+    assert [r.name for r in again.workflows] == ["review"]
+    assert again.problems == ()
+
+
+def test_too_many_named_roots_are_cut_with_a_problem(world, tmp_path):
+    named = os.pathsep.join(str(tmp_path / f"r{i}") for i in range(MAX_ROOTS + 3))
+    problems = run(world, **{ENV_ROOTS: named}).problems
+    assert problems[0].code == ROOTS_INVALID
+    assert f"the first {MAX_ROOTS}" in problems[0].message
+    assert len(problems) == 1 + MAX_ROOTS  # and each of the first MAX_ROOTS is absent
