@@ -232,42 +232,30 @@ def route(
                 else f"{len(not_ranked)} skills were discovered, and none"
             )
             reason = f"{said} cannot be ranked: there is nothing to rank"
-        return RouteDocument(
-            text,
-            (),
-            True,
-            reason,
-            0.0,
-            ABSTAIN_THRESHOLD,
-            top,
-            named,
-            problem_type,
-            show_all,
-            False,
-            not_ranked,
-            tuple(problems),
+        ranked: tuple[Routed, ...] = ()
+        abstain, score, threshold = True, 0.0, ABSTAIN_THRESHOLD
+    else:
+        contributions, evidence = route_with_evidence(candidates, _Words(text))
+        totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
+        order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
+        ranked = tuple(
+            Routed(place, candidates[i], candidates[i].name in accepting, totals[i], tuple(contributions[i]))
+            for place, i in enumerate(order, start=1)
         )
-    contributions, evidence = route_with_evidence(candidates, _Words(text))
-    totals = [_tidy(math.fsum(c.points for c in found)) for found in contributions]
-    order = sorted(range(len(candidates)), key=lambda i: (-totals[i], candidates[i].priority, candidates[i].name))
-    ranked = tuple(
-        Routed(place, candidates[i], candidates[i].name in accepting, totals[i], tuple(contributions[i]))
-        for place, i in enumerate(order, start=1)
-    )
+        abstain, reason, score, threshold = evidence.abstain, evidence.reason(), evidence.score, evidence.threshold
     return RouteDocument(
-        text,
-        ranked,
-        evidence.abstain,
-        evidence.reason(),
-        evidence.score,
-        evidence.threshold,
-        top,
-        named,
-        problem_type,
-        show_all,
-        False,
-        not_ranked,
-        tuple(problems),
+        request=text,
+        ranked=ranked,
+        abstain=abstain,
+        reason=reason,
+        evidence=score,
+        threshold=threshold,
+        top=top,
+        scope=named,
+        problem_type=problem_type,
+        show_all=show_all,
+        not_ranked=not_ranked,
+        problems=tuple(problems),
     )
 
 
