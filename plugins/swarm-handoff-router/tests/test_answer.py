@@ -161,10 +161,11 @@ def test_what_discovery_could_not_read_is_in_the_answer(project: Path) -> None:
     assert route("fill in a PDF form", records=[]).to_data()["problems"] == []
 
 
-def test_a_scope_whose_skills_all_cannot_be_ranked_is_no_unknown_scope(
+def test_a_scope_whose_skills_all_cannot_be_ranked_abstains_naming_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # "no discovered skill has the scope 'project'" was false: it had one, with a broken frontmatter
+    # "no discovered skill has the scope 'project'" was false: it had one, with a broken frontmatter;
+    # and "no skill was discovered" beside "(1 discovered skill not ranked: camping ...)" contradicted itself
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
     path = tmp_path / "project" / ".claude" / "skills" / "camping" / "SKILL.md"
@@ -175,20 +176,6 @@ def test_a_scope_whose_skills_all_cannot_be_ranked_is_no_unknown_scope(
     assert found.abstain
     assert found.ranked == ()
     assert [entry["skill"] for entry in found.to_data()["not_ranked"]] == ["camping"]  # type: ignore[union-attr]
-
-
-def test_skills_found_but_none_rankable_is_not_said_as_none_discovered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # "no skill was discovered" beside "(1 discovered skill not ranked: camping ...)" contradicted itself
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "config"))
-    path = tmp_path / "project" / ".claude" / "skills" / "camping" / "SKILL.md"
-    path.parent.mkdir(parents=True)
-    path.write_text("---\nname: camping\ndescription: Use when: a camping trip\n---\n# camping\n", encoding="utf-8")
-    os.utime(path, (time.time() - 3600,) * 2)
-    found = route("a packing list for a camping trip", cwd=tmp_path / "project", scope="project")
-    assert found.abstain
     reason = str(found.to_data()["abstain_reason"])
     assert "no skill was discovered" not in reason
     assert reason.startswith("1 skill was discovered, and it cannot be ranked"), reason
