@@ -730,7 +730,7 @@ def test_a_signed_payload_at_a_receiver_without_a_key_is_refused_without_naming_
 def test_the_places_a_sender_is_not_told_are_absolute_and_longest_first(tmp_path, monkeypatch):
     """A relative session root ("a2a") must not turn every "a2a" in a message into a role; a folder inside
     another is replaced before it."""
-    from swarm_handoff_a2a.receiver import for_sender, local_places
+    from swarm_handoff_a2a.told import for_sender, local_places
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -817,7 +817,7 @@ def test_the_operators_stderr_line_cannot_be_forged_by_what_a_refusal_quotes(cap
     A traceback keeps its lines (indented under its record); a carriage return, a form feed or a
     Unicode line separator is shown escaped, never taken as a new line.
     """
-    from swarm_handoff_a2a.receiver import tell_operator
+    from swarm_handoff_a2a.told import tell_operator
 
     capfd.readouterr()
     forged = "a2a: refused a payload: FORGED: all is well"

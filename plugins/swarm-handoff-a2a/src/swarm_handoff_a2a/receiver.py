@@ -9,17 +9,15 @@ is checked by the core's `accept_incoming` (every check of `handoff --from`): ac
 written under the session root and recorded, and the task is WORKING until `ack_task` completes or
 fails it; refused, the task is REJECTED with swarm-handoff's error (code, message, hint) in its
 status message, and nothing is written. The sender is on another host: no refusal or answer names
-the receiver's folders or user (`for_sender`); its operator reads those on its stderr. See
+the receiver's folders or user (`told.py`); its operator reads those on its stderr. See
 docs/a2a.md and the threat model in docs/security.md.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
-import sys
 import threading
 import time
 import traceback
@@ -40,25 +38,20 @@ from swarm_handoff.api import (
     DiscoveryContext,
     ErrorCode,
     PluginHost,
-    Problem,
     SwarmError,
     UsageError,
     accept_incoming,
     clear_leftovers,
     discover,
-    escape_controls,
     get_host,
     make_context,
-    not_written,
     own_session_root,
-    quoted,
 )
 from swarm_handoff_a2a import tracing
 from swarm_handoff_a2a.auth import Auth
 from swarm_handoff_a2a.card import agent_card, is_loopback
 from swarm_handoff_a2a.claims import ClaimError, TaskClaims, claims_folder, own_claims
 from swarm_handoff_a2a.extension import (
-    ERROR_MEDIA_TYPE,
     EXTENSION_URI,
     PAYLOAD_MEDIA_TYPE,
     carried_payload,
@@ -67,6 +60,7 @@ from swarm_handoff_a2a.extension import (
 )
 from swarm_handoff_a2a.guard import Guard
 from swarm_handoff_a2a.ids import TASK_STORE_ENV, store_file
+from swarm_handoff_a2a.told import SEND_AGAIN, Places, error_message, local_places, tell_operator, warnings_for_sender
 
 ACCEPTED_MEDIA_TYPE = "application/vnd.swarm-handoff.accepted+json"
 NOT_A_HANDOFF = "A2A_NOT_A_HANDOFF"  # a message without a payload under the extension
@@ -74,124 +68,6 @@ A2A_AUTH_REQUIRED = "A2A_AUTH_REQUIRED"  # binding beyond loopback without an au
 DEFAULT_PORT = 8470
 MAX_REQUEST_BYTES = 5 * 1024 * 1024  # a 4 MiB payload (the core's limit) plus the JSON-RPC envelope
 STORE_OWNER = "swarm-handoff"  # one task space per host: the same payload from any client is one task
-
-
-# Refusals and warnings about this receiver itself, not the payload: their texts name its files and
-# its user (the session root, its signing key, its history). A sender on another host is told the
-# code and when to send again; the receiver's operator reads the original, with its fix, on stderr.
-_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
-_OWN_STATE = {
-    "SIGNING_KEY_UNSAFE": ("the receiver cannot use its own signing key to check the payload", "once it is mended"),
-    "SIGNING_KEY_UNAVAILABLE": (
-        "the receiver cannot read its own signing key to check the payload",
-        "once it is mended",
-    ),
-    "HISTORY_BUSY": ("the receiver's hand-off history stayed locked by another of its processes", "shortly"),
-    "HISTORY_UNAVAILABLE": ("the receiver's hand-off history could not record the hand-off", "once it is mended"),
-    "HISTORY_CORRUPT": ("the receiver's hand-off history is damaged", "once it is mended"),
-}
-
-
-def tell_operator(what: str, said: object) -> None:
-    """Say on the receiver's own stderr what its sender was not told (paths, users, fixes), each line escaped.
-
-    Only a record's first line starts with `a2a:`; the rest (a traceback's) are indented, so text a
-    refusal quotes cannot pass for a record of its own.
-    """
-    first, *rest = f"a2a: {what}: {said}".split("\n")
-    lines = [escape_controls(first), *(f"  {escape_controls(line)}" for line in rest)]
-    print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-Places = tuple[tuple[str, str], ...]  # (a local path, what a sender is told instead), longest first
-
-
-def local_places(session_root: Path, config_dir: Path) -> Places:
-    """The receiver's own folders (session root, config folder, home) as a sender is told them: by role, not path."""
-    folders = [(session_root, "session root"), (config_dir, "config folder")]
-    with contextlib.suppress(RuntimeError, KeyError):  # no home: none to hide
-        folders.append((Path.home(), "home"))
-    named: dict[str, str] = {}
-    for folder, role in folders:
-        for form in (folder, folder.expanduser(), folder.expanduser().resolve()):
-            if form.is_absolute() and len(str(form)) > 1:  # a relative root's name is a word, not a place
-                named.setdefault(str(form), f"<the receiver's {role}>")
-    return tuple(sorted(named.items(), key=lambda item: -len(item[0])))
-
-
-def _hidden(text: str | None, places: Places) -> str | None:
-    for path, role in places:
-        text = text.replace(path, role) if text else text
-    return text
-
-
-def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
-    """A refusal as a sender on another host is told it: one about this receiver itself is a code and no path.
-
-    `USAGE` comes only from the session root's check (`own_session_root`), the root changed since the
-    start (its mode, owner, or a link in its place): as a root gone after the start, a recoverable
-    `VALIDATION_FAILED`. A target off the card is refused alike whether the receiver has such a skill
-    (undeclared, declining, a registry entry set aside, whose reason names local paths) or not. Any
-    other refusal naming one of the receiver's `places` (a check deep in the core naming where its
-    key would be) names it by its role. The original goes to the operator.
-    """
-    if error.code == ErrorCode.USAGE.value:
-        shown = not_written("write the payload", "its session root is not a folder of its own")
-    elif error.code in _OWN_STATE:
-        what, when = _OWN_STATE[error.code]
-        shown = SwarmError(
-            error.code,
-            f"{what}; nothing was written or recorded",
-            hint=_AGAIN.format(when=when),
-            recoverable=True,
-        )
-    elif error.code == ErrorCode.TARGET_NOT_FOUND.value and error.details.get("reason") != "ambiguous":
-        # Said the same of every name off the card: the local hints confirm a skill the card does not
-        # list ("exists but does not accept", "adopt it") or name where a set-aside entry's skill was.
-        # The closest names come from the targets the card lists.
-        target = quoted(error.details.get("target_skill", ""))
-        closest = [str(name) for name in error.details.get("closest") or ()]
-        offer = f"did you mean: {', '.join(closest)}?" if closest else "hand off to a skill its card lists"
-        shown = SwarmError(
-            error.code,
-            error.message,
-            hint=f"{target} is not a hand-off target at this receiver: {offer}",
-            recoverable=error.recoverable,
-        )
-    else:
-        message, hint = _hidden(error.message, places), _hidden(error.hint, places)
-        if (message, hint) == (error.message, error.hint):
-            return error
-        shown = SwarmError(error.code, message or "", hint=hint, recoverable=error.recoverable)
-    tell_operator("refused a payload", error)
-    return shown
-
-
-def _error_message(error: SwarmError, task_id: str, context_id: str, places: Places = ()) -> Message:
-    error = for_sender(error, places)
-    data = {"code": error.code, "message": error.message, "hint": error.hint or ""}
-    return Message(
-        message_id=f"{task_id}-refused",
-        role=Role.ROLE_AGENT,
-        task_id=task_id,
-        context_id=context_id,
-        parts=[
-            Part(text=f"{error.code}: {error.message}" + (f" (hint: {error.hint})" if error.hint else "")),
-            Part(data=data_value(data), media_type=ERROR_MEDIA_TYPE),
-        ],
-    )
-
-
-def _warnings_for_sender(warnings: tuple[Problem, ...], places: Places) -> list[dict[str, Any]]:
-    """An accepted payload's warnings as its sender is told them: one about this receiver itself goes to stderr."""
-    shown = []
-    for warning in warnings:
-        if warning.code in _OWN_STATE:  # a damaged history set aside: the operator's news, naming its files
-            tell_operator("warning", f"{warning.code}: {warning.message}")
-        else:
-            said = warning.to_data()
-            shown.append({k: _hidden(v, places) if isinstance(v, str) else v for k, v in said.items()})
-    return shown
 
 
 def _slim(message: Message) -> Message:
@@ -233,7 +109,7 @@ class HandoffExecutor(AgentExecutor):
                 "the message carries no swarm-handoff payload",
                 hint=f"send a data part of media type {PAYLOAD_MEDIA_TYPE} under the extension {EXTENSION_URI}",
             )
-            await updater.reject(_error_message(refusal, task_id, context_id, self.places))
+            await updater.reject(error_message(refusal, task_id, context_id, self.places))
             return
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
@@ -246,22 +122,22 @@ class HandoffExecutor(AgentExecutor):
                 incoming = await asyncio.to_thread(self._verify, carried.text)
             except SwarmError as error:
                 tracing.mark_error(current, error.code, error.message)
-                await updater.reject(_error_message(error, task_id, context_id, self.places))
+                await updater.reject(error_message(error, task_id, context_id, self.places))
                 return
             except Exception as failure:  # the SDK would answer with its text: the receiver's paths
                 tell_operator("failed taking a payload in", "".join(traceback.format_exception(failure)))
                 unexpected = SwarmError(
                     ErrorCode.INTERNAL_ERROR,
                     "the receiver failed while taking the payload in; its operator has the details",
-                    hint=_AGAIN.format(when="later"),
+                    hint=SEND_AGAIN.format(when="later"),
                 )
                 tracing.mark_error(current, unexpected.code, unexpected.message)
-                await updater.reject(_error_message(unexpected, task_id, context_id, self.places))
+                await updater.reject(error_message(unexpected, task_id, context_id, self.places))
                 return
         accepted = {**incoming.to_data(), "task_id": task_id}
         accepted.pop("session", None)  # the receiver's folders are its own business
         accepted.pop("payload_path", None)
-        accepted["warnings"] = _warnings_for_sender(incoming.warnings, self.places)
+        accepted["warnings"] = warnings_for_sender(incoming.warnings, self.places)
         await updater.start_work(
             Message(
                 message_id=f"{task_id}-accepted",
@@ -352,7 +228,7 @@ class HandoffRequestHandler(DefaultRequestHandler):
                 return await super().on_message_send(params, context)
         except ClaimError as unclaimed:  # not stored: the same payload sent again is checked again
             context_id = params.message.context_id or task_id
-            refusal = _error_message(unclaimed.error, task_id, context_id)
+            refusal = error_message(unclaimed.error, task_id, context_id)
             return Task(
                 id=task_id,
                 context_id=context_id,
