@@ -102,6 +102,7 @@ if TYPE_CHECKING:
     from swarm_handoff.parallel import map_chunks as map_chunks
     from swarm_handoff.payload.adapters import AdapterResult as AdapterResult
     from swarm_handoff.payload.convert import convert_payload as convert_payload
+    from swarm_handoff.payload.incoming import SEND_AGAIN as SEND_AGAIN
     from swarm_handoff.payload.incoming import Incoming as Incoming
     from swarm_handoff.payload.incoming import accept_incoming as accept_incoming
     from swarm_handoff.payload.incoming import busy_refusal as busy_refusal
@@ -393,6 +394,7 @@ _EXPORTS: dict[str, str] = {
     "accept_incoming": "swarm_handoff.payload.incoming",
     "busy_refusal": "swarm_handoff.payload.incoming",
     "not_written": "swarm_handoff.payload.incoming",
+    "SEND_AGAIN": "swarm_handoff.payload.incoming",
     "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
     "private_folder_fault": "swarm_handoff.payload.incoming",

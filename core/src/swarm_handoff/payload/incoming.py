@@ -88,6 +88,10 @@ class Incoming:
         }
 
 
+# The hint of every refusal a sender can mend by waiting: a payload is one hand-off however often it comes.
+SEND_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
+
+
 def _clean(value: Any, quarantine: Path) -> Any:
     """`value` saying "<received payload>" wherever it names the receiver's private copy."""
     if isinstance(value, str):
@@ -264,7 +268,7 @@ def busy_refusal(what: str, waited: float) -> SwarmError:
         SESSION_BUSY,
         f"{what} for more than {waited:g} s; nothing was written or recorded",
         details={"waited_s": waited},
-        hint="send it again shortly: a payload sent twice is one hand-off",
+        hint=SEND_AGAIN.format(when="shortly"),
         recoverable=True,
     )
 
@@ -367,7 +371,7 @@ def not_written(doing: str, why: str, *, nothing: str = "recorded") -> SwarmErro
         ErrorCode.VALIDATION_FAILED,
         f"the receiver could not {doing}: {why}; nothing was {nothing}",
         details={"missing_fields": [], "validation_errors": [why]},
-        hint="send it again once the receiver can write: a payload sent twice is one hand-off",
+        hint=SEND_AGAIN.format(when="once the receiver can write"),
         recoverable=True,
     )
 
@@ -384,6 +388,6 @@ def _record_once(
         raise SwarmError(
             history.HISTORY_UNAVAILABLE,
             f"the hand-off could not be recorded in the history: {type(exc).__name__}: {exc}",
-            hint="send it again once the receiver's history is usable: a payload sent twice is one hand-off",
+            hint=SEND_AGAIN.format(when="once the receiver's history is usable"),
             recoverable=True,
         ) from None

@@ -35,6 +35,7 @@ from a2a.types import AgentCard, Message, Part, Role, SendMessageRequest, Task, 
 from a2a.utils.errors import TaskNotCancelableError
 
 from swarm_handoff.api import (
+    SEND_AGAIN,
     DiscoveryContext,
     ErrorCode,
     PluginHost,
@@ -60,7 +61,7 @@ from swarm_handoff_a2a.extension import (
 )
 from swarm_handoff_a2a.guard import Guard
 from swarm_handoff_a2a.ids import TASK_STORE_ENV, store_file
-from swarm_handoff_a2a.told import SEND_AGAIN, Places, error_message, local_places, tell_operator, warnings_for_sender
+from swarm_handoff_a2a.told import Places, error_message, local_places, tell_operator, warnings_for_sender
 
 ACCEPTED_MEDIA_TYPE = "application/vnd.swarm-handoff.accepted+json"
 NOT_A_HANDOFF = "A2A_NOT_A_HANDOFF"  # a message without a payload under the extension

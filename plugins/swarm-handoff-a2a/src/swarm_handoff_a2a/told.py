@@ -15,14 +15,13 @@ from typing import Any
 
 from a2a.types import Message, Part, Role
 
-from swarm_handoff.api import ErrorCode, Problem, SwarmError, escape_controls, not_written, quoted
+from swarm_handoff.api import SEND_AGAIN, ErrorCode, Problem, SwarmError, escape_controls, not_written, quoted
 from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, data_value
 
 # Refusals and warnings about this receiver itself, not the payload: their texts name its files and
 # its user (the session root, its signing key, its history). A sender on another host is told the
 # code and when to send again; the receiver's operator reads the original, with its fix, on stderr.
 # (The codes are the core's signing and history modules' own, which the api does not export.)
-SEND_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
 _OWN_STATE = {
     "SIGNING_KEY_UNSAFE": (
         "the receiver cannot use its own signing key to check the payload",
