@@ -109,6 +109,7 @@ if TYPE_CHECKING:
     from swarm_handoff.payload.incoming import not_written as not_written
     from swarm_handoff.payload.incoming import own_session_root as own_session_root
     from swarm_handoff.payload.incoming import private_folder_fault as private_folder_fault
+    from swarm_handoff.payload.incoming import renamed as renamed
     from swarm_handoff.payload.leftovers import clear_leftovers as clear_leftovers
     from swarm_handoff.payload.lifecycle import HandoffOptions as HandoffOptions
     from swarm_handoff.payload.lifecycle import check_session as check_session
@@ -395,6 +396,7 @@ _EXPORTS: dict[str, str] = {
     "busy_refusal": "swarm_handoff.payload.incoming",
     "not_written": "swarm_handoff.payload.incoming",
     "SEND_AGAIN": "swarm_handoff.payload.incoming",
+    "renamed": "swarm_handoff.payload.incoming",
     "clear_leftovers": "swarm_handoff.payload.leftovers",
     "own_session_root": "swarm_handoff.payload.incoming",
     "private_folder_fault": "swarm_handoff.payload.incoming",

@@ -33,6 +33,7 @@ import os
 import re
 import sqlite3
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,15 +93,26 @@ class Incoming:
 SEND_AGAIN = "send it again {when}: a payload sent twice is one hand-off"
 
 
+def renamed(value: Any, places: Sequence[tuple[str, str]]) -> Any:
+    """`value` (text, or lists and dicts of it) naming each local place by what a sender is told instead.
+
+    The one walker for what leaves the host: the receiver's private copy here, its folders in the
+    a2a receiver. `places` go longest first, so a folder inside another is renamed before it.
+    """
+    if isinstance(value, str):
+        for place, name in places:
+            value = value.replace(place, name)
+        return value
+    if isinstance(value, list):
+        return [renamed(v, places) for v in value]
+    if isinstance(value, dict):
+        return {k: renamed(v, places) for k, v in value.items()}
+    return value
+
+
 def _clean(value: Any, quarantine: Path) -> Any:
     """`value` saying "<received payload>" wherever it names the receiver's private copy."""
-    if isinstance(value, str):
-        return value.replace(str(quarantine), "<received payload>")
-    if isinstance(value, list):
-        return [_clean(v, quarantine) for v in value]
-    if isinstance(value, dict):
-        return {k: _clean(v, quarantine) for k, v in value.items()}
-    return value
+    return renamed(value, ((str(quarantine), "<received payload>"),))
 
 
 def _scrub(error: SwarmError, quarantine: Path) -> SwarmError:

@@ -15,7 +15,7 @@ from typing import Any
 
 from a2a.types import Message, Part, Role
 
-from swarm_handoff.api import SEND_AGAIN, ErrorCode, Problem, SwarmError, escape_controls, not_written, quoted
+from swarm_handoff.api import SEND_AGAIN, ErrorCode, Problem, SwarmError, escape_controls, not_written, quoted, renamed
 from swarm_handoff_a2a.extension import ERROR_MEDIA_TYPE, data_value
 
 # Refusals and warnings about this receiver itself, not the payload: their texts name its files and
@@ -73,13 +73,6 @@ def local_places(session_root: Path, config_dir: Path) -> Places:
     return tuple(sorted(named.items(), key=lambda item: -len(item[0])))
 
 
-def _hidden(text: str | None, places: Places) -> str | None:
-    """`text` naming each of `places` by its role."""
-    for path, role in places:
-        text = text.replace(path, role) if text else text
-    return text
-
-
 def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
     """A refusal as a sender on another host is told it: one about this receiver itself is a code and no path.
 
@@ -114,7 +107,7 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
             recoverable=error.recoverable,
         )
     else:
-        message, hint = _hidden(error.message, places), _hidden(error.hint, places)
+        message, hint = renamed(error.message, places), renamed(error.hint, places)
         if (message, hint) == (error.message, error.hint):
             return error
         shown = SwarmError(error.code, message or "", hint=hint, recoverable=error.recoverable)
@@ -145,5 +138,5 @@ def warnings_for_sender(warnings: tuple[Problem, ...], places: Places) -> list[d
             tell_operator("warning", f"{warning.code}: {warning.message}")
         else:
             said = warning.to_data()
-            shown.append({k: _hidden(v, places) if isinstance(v, str) else v for k, v in said.items()})
+            shown.append(renamed(said, places))
     return shown
