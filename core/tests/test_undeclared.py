@@ -140,3 +140,10 @@ def test_evolved_converts_the_changed_fields_and_refuses_an_unknown_one() -> Non
     assert record.to_data() == RECORDS[0].to_data()  # the original is left as it was
     with pytest.raises(TypeError, match="no field 'nmae'"):
         evolved(record, nmae="x")
+
+
+def test_evolved_has_no_validator_or_post_init_to_skip() -> None:
+    # `evolved` copies slots and runs only converters: a validator or __attrs_post_init__ added to
+    # SkillRecord would be skipped by it, silently. Add one, and `evolved` must run it too.
+    assert [f.name for f in attrs.fields(SkillRecord) if f.validator is not None] == []
+    assert not hasattr(SkillRecord, "__attrs_post_init__")
