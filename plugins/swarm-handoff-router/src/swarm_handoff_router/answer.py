@@ -29,6 +29,7 @@ from swarm_handoff.api import (
     discover,
     escape_controls,
     make_context,
+    problem_line,
     with_undeclared,
 )
 from swarm_handoff_router.evidence import ABSTAIN_THRESHOLD
@@ -164,12 +165,9 @@ class RouteDocument:
                 f"({len(self.not_ranked)} discovered skill{'s' if len(self.not_ranked) > 1 else ''} not ranked: "
                 f"{named}{f' and {more} more' if more > 0 else ''}; swarm-handoff discover --all says why)"
             )
-        for problem in self.problems:
-            where = escape_controls(problem.location())
-            said = f"{escape_controls(problem.code)}: {escape_controls(problem.message)}"
-            lines.append(f"{problem.severity.value}: {where + ': ' if where else ''}{said}")
-            if problem.hint:
-                lines.append(f"  fix: {escape_controls(problem.hint)}")
+        for problem in self.problems:  # as `discover` prints them, after the severity
+            first, *fix = problem_line(problem, indent="")
+            lines += [f"{problem.severity.value}: {first}", *fix]
         return "\n".join(lines) + "\n"
 
 
