@@ -116,6 +116,7 @@ def for_sender(error: SwarmError, places: Places = ()) -> SwarmError:
 
 
 def error_message(error: SwarmError, task_id: str, context_id: str, places: Places = ()) -> Message:
+    """The REJECTED status message: the refusal as its sender is told it, as text and as data a client reads."""
     error = for_sender(error, places)
     data = {"code": error.code, "message": error.message, "hint": error.hint or ""}
     return Message(
